@@ -1,0 +1,1 @@
+"""ladderbot: ranked matches for Discord communities."""

@@ -1,0 +1,1 @@
+"""Pure rating math: numpy only, no Discord, no database, no asyncio."""

@@ -1,0 +1,96 @@
+"""The game-list format of SPEC 1.1: one game per line, newest first."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+RESULTS = {"+": 1.0, "=": 0.5, "-": 0.0}
+SIGNS = {value: sign for sign, value in RESULTS.items()}
+DEFAULT_OPPONENT = "unknown"
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
+_DAYS = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)")
+
+
+class GameListError(ValueError):
+    """A malformed line; the message names the line number and quotes the line."""
+
+    def __init__(self, line_number: int, line: str, reason: str) -> None:
+        super().__init__(f"line {line_number}: {reason}: {line.strip()!r}")
+        self.line_number = line_number
+        self.line = line
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game seen from the player: result w (1, 0.5, 0), opponent rating, name, age."""
+
+    result: float
+    rating: float
+    opponent: str = DEFAULT_OPPONENT
+    days: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.result not in SIGNS:
+            raise ValueError(f"result must be 1, 0.5 or 0, not {self.result!r}")
+        if not math.isfinite(self.rating):
+            raise ValueError(f"rating must be a finite number, not {self.rating!r}")
+        if not self.opponent or any(ch.isspace() for ch in self.opponent):
+            raise ValueError(f"opponent must be a name without spaces, not {self.opponent!r}")
+        if not (math.isfinite(self.days) and self.days >= 0):
+            raise ValueError(f"days must be a non-negative number, not {self.days!r}")
+
+
+def parse_line(line: str, line_number: int) -> Game | None:
+    """One line to a Game; None for a blank line."""
+    tokens = line.split()
+    if not tokens:
+        return None
+    if len(tokens) > 3:
+        raise GameListError(line_number, line, "too many fields (result+rating, name, days)")
+    head = tokens[0]
+    if head[0] not in RESULTS:
+        raise GameListError(line_number, line, "the result must be '+', '=' or '-'")
+    rating_text = head[1:]
+    if not rating_text:
+        raise GameListError(line_number, line, "the opponent rating is missing")
+    if not _NUMBER.fullmatch(rating_text):
+        raise GameListError(line_number, line, f"the opponent rating {rating_text!r} is not a number")
+    opponent = tokens[1] if len(tokens) > 1 else DEFAULT_OPPONENT
+    days = 0.0
+    if len(tokens) > 2:
+        if not _DAYS.fullmatch(tokens[2]):
+            raise GameListError(
+                line_number, line, f"days {tokens[2]!r} must be a non-negative number"
+            )
+        days = float(tokens[2])
+    return Game(RESULTS[head[0]], float(rating_text), opponent, days)
+
+
+def parse_games(text: str | Iterable[str]) -> list[Game]:
+    """Parse a whole list (a string or lines); blank lines are skipped."""
+    lines = text.splitlines() if isinstance(text, str) else text
+    games = []
+    for number, line in enumerate(lines, start=1):
+        game = parse_line(line, number)
+        if game is not None:
+            games.append(game)
+    return games
+
+
+def format_number(value: float) -> str:
+    """Integers without a decimal point, other values exactly (shortest round-trip)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def format_game(game: Game) -> str:
+    text = f"{SIGNS[game.result]}{format_number(game.rating)} {game.opponent}"
+    return f"{text} {format_number(game.days)}" if game.days else text
+
+
+def format_games(games: Iterable[Game]) -> str:
+    return "".join(format_game(game) + "\n" for game in games)
