@@ -1,0 +1,1 @@
+"""ladderbot's benchmarks: `python -m bench [NAME ...] [--quick]` (see bench/RESULTS.md)."""

@@ -1,0 +1,115 @@
+"""Seeded workloads: a columnar match log (one row per participant) and members' game lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+PLAYERS_PER_MATCH = 8
+SCORE_RANGE = (0, 40)
+"""Integer scores, so equal scores per hour (a 0.5 result) happen now and then."""
+MINUTES_RANGE = (5, 30)
+"""Whole minutes: some above max_game_length (20), so the time caps matter."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLog:
+    """A flat match log: row i is one participant of match `match[i]`; rows grouped by match.
+
+    side is a per-match label: 0/1 in a 4v4, 0..7 in an 8-way free-for-all.
+    """
+
+    match: NDArray[np.int64]
+    player: NDArray[np.int64]
+    side: NDArray[np.int64]
+    score: NDArray[np.float64]
+    minutes: NDArray[np.float64]
+    member_count: int
+
+    @property
+    def match_count(self) -> int:
+        return len(self.match) // PLAYERS_PER_MATCH
+
+    def head(self, match_count: int) -> MatchLog:
+        """The first match_count matches (rows are grouped by match)."""
+        rows = match_count * PLAYERS_PER_MATCH
+        return MatchLog(
+            self.match[:rows],
+            self.player[:rows],
+            self.side[:rows],
+            self.score[:rows],
+            self.minutes[:rows],
+            self.member_count,
+        )
+
+
+def distinct_players(
+    rng: np.random.Generator, match_count: int, member_count: int
+) -> NDArray[np.int64]:
+    """match_count x 8 member indices, the 8 of every match distinct (redraw clashing rows)."""
+    players = rng.integers(0, member_count, size=(match_count, PLAYERS_PER_MATCH))
+    while True:
+        ordered = np.sort(players, axis=1)
+        clashing = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+        if clashing.size == 0:
+            return players
+        players[clashing] = rng.integers(0, member_count, size=(clashing.size, PLAYERS_PER_MATCH))
+
+
+def match_log(match_count: int, member_count: int = 10_000, seed: int = 2024) -> MatchLog:
+    """Half 4v4 team games, half 8-way free-for-alls, shuffled; random scores and minutes."""
+    rng = np.random.default_rng(seed)
+    free_for_all = rng.permutation(np.arange(match_count) % 2 == 1)
+    team_sides = np.array([0, 0, 0, 0, 1, 1, 1, 1], dtype=np.int64)
+    own_sides = np.arange(PLAYERS_PER_MATCH, dtype=np.int64)
+    side = np.where(free_for_all[:, None], own_sides, team_sides)
+    shape = (match_count, PLAYERS_PER_MATCH)
+    score = rng.integers(SCORE_RANGE[0], SCORE_RANGE[1] + 1, size=shape).astype(np.float64)
+    minutes = rng.integers(MINUTES_RANGE[0], MINUTES_RANGE[1] + 1, size=shape).astype(np.float64)
+    return MatchLog(
+        match=np.repeat(np.arange(match_count, dtype=np.int64), PLAYERS_PER_MATCH),
+        player=distinct_players(rng, match_count, member_count).ravel(),
+        side=side.ravel(),
+        score=score.ravel(),
+        minutes=minutes.ravel(),
+        member_count=member_count,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GameLists:
+    """Members' game lists (newest first) as flat arrays: member m owns rows [m·n, (m+1)·n)."""
+
+    result: NDArray[np.float64]
+    rating: NDArray[np.float64]
+    opponent: NDArray[np.int64]
+    games_per_member: int
+
+    @property
+    def member_count(self) -> int:
+        return len(self.result) // self.games_per_member
+
+    def member(self, index: int) -> slice:
+        return slice(index * self.games_per_member, (index + 1) * self.games_per_member)
+
+
+def game_lists(
+    member_count: int,
+    games_per_member: int = 100,
+    pool_size: int = 2_000,
+    opponents_per_member: int = 30,
+    seed: int = 7,
+) -> GameLists:
+    """Each member plays games_per_member games against opponents drawn from a personal
+    circle of opponents_per_member out of a pool (so opponents repeat); results 45% win,
+    10% draw, 45% loss. Opponent ratings are fixed per pool player, about 1500 ± 300.
+    """
+    rng = np.random.default_rng(seed)
+    pool_ratings = np.round(rng.normal(1500.0, 300.0, size=pool_size))
+    circles = rng.integers(0, pool_size, size=(member_count, opponents_per_member))
+    picks = rng.integers(0, opponents_per_member, size=(member_count, games_per_member))
+    opponent = np.take_along_axis(circles, picks, axis=1).ravel()
+    result = rng.choice(np.array([1.0, 0.5, 0.0]), p=[0.45, 0.1, 0.45], size=opponent.size)
+    return GameLists(result, pool_ratings[opponent], opponent, games_per_member)
