@@ -59,7 +59,12 @@ def parse_line(line: str, line_number: int) -> Game | None:
     if not rating_text:
         raise GameListError(line_number, line, "the opponent rating is missing")
     if not _NUMBER.fullmatch(rating_text):
-        raise GameListError(line_number, line, f"the opponent rating {rating_text!r} is not a number")
+        raise GameListError(
+            line_number, line, f"the opponent rating {rating_text!r} is not a number"
+        )
+    rating = float(rating_text)
+    if not math.isfinite(rating):
+        raise GameListError(line_number, line, f"the opponent rating {rating_text!r} is too large")
     opponent = tokens[1] if len(tokens) > 1 else DEFAULT_OPPONENT
     days = 0.0
     if len(tokens) > 2:
@@ -68,7 +73,9 @@ def parse_line(line: str, line_number: int) -> Game | None:
                 line_number, line, f"days {tokens[2]!r} must be a non-negative number"
             )
         days = float(tokens[2])
-    return Game(RESULTS[head[0]], float(rating_text), opponent, days)
+        if not math.isfinite(days):
+            raise GameListError(line_number, line, f"days {tokens[2]!r} is too large")
+    return Game(RESULTS[head[0]], rating, opponent, days)
 
 
 def parse_games(text: str | Iterable[str]) -> list[Game]:
