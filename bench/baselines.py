@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.data import PLAYERS_PER_MATCH, MatchLog
+from bench.data import MatchLog
 
 OFFSET_TIE_TOLERANCE = 1e-9
 
@@ -69,8 +69,9 @@ def replay_plain(log: MatchLog, settings: Settings) -> tuple[list[float], list[f
     scores, minutes = log.score.tolist(), log.minutes.tolist()
     before: list[float] = []
     after: list[float] = []
-    for start in range(0, len(players), PLAYERS_PER_MATCH):
-        rows = slice(start, start + PLAYERS_PER_MATCH)
+    size = log.players_per_match
+    for start in range(0, len(players), size):
+        rows = slice(start, start + size)
         who = players[rows]
         current = [ratings[p] for p in who]
         changes = plain_changes(current, sides[rows], scores[rows], minutes[rows], settings)
@@ -90,10 +91,11 @@ def replay_openskill(log: MatchLog) -> list[Any]:
     ratings = [model.rating() for _ in range(log.member_count)]
     players, sides = log.player.tolist(), log.side.tolist()
     rates = (log.score / log.minutes * 60.0).tolist()
-    for start in range(0, len(players), PLAYERS_PER_MATCH):
+    size = log.players_per_match
+    for start in range(0, len(players), size):
         teams: dict[int, list[int]] = {}
         team_rates: dict[int, float] = {}
-        for row in range(start, start + PLAYERS_PER_MATCH):
+        for row in range(start, start + size):
             teams.setdefault(sides[row], []).append(players[row])
             team_rates[sides[row]] = team_rates.get(sides[row], 0.0) + rates[row]
         members = list(teams.values())

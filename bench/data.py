@@ -16,9 +16,8 @@ MINUTES_RANGE = (5, 30)
 
 @dataclass(frozen=True, slots=True)
 class MatchLog:
-    """A flat match log: row i is one participant of match `match[i]`; rows grouped by match.
-
-    side is a per-match label: 0/1 in a 4v4, 0..7 in an 8-way free-for-all.
+    """A flat match log: row i is one participant of match `match[i]`; rows grouped by match,
+    every match with players_per_match rows. side is a label within the match.
     """
 
     match: NDArray[np.int64]
@@ -27,14 +26,15 @@ class MatchLog:
     score: NDArray[np.float64]
     minutes: NDArray[np.float64]
     member_count: int
+    players_per_match: int = PLAYERS_PER_MATCH
 
     @property
     def match_count(self) -> int:
-        return len(self.match) // PLAYERS_PER_MATCH
+        return len(self.match) // self.players_per_match
 
     def head(self, match_count: int) -> MatchLog:
         """The first match_count matches (rows are grouped by match)."""
-        rows = match_count * PLAYERS_PER_MATCH
+        rows = match_count * self.players_per_match
         return MatchLog(
             self.match[:rows],
             self.player[:rows],
@@ -42,20 +42,21 @@ class MatchLog:
             self.score[:rows],
             self.minutes[:rows],
             self.member_count,
+            self.players_per_match,
         )
 
 
 def distinct_players(
-    rng: np.random.Generator, match_count: int, member_count: int
+    rng: np.random.Generator, match_count: int, member_count: int, per_match: int
 ) -> NDArray[np.int64]:
-    """match_count x 8 member indices, the 8 of every match distinct (redraw clashing rows)."""
-    players = rng.integers(0, member_count, size=(match_count, PLAYERS_PER_MATCH))
+    """match_count x per_match member indices, distinct within a match (clashing rows redrawn)."""
+    players = rng.integers(0, member_count, size=(match_count, per_match))
     while True:
         ordered = np.sort(players, axis=1)
         clashing = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
         if clashing.size == 0:
             return players
-        players[clashing] = rng.integers(0, member_count, size=(clashing.size, PLAYERS_PER_MATCH))
+        players[clashing] = rng.integers(0, member_count, size=(clashing.size, per_match))
 
 
 def match_log(match_count: int, member_count: int = 10_000, seed: int = 2024) -> MatchLog:
@@ -70,11 +71,30 @@ def match_log(match_count: int, member_count: int = 10_000, seed: int = 2024) ->
     minutes = rng.integers(MINUTES_RANGE[0], MINUTES_RANGE[1] + 1, size=shape).astype(np.float64)
     return MatchLog(
         match=np.repeat(np.arange(match_count, dtype=np.int64), PLAYERS_PER_MATCH),
-        player=distinct_players(rng, match_count, member_count).ravel(),
+        player=distinct_players(rng, match_count, member_count, PLAYERS_PER_MATCH).ravel(),
         side=side.ravel(),
         score=score.ravel(),
         minutes=minutes.ravel(),
         member_count=member_count,
+    )
+
+
+def duel_log(match_count: int, member_count: int = 1_000, seed: int = 99) -> MatchLog:
+    """Duels as reported without scores (SPEC 2.4): winner 1, loser 0, about 5% draws (0, 0),
+    both for the same whole minutes."""
+    rng = np.random.default_rng(seed)
+    draw = rng.random(match_count) < 0.05
+    score = np.zeros((match_count, 2))
+    score[~draw, 0] = 1.0
+    minutes = rng.integers(MINUTES_RANGE[0], MINUTES_RANGE[1] + 1, size=match_count)
+    return MatchLog(
+        match=np.repeat(np.arange(match_count, dtype=np.int64), 2),
+        player=distinct_players(rng, match_count, member_count, 2).ravel(),
+        side=np.tile(np.array([0, 1], dtype=np.int64), match_count),
+        score=score.ravel(),
+        minutes=np.repeat(minutes.astype(np.float64), 2),
+        member_count=member_count,
+        players_per_match=2,
     )
 
 
