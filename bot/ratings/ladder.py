@@ -100,28 +100,71 @@ def validate_match(
         raise ValueError("sides: a match needs participants on at least two different sides")
 
 
-def pair_results(scores: FloatArray, minutes: FloatArray) -> FloatArray:
-    """result_pq of step 4 for every ordered pair: 1, 0.5 or 0 by score per hour.
+def score_rate_order(scores: FloatArray, minutes: FloatArray) -> FloatArray:
+    """For every ordered pair of each match (last axis): +1, 0 or -1 as SPH_p >, =, < SPH_q.
 
     score_p·minutes_q against score_q·minutes_p: the order of SPH, and equal rates compare
-    exactly equal in floating point.
+    exactly equal in floating point (step 4).
     """
-    mine = scores[:, None] * minutes[None, :]
-    theirs = scores[None, :] * minutes[:, None]
-    return np.asarray(0.5 + 0.5 * np.sign(mine - theirs), dtype=np.float64)
+    mine = scores[..., :, None] * minutes[..., None, :]
+    theirs = scores[..., None, :] * minutes[..., :, None]
+    return np.asarray(np.sign(mine - theirs), dtype=np.float64)
 
 
-def step_scale(offsets: FloatArray, minutes: FloatArray, settings: LadderSettings) -> float:
-    """Step 7: shrink every offset so the largest stays within game_mult per minute of h."""
-    magnitudes = np.abs(offsets)
-    largest = float(magnitudes.max())
-    if largest == 0.0:
-        return 1.0
-    candidates = magnitudes >= largest - OFFSET_TIE_TOLERANCE
-    fewest_minutes = float(minutes[candidates].min())
-    h_magnitude = float(magnitudes[candidates & (minutes == fewest_minutes)].max())
-    cap = min(fewest_minutes, settings.max_game_length) * settings.game_mult
-    return 1.0 if h_magnitude <= cap else cap / h_magnitude
+def pair_results(scores: FloatArray, minutes: FloatArray) -> FloatArray:
+    """result_pq of step 4 for every ordered pair: 1, 0.5 or 0."""
+    return np.asarray(0.5 + 0.5 * score_rate_order(scores, minutes), dtype=np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class PairTerms:
+    """What steps 4-7 need besides the ratings, for K matches padded to c seats.
+
+    indiv_pq = (result_pq - P_pq)·g·time_pq = won_pq - tanh((R_p - R_q) / 2t)·weight_pq,
+    since P_pq - 0.5 = 0.5·tanh((R_p - R_q) / 2t). Both are 0 for teammates and empty seats.
+    """
+
+    won: FloatArray  # [K, c, c]: (result_pq - 0.5)·game_mult·time_pq
+    weight: FloatArray  # [K, c, c]: 0.5·game_mult·time_pq
+    minutes: FloatArray  # [K, c]: minutes in game, +inf on empty seats
+
+
+def pair_terms(
+    sides: NDArray[np.int64],
+    scores: FloatArray,
+    minutes: FloatArray,
+    seated: NDArray[np.bool_],
+    settings: LadderSettings,
+) -> PairTerms:
+    """The rating-free part of the update for K matches ([K, c] arrays; seated marks real seats)."""
+    opponents = (sides[:, :, None] != sides[:, None, :]) & seated[:, :, None] & seated[:, None, :]
+    pair_minutes = np.minimum(minutes[:, :, None], minutes[:, None, :])
+    half_points = (0.5 * settings.game_mult) * np.minimum(settings.max_game_length, pair_minutes)
+    weight = np.where(opponents, half_points, 0.0)
+    return PairTerms(
+        won=score_rate_order(scores, minutes) * weight,
+        weight=weight,
+        minutes=np.where(seated, minutes, np.inf),
+    )
+
+
+def batch_rating_changes(
+    ratings: FloatArray, terms: PairTerms, settings: LadderSettings
+) -> FloatArray:
+    """Steps 3-8 for K independent matches at once: ratings [K, c] in, changes [K, c] out."""
+    difference = ratings[:, :, None] - ratings[:, None, :]
+    individual = terms.won - np.tanh(difference * (0.5 / settings.t)) * terms.weight
+    offsets = individual.sum(axis=2)
+    # Step 7: h has the largest |offset| (ties within 1e-9: fewest minutes, then the larger
+    # |offset|); every offset shrinks so that h moves at most game_mult per minute of h.
+    magnitude = np.abs(offsets)
+    tied = magnitude >= magnitude.max(axis=1, keepdims=True) - OFFSET_TIE_TOLERANCE
+    fewest = np.where(tied, terms.minutes, np.inf).min(axis=1, keepdims=True)
+    h_magnitude = np.where(tied & (terms.minutes == fewest), magnitude, 0.0).max(
+        axis=1, keepdims=True
+    )
+    cap = np.minimum(fewest, settings.max_game_length) * settings.game_mult
+    return np.asarray(offsets * (cap / np.maximum(h_magnitude, cap)), dtype=np.float64)
 
 
 def rating_changes(
@@ -141,16 +184,10 @@ def rating_changes(
     scores_ = np.asarray(scores, dtype=np.float64)
     minutes_ = np.asarray(minutes, dtype=np.float64)
     validate_match(ratings_, sides_, scores_, minutes_)
-
-    opponents = sides_[:, None] != sides_[None, :]
-    expected = expected_score(ratings_[:, None], ratings_[None, :], settings.t)
-    individual = pair_results(scores_, minutes_) - expected
-    pair_minutes = np.minimum(
-        settings.max_game_length, np.minimum(minutes_[:, None], minutes_[None, :])
+    terms = pair_terms(
+        sides_[None], scores_[None], minutes_[None], np.ones((1, len(sides_)), bool), settings
     )
-    individual = individual * settings.game_mult * pair_minutes
-    offsets = np.where(opponents, individual, 0.0).sum(axis=1)
-    return np.asarray(offsets * step_scale(offsets, minutes_, settings), dtype=np.float64)
+    return batch_rating_changes(ratings_[None], terms, settings).ravel()
 
 
 # --- SPEC 2.4: reports without scores ---------------------------------------------------
