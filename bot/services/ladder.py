@@ -1,0 +1,821 @@
+"""The use cases of the bot: report, confirm, void, ratings, leaderboards, import/export.
+
+`Ladder` is what the Discord front end and the command line call. Each write use case runs
+as one database transaction (bot.storage), so a refusal (UserError) or a crash changes
+nothing, and concurrent calls run one after another in the order they were made.
+
+Decisions the spec leaves open:
+- Log order: applied matches sort by (applied_at, id). A confirm stamps applied_at just after
+  the newest applied match (so it appends and replays nothing); an import stamps played_at,
+  merging by time, and replays from the earliest imported match.
+- Record: a rated participant's match is a win when its mean result (SPEC 2.3 step 4)
+  against the rated opponents on other sides is above 0.5, a loss below, else a draw.
+- Leaving the ladder: later matches record the member as not rated; past matches stay.
+  Members are opted in until they leave. Left members and bots are not on leaderboards.
+- A participant's "enabled" flag is fixed when the match is reported.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from bot.config import RATING_CONSTANTS, VARIANTS, Config, GuildSettings, KeyedSettingError
+from bot.ratings.elo import EloBridge
+from bot.ratings.gamelist import Game, format_games
+from bot.ratings.games import MatchRecord, ParticipantRecord, member_games
+from bot.ratings.ladder import LadderSettings, expected_score, pair_results
+from bot.ratings.performance import performance_many, rating_accuracy, stability
+from bot.ratings.solver import expected_score as elo_expected_score
+from bot.services.csvio import CsvMatch, export_matches, parse_matches
+from bot.services.errors import UserError
+from bot.services.lineup import MENTION, Lineup
+from bot.services.replaying import ReplayRow, replay_log
+from bot.storage import (
+    LOG_START,
+    Database,
+    LiveBoard,
+    LogKey,
+    Match,
+    Member,
+    MemberInfo,
+    NewMatch,
+    NewParticipant,
+    Outcome,
+    WriteTransaction,
+)
+
+MAX_PARTICIPANTS: Final = 32
+MAX_MINUTES: Final = 1440.0
+MEASURES: Final = ("ladder", *VARIANTS, "ra")
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks: a Discord user, and whether they have Manage Server."""
+
+    user_id: int
+    is_moderator: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReportResult:
+    match: Match
+    applied: bool
+    created: bool
+    """False when the request id had already recorded this match."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmResult:
+    match: Match
+    applied_now: bool
+
+
+@dataclass(frozen=True, slots=True)
+class VoidResult:
+    match: Match
+    replayed: int
+    """How many later matches were replayed."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsResult:
+    settings: GuildSettings
+    replayed: int
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    matches: int
+    replayed: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    at: float
+    """played_at of the match (Unix seconds)."""
+    rating: float
+    match_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingCard:
+    member: Member
+    rating: float
+    rank: int | None
+    """None when the member is not on the leaderboard (too few games, left, a bot)."""
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    variant: str
+    performance: float
+    """In ladder units; +inf/-inf when every game is a win/loss, nan when undefined."""
+    up: float
+    down: float
+    ra: float
+    recent: tuple[Match, ...]
+    history: tuple[RatingPoint, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    rank: int
+    user_id: int
+    name: str
+    value: float
+    """The chosen measure (ladder rating, performance in ladder units, or RA)."""
+    rating: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    by: str
+    page: int
+    pages: int
+    total: int
+    rows: tuple[LeaderboardRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    a: Member
+    b: Member
+    ladder: float
+    """P(a beats b) from the ladder ratings (SPEC 2.3 step 3)."""
+    performance: float | None
+    """P(a beats b) from the guild variant's performance ratings (W in Elo units); None when
+    either is not a finite number."""
+
+
+def ladder_settings(settings: GuildSettings) -> LadderSettings:
+    return LadderSettings(
+        settings.t, settings.game_mult, settings.max_game_length, settings.initial_rating
+    )
+
+
+def elo_bridge(settings: GuildSettings) -> EloBridge:
+    return EloBridge(settings.t, settings.initial_rating)
+
+
+def _not_found(match_id: int) -> UserError:
+    return UserError(f"there is no match #{match_id} in this server; see /match list for ids")
+
+
+def _must_moderate(actor: Actor, what: str) -> None:
+    if not actor.is_moderator:
+        raise UserError(f"only moderators (Manage Server) can {what}")
+
+
+def check_lineup(lineup: Lineup, minutes: float | None) -> None:
+    """The refusals that need no database: size, duplicates, numbers out of range."""
+    if minutes is not None and not (math.isfinite(minutes) and 0 < minutes <= MAX_MINUTES):
+        raise UserError(f"minutes {minutes!r} must be a number > 0 and <= {MAX_MINUTES:g}")
+    if len(lineup) > MAX_PARTICIPANTS:
+        raise UserError(
+            f"{len(lineup)} participants: a match has at most {MAX_PARTICIPANTS}; split it up"
+        )
+    seen: set[str] = set()
+    for entry in lineup:
+        label = entry.player.label
+        if label in seen:
+            raise UserError(f"{label} appears twice in the match; list every player once")
+        seen.add(label)
+        if not (math.isfinite(entry.score) and entry.score >= 0):
+            raise UserError(f"{label}: score {entry.score!r} must be a finite number >= 0")
+        if entry.minutes is not None and not (
+            math.isfinite(entry.minutes) and 0 < entry.minutes <= MAX_MINUTES
+        ):
+            raise UserError(
+                f"{label}: minutes {entry.minutes!r} must be a number > 0 and <= {MAX_MINUTES:g}"
+            )
+
+
+def outcomes(
+    sides: Sequence[str], scores: Sequence[float], minutes: Sequence[float]
+) -> list[Outcome]:
+    """The record of each (rated) participant: mean pairwise result vs other sides."""
+    results = pair_results(np.asarray(scores, np.float64), np.asarray(minutes, np.float64))
+    side_array = np.asarray(sides, dtype=object)
+    opposed = side_array[:, None] != side_array[None, :]
+    mean = (results * opposed).sum(axis=1) / opposed.sum(axis=1)
+    return ["win" if value > 0.5 else "loss" if value < 0.5 else "draw" for value in mean]
+
+
+async def _participants(
+    tx: WriteTransaction,
+    guild_id: int,
+    lineup: Lineup,
+    settings: GuildSettings,
+    minutes: float | None,
+) -> tuple[NewParticipant, ...]:
+    """The lineup as stored participants: who is rated, their records. UserError if bots
+    play or fewer than two sides have rated players."""
+    user_ids = [entry.player.user_id for entry in lineup if entry.player.user_id is not None]
+    await tx.add_members(guild_id, user_ids)
+    members = {user_id: await tx.member(guild_id, user_id) for user_id in user_ids}
+    for user_id, member in members.items():
+        if member is not None and member.is_bot:
+            raise UserError(f"<@{user_id}> is a bot; bots cannot play in ladder matches")
+    default_minutes = minutes if minutes is not None else settings.max_game_length
+    rows = [
+        (
+            entry,
+            entry.minutes if entry.minutes is not None else default_minutes,
+            entry.player.user_id is not None
+            and (member := members[entry.player.user_id]) is not None
+            and member.enabled,
+        )
+        for entry in lineup
+    ]
+    rated = [(entry, played) for entry, played, enabled in rows if enabled]
+    if len({entry.side for entry, _ in rated}) < 2:
+        raise UserError("a match needs rated players (members in the ladder) on at least two sides")
+    records = iter(
+        outcomes([e.side for e, _ in rated], [e.score for e, _ in rated], [m for _, m in rated])
+    )
+    return tuple(
+        NewParticipant(
+            entry.player.user_id,
+            entry.player.guest,
+            entry.side,
+            float(entry.score),
+            float(played),
+            enabled,
+            next(records) if enabled else None,
+        )
+        for entry, played, enabled in rows
+    )
+
+
+class Ladder:
+    """The bot's use cases over one database; `defaults` start every new guild."""
+
+    def __init__(
+        self,
+        db: Database,
+        defaults: GuildSettings,
+        *,
+        clock: Callable[[], float] = time.time,
+        page_size: int = 10,
+        edit_seconds: float = 60.0,
+    ) -> None:
+        self.db = db
+        self.defaults = defaults
+        self.clock = clock
+        self.page_size = page_size
+        self.edit_seconds = edit_seconds
+
+    @classmethod
+    async def open(
+        cls, path: str | Path, config: Config, *, clock: Callable[[], float] = time.time
+    ) -> Ladder:
+        db = await Database.open(path)
+        return cls(
+            db,
+            config.defaults,
+            clock=clock,
+            page_size=config.leaderboard.page_size,
+            edit_seconds=config.leaderboard.edit_seconds,
+        )
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    async def _settings(self, guild_id: int) -> GuildSettings:
+        return await self.db.read.guild_settings(guild_id) or self.defaults
+
+    # --- members -------------------------------------------------------------------------
+
+    async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
+        async with self.db.write() as tx:
+            await tx.ensure_guild(guild_id, self.defaults)
+            await tx.upsert_members(guild_id, members)
+
+    async def join(self, guild_id: int, member: MemberInfo) -> Member:
+        return await self._set_enabled(guild_id, member, True)
+
+    async def leave(self, guild_id: int, member: MemberInfo) -> Member:
+        return await self._set_enabled(guild_id, member, False)
+
+    async def _set_enabled(self, guild_id: int, info: MemberInfo, enabled: bool) -> Member:
+        if info.is_bot:
+            raise UserError("bots cannot join the ladder")
+        async with self.db.write() as tx:
+            await tx.ensure_guild(guild_id, self.defaults)
+            await tx.upsert_members(guild_id, [info])
+            await tx.set_enabled(guild_id, info.user_id, enabled)
+            member = await tx.member(guild_id, info.user_id)
+        assert member is not None
+        return member
+
+    async def find_member(self, guild_id: int, text: str) -> Member:
+        """A member by user id, mention or display name (UserError if none or several)."""
+        wanted = text.strip()
+        mention = MENTION.fullmatch(wanted)
+        if mention or wanted.isdigit():
+            user_id = int(mention.group(1) if mention else wanted)
+            member = await self.db.read.member(guild_id, user_id)
+            if member is None:
+                raise UserError(f"no member with id {user_id} in this server's ladder")
+            return member
+        named = await self.db.read.members_named(guild_id, wanted)
+        if not named:
+            raise UserError(f"no member named {wanted!r} in this server's ladder; try the user id")
+        if len(named) > 1:
+            ids = ", ".join(str(member.user_id) for member in named)
+            raise UserError(f"several members are named {wanted!r} (ids {ids}); give the user id")
+        return named[0]
+
+    async def _member(self, guild_id: int, user_id: int) -> Member:
+        member = await self.db.read.member(guild_id, user_id)
+        if member is None:
+            raise UserError(f"<@{user_id}> has no ladder record in this server yet")
+        return member
+
+    # --- matches -------------------------------------------------------------------------
+
+    async def report(
+        self,
+        guild_id: int,
+        actor: Actor,
+        lineup: Lineup,
+        *,
+        request_id: str,
+        minutes: float | None = None,
+        members: Iterable[MemberInfo] = (),
+    ) -> ReportResult:
+        """Record a match: pending for a non-moderator when the guild asks the opponents to
+        confirm, else applied at once. The same request id twice records one match."""
+        check_lineup(lineup, minutes)
+        async with self.db.write() as tx:
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            existing = await tx.match_by_request(guild_id, request_id)
+            if existing is not None:
+                return ReportResult(existing, existing.status == "applied", created=False)
+            await tx.upsert_members(guild_id, members)
+            players = {entry.player.user_id for entry in lineup}
+            if not actor.is_moderator and actor.user_id not in players:
+                raise UserError(
+                    "you can only report matches you played in (moderators can report any)"
+                )
+            participants = await _participants(tx, guild_id, lineup, settings, minutes)
+            now = self.clock()
+            new = NewMatch(actor.user_id, now, now, request_id, participants)
+            [match_id] = await tx.insert_matches(guild_id, [new], "pending")
+            match = await tx.match(guild_id, match_id)
+            assert match is not None
+            if settings.confirm == "none" or actor.is_moderator:
+                match = await self._apply(tx, settings, match)
+        return ReportResult(match, match.status == "applied", created=True)
+
+    async def _apply(self, tx: WriteTransaction, settings: GuildSettings, match: Match) -> Match:
+        """Apply a match at the end of the log (incremental: nothing is replayed)."""
+        rated = [p for p in match.participants if p.enabled and p.user_id is not None]
+        before = []
+        for p in rated:
+            assert p.user_id is not None
+            member = await tx.member(match.guild_id, p.user_id)
+            rating = None if member is None else member.rating
+            before.append(settings.initial_rating if rating is None else rating)
+        changes = replay_log(
+            [ReplayRow(0, p.user_id or 0, p.side, p.score, p.minutes) for p in rated],
+            dict(zip([p.user_id or 0 for p in rated], before, strict=True)),
+            ladder_settings(settings),
+        )
+        now = self.clock()
+        newest = await tx.newest_log_key(match.guild_id)
+        applied_at = (
+            now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
+        )
+        await tx.apply_match(
+            match,
+            applied_at,
+            {
+                p.user_id or 0: (b, a)
+                for p, b, a in zip(rated, changes.before, changes.after, strict=True)
+            },
+        )
+        await tx.mark_changed(match.guild_id, now)
+        applied = await tx.match(match.guild_id, match.id)
+        assert applied is not None
+        return applied
+
+    async def _replay(
+        self,
+        tx: WriteTransaction,
+        guild_id: int,
+        settings: GuildSettings,
+        start: LogKey | None,
+        seed: Mapping[int, float] | None = None,
+    ) -> int:
+        """Replay the applied matches from `start` (None: the whole guild) and store the
+        ratings. A member's start rating: `seed`, else the rating_before of their first
+        match in the replayed part, else their current rating (or initial_rating)."""
+        rows = await tx.log_rows(guild_id, LOG_START if start is None else start)
+        members = {member.user_id: member for member in await tx.members(guild_id)}
+        starts: dict[int, float] = {}
+        if start is not None:
+            starts.update(seed or {})
+            for row in rows:
+                if row.user_id not in starts and row.rating_before is not None:
+                    starts[row.user_id] = row.rating_before
+            for row in rows:
+                rating = members[row.user_id].rating
+                if row.user_id not in starts and rating is not None:
+                    starts[row.user_id] = rating
+        result = replay_log(
+            [ReplayRow(r.match_id, r.user_id, r.side, r.score, r.minutes) for r in rows],
+            starts,
+            ladder_settings(settings),
+        )
+        final: dict[int, float | None] = (
+            dict.fromkeys(members) if start is None else dict(seed or {})
+        )
+        final.update(result.final)
+        await tx.write_replay(
+            guild_id,
+            (
+                (before, after, row.match_id, row.position)
+                for row, before, after in zip(rows, result.before, result.after, strict=True)
+            ),
+            final,
+        )
+        await tx.mark_changed(guild_id, self.clock())
+        return len({row.match_id for row in rows})
+
+    async def set_match_message(
+        self, guild_id: int, match_id: int, channel_id: int, message_id: int
+    ) -> None:
+        async with self.db.write() as tx:
+            if await tx.match(guild_id, match_id) is None:
+                raise _not_found(match_id)
+            await tx.set_match_message(match_id, channel_id, message_id)
+
+    async def _load(self, tx: WriteTransaction, guild_id: int, match_id: int) -> Match:
+        match = await tx.match(guild_id, match_id)
+        if match is None:
+            raise _not_found(match_id)
+        return match
+
+    @staticmethod
+    def _may_answer(actor: Actor, match: Match) -> bool:
+        """A moderator, or a participant on another side than the reporter's."""
+        if actor.is_moderator:
+            return True
+        reporter_sides = {p.side for p in match.participants if p.user_id == match.reporter_id}
+        return any(
+            p.user_id == actor.user_id and p.side not in reporter_sides for p in match.participants
+        )
+
+    async def confirm(self, guild_id: int, actor: Actor, match_id: int) -> ConfirmResult:
+        async with self.db.write() as tx:
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            match = await self._load(tx, guild_id, match_id)
+            if match.status == "applied":
+                return ConfirmResult(match, applied_now=False)
+            if match.status == "void":
+                raise UserError(f"match #{match_id} was voided; report it again if it happened")
+            if match.status == "disputed" and not actor.is_moderator:
+                raise UserError(f"match #{match_id} is disputed; a moderator has to decide it")
+            if not self._may_answer(actor, match):
+                raise UserError(
+                    f"only an opponent of the reporter or a moderator can confirm match #{match_id}"
+                )
+            applied = await self._apply(tx, settings, match)
+        return ConfirmResult(applied, applied_now=True)
+
+    async def dispute(self, guild_id: int, actor: Actor, match_id: int) -> Match:
+        async with self.db.write() as tx:
+            match = await self._load(tx, guild_id, match_id)
+            if match.status == "disputed":
+                return match
+            if match.status != "pending":
+                raise UserError(
+                    f"match #{match_id} is {match.status}; only pending matches can be disputed"
+                    + (
+                        " (a moderator can void it with /admin void)"
+                        if match.status == "applied"
+                        else ""
+                    )
+                )
+            if not self._may_answer(actor, match):
+                raise UserError(
+                    f"only an opponent of the reporter or a moderator can dispute match #{match_id}"
+                )
+            await tx.set_status(match_id, "disputed", disputed_by=actor.user_id)
+            return await self._load(tx, guild_id, match_id)
+
+    async def void(
+        self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
+    ) -> VoidResult:
+        _must_moderate(actor, "void matches")
+        async with self.db.write() as tx:
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            match = await self._load(tx, guild_id, match_id)
+            if match.status == "void":
+                return VoidResult(match, 0)
+            await tx.set_status(match_id, "void", void_reason=reason or "voided by a moderator")
+            replayed = 0
+            if match.status == "applied":
+                assert match.log_key is not None
+                seed = {
+                    p.user_id: p.rating_before
+                    for p in match.participants
+                    if p.enabled and p.user_id is not None and p.rating_before is not None
+                }
+                replayed = await self._replay(tx, guild_id, settings, match.log_key, seed)
+            return VoidResult(await self._load(tx, guild_id, match_id), replayed)
+
+    async def auto_confirm(self) -> list[Match]:
+        """Apply every pending match older than its guild's auto_confirm_hours."""
+        applied = []
+        for guild_id, match_id in await self.db.read.due_pending(self.clock()):
+            async with self.db.write() as tx:
+                settings = await tx.ensure_guild(guild_id, self.defaults)
+                match = await self._load(tx, guild_id, match_id)
+                if match.status == "pending":
+                    applied.append(await self._apply(tx, settings, match))
+        return applied
+
+    async def show_match(self, guild_id: int, match_id: int) -> Match:
+        match = await self.db.read.match(guild_id, match_id)
+        if match is None:
+            raise _not_found(match_id)
+        return match
+
+    async def list_matches(
+        self, guild_id: int, user_id: int | None = None, limit: int = 10
+    ) -> list[Match]:
+        return await self.db.read.recent_matches(guild_id, user_id, limit)
+
+    # --- settings ------------------------------------------------------------------------
+
+    async def settings(self, guild_id: int) -> GuildSettings:
+        return await self._settings(guild_id)
+
+    async def change_settings(
+        self, guild_id: int, actor: Actor, changes: Mapping[str, object]
+    ) -> SettingsResult:
+        _must_moderate(actor, "change the settings")
+        async with self.db.write() as tx:
+            current = await tx.ensure_guild(guild_id, self.defaults)
+            try:
+                changed = current.changed(changes)
+            except KeyedSettingError as error:
+                raise UserError(f"setting {error.key}: {error}") from None
+            await tx.save_settings(guild_id, changed)
+            replayed = 0
+            if any(getattr(current, name) != getattr(changed, name) for name in RATING_CONSTANTS):
+                replayed = await self._replay(tx, guild_id, changed, None)
+        return SettingsResult(changed, replayed)
+
+    async def recompute(self, guild_id: int, actor: Actor) -> int:
+        """Replay the whole guild from its log; returns the number of matches replayed."""
+        _must_moderate(actor, "recompute the ladder")
+        async with self.db.write() as tx:
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            return await self._replay(tx, guild_id, settings, None)
+
+    # --- reading -------------------------------------------------------------------------
+
+    async def _game_lists(
+        self, guild_id: int, settings: GuildSettings, user_ids: Sequence[int] | None = None
+    ) -> dict[int, list[Game]]:
+        """Game lists (SPEC 3.3, opponent ratings in Elo units) of the given members (None:
+        everyone who has a rated match)."""
+        bridge = elo_bridge(settings)
+        by_match: dict[int, tuple[float, list[ParticipantRecord]]] = {}
+        for (
+            match_id,
+            _,
+            played_at,
+            user_id,
+            side,
+            score,
+            minutes,
+            before,
+        ) in await self.db.read.guild_log_rows(guild_id):
+            entry = by_match.setdefault(match_id, (played_at, []))
+            entry[1].append(ParticipantRecord(user_id, side, score, minutes, bridge.to_elo(before)))
+        per_member: dict[int, list[MatchRecord]] = defaultdict(list)
+        for match_id, (played_at, participants) in by_match.items():
+            record = MatchRecord(
+                match_id, datetime.fromtimestamp(played_at, UTC), tuple(participants)
+            )
+            for participant in participants:
+                per_member[participant.user_id].append(record)
+        now = datetime.fromtimestamp(self.clock(), UTC)
+        wanted = per_member.keys() if user_ids is None else user_ids
+        return {
+            user_id: member_games(user_id, per_member.get(user_id, []), now) for user_id in wanted
+        }
+
+    async def history_text(self, guild_id: int, user_id: int) -> str:
+        """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
+        settings = await self._settings(guild_id)
+        await self._member(guild_id, user_id)
+        games = await self._game_lists(guild_id, settings, [user_id])
+        return format_games(games[user_id])
+
+    async def _ranked(
+        self, guild_id: int, settings: GuildSettings, by: str
+    ) -> list[LeaderboardRow]:
+        if by not in MEASURES:
+            raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
+        members = [
+            member
+            for member in await self.db.read.members(guild_id)
+            if member.enabled and not member.is_bot and member.games >= settings.min_games
+        ]
+        ratings = [
+            settings.initial_rating if member.rating is None else member.rating
+            for member in members
+        ]
+        if by == "ladder":
+            values = ratings
+        else:
+            lists = await self._game_lists(guild_id, settings, [m.user_id for m in members])
+            game_lists = [lists[member.user_id] for member in members]
+            if by == "ra":
+                values = [rating_accuracy(games) for games in game_lists]
+            else:
+                elo = performance_many(game_lists, by) if game_lists else np.array([])
+                values = [float(v) for v in elo_bridge(settings).from_elo(elo)]
+        order = sorted(
+            range(len(members)),
+            key=lambda i: (
+                math.isnan(values[i]),
+                -values[i] if not math.isnan(values[i]) else 0.0,
+                -members[i].games,
+                members[i].user_id,
+            ),
+        )
+        return [
+            LeaderboardRow(
+                rank,
+                members[i].user_id,
+                members[i].name,
+                values[i],
+                ratings[i],
+                members[i].games,
+                members[i].wins,
+                members[i].draws,
+                members[i].losses,
+            )
+            for rank, i in enumerate(order, start=1)
+        ]
+
+    async def leaderboard(
+        self, guild_id: int, by: str = "ladder", page: int = 1, page_size: int | None = None
+    ) -> LeaderboardPage:
+        """One page of the leaderboard (page_size 0: everything); pages out of range are
+        clamped so previous/next buttons never fail."""
+        settings = await self._settings(guild_id)
+        rows = await self._ranked(guild_id, settings, by)
+        size = self.page_size if page_size is None else page_size
+        size = size or max(1, len(rows))
+        pages = max(1, math.ceil(len(rows) / size))
+        page = min(max(1, page), pages)
+        return LeaderboardPage(
+            by, page, pages, len(rows), tuple(rows[(page - 1) * size : page * size])
+        )
+
+    async def rating_card(
+        self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5
+    ) -> RatingCard:
+        settings = await self._settings(guild_id)
+        chosen = variant or settings.variant
+        if chosen not in VARIANTS:
+            raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
+        member = await self._member(guild_id, user_id)
+        games = (await self._game_lists(guild_id, settings, [user_id]))[user_id]
+        result = stability(games, chosen)
+        bridge = elo_bridge(settings)
+        rank = next(
+            (
+                row.rank
+                for row in await self._ranked(guild_id, settings, "ladder")
+                if row.user_id == user_id
+            ),
+            None,
+        )
+        log = await self.db.read.member_log(guild_id, user_id)
+        history = tuple(
+            RatingPoint(match.played_at, p.rating_after, match.id)
+            for match in reversed(log)
+            for p in match.participants
+            if p.user_id == user_id and p.enabled and p.rating_after is not None
+        )
+        return RatingCard(
+            member=member,
+            rating=settings.initial_rating if member.rating is None else member.rating,
+            rank=rank,
+            games=member.games,
+            wins=member.wins,
+            draws=member.draws,
+            losses=member.losses,
+            variant=chosen,
+            performance=float(bridge.from_elo(result.rating)),
+            up=result.up * bridge.points_per_elo,
+            down=result.down * bridge.points_per_elo,
+            ra=rating_accuracy(games),
+            recent=tuple(await self.db.read.recent_matches(guild_id, user_id, recent)),
+            history=history,
+        )
+
+    async def predict(self, guild_id: int, a: int, b: int) -> Prediction:
+        settings = await self._settings(guild_id)
+        first, second = await self._member(guild_id, a), await self._member(guild_id, b)
+        ratings = [
+            settings.initial_rating if m.rating is None else m.rating for m in (first, second)
+        ]
+        ladder = float(expected_score(ratings[0], ratings[1], settings.t))
+        lists = await self._game_lists(guild_id, settings, [a, b])
+        rp = performance_many([lists[a], lists[b]], settings.variant)
+        performance = (
+            float(elo_expected_score(np.array([rp[1] - rp[0]]))[0])
+            if np.isfinite(rp).all()
+            else None
+        )
+        return Prediction(first, second, ladder, performance)
+
+    # --- live leaderboard ----------------------------------------------------------------
+
+    async def set_live_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
+        _must_moderate(actor, "set the leaderboard channel")
+        async with self.db.write() as tx:
+            await tx.ensure_guild(guild_id, self.defaults)
+            await tx.set_live_board(guild_id, channel_id)
+
+    async def live_board(self, guild_id: int) -> LiveBoard | None:
+        return await self.db.read.live_board(guild_id)
+
+    async def live_boards_due(self) -> list[LiveBoard]:
+        return await self.db.read.live_boards_due(self.clock(), self.edit_seconds)
+
+    async def mark_live_board_edited(self, guild_id: int, message_id: int) -> None:
+        async with self.db.write() as tx:
+            await tx.mark_live_board_edited(guild_id, message_id, self.clock())
+
+    # --- import / export -----------------------------------------------------------------
+
+    async def export_csv(self, guild_id: int) -> str:
+        return export_matches(await self.db.read.all_matches(guild_id))
+
+    async def import_csv(self, guild_id: int, actor: Actor, text: str) -> ImportResult:
+        """Import matches as applied, merged into the log by played_at; all or nothing."""
+        _must_moderate(actor, "import matches")
+        parsed = sorted(parse_matches(text), key=lambda match: match.order)
+        async with self.db.write() as tx:
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            batch = uuid.uuid4().hex
+            new = [await self._imported(tx, guild_id, settings, m, batch) for m in parsed]
+            if not new:
+                return ImportResult(0, 0)
+            ids = await tx.insert_matches(guild_id, new, "applied", [m.played_at for m in new])
+            start = min(zip((m.played_at for m in new), ids, strict=True))
+            replayed = await self._replay(tx, guild_id, settings, start, {})
+        return ImportResult(len(new), replayed)
+
+    async def _imported(
+        self,
+        tx: WriteTransaction,
+        guild_id: int,
+        settings: GuildSettings,
+        match: CsvMatch,
+        batch: str,
+    ) -> NewMatch:
+        try:
+            check_lineup(match.entries, None)
+            participants = await _participants(tx, guild_id, match.entries, settings, None)
+        except UserError as error:
+            raise UserError(f"line {match.line} (match {match.label!r}): {error}") from None
+        now = self.clock()
+        return NewMatch(None, now, match.played_at, f"import:{batch}:{match.label}", participants)
+
+
+@asynccontextmanager
+async def open_ladder(
+    path: str | Path, config: Config, *, clock: Callable[[], float] = time.time
+) -> AsyncIterator[Ladder]:
+    ladder = await Ladder.open(path, config, clock=clock)
+    try:
+        yield ladder
+    finally:
+        await ladder.close()

@@ -1,0 +1,149 @@
+"""Who played a match and how it went, before it is stored: the lineup (SPEC 4).
+
+Pure functions. The lineup text of `/report scores` and `ladderbot report`, the team texts of
+`/report team`, and the score-less reports of SPEC 2.4 (their scores come from
+bot.ratings.ladder) all end up as one Lineup. Errors quote the offending entry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from bot.ratings.ladder import duel_scores, placement_scores, team_scores
+from bot.services.errors import UserError
+
+MENTION: Final = re.compile(r"<@!?(\d{1,20})>")
+GUEST: Final = re.compile(r"[^\s<>@|,~`]{1,32}")
+NUMBER: Final = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+ENTRY_FORMAT: Final = 'write each entry as "<player> <score> [<minutes>]"'
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A member (Discord user id) or a guest (a name without a Discord account)."""
+
+    user_id: int | None = None
+    guest: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.user_id is None) == (self.guest is None):
+            raise ValueError("a player is either a user id or a guest name")
+
+    @property
+    def label(self) -> str:
+        return f"<@{self.user_id}>" if self.user_id is not None else str(self.guest)
+
+
+@dataclass(frozen=True, slots=True)
+class LineupEntry:
+    player: Player
+    side: str
+    score: float
+    minutes: float | None
+    """None: the report's minutes, else the guild's max_game_length."""
+
+
+Lineup = tuple[LineupEntry, ...]
+
+
+def parse_player(text: str) -> Player:
+    """`<@id>`, `<@!id>` or a guest name; UserError quoting the text otherwise."""
+    mention = MENTION.fullmatch(text)
+    if mention:
+        return Player(user_id=int(mention.group(1)))
+    if GUEST.fullmatch(text):
+        return Player(guest=text)
+    raise UserError(
+        f"{text!r} is not a player: mention a member (<@id>) or write a guest name "
+        "(one word of at most 32 characters, no < > @ | , ~)"
+    )
+
+
+def _number(entry: str, what: str, text: str) -> float:
+    if not NUMBER.fullmatch(text):
+        raise UserError(
+            f"lineup entry {entry!r}: the {what} {text!r} is not a number; {ENTRY_FORMAT}"
+        )
+    return float(text)
+
+
+def parse_entry(text: str, side: str) -> LineupEntry:
+    entry = text.strip()
+    tokens = entry.split()
+    if not 2 <= len(tokens) <= 3:
+        raise UserError(f"lineup entry {entry!r}: {ENTRY_FORMAT}")
+    try:
+        player = parse_player(tokens[0])
+    except UserError as error:
+        raise UserError(f"lineup entry {entry!r}: {error}") from None
+    score = _number(entry, "score", tokens[1])
+    minutes = _number(entry, "minutes", tokens[2]) if len(tokens) == 3 else None
+    return LineupEntry(player, side, score, minutes)
+
+
+def parse_lineup(text: str) -> Lineup:
+    """`<@1> 1200 18, <@2> 900 | <@3> 1500, guest_bob 300 12`: sides split by `|`, entries
+    by `,`. Without `|` every entry is a side of its own (a free-for-all). Sides are labelled
+    1, 2, ... in order."""
+    if not text.strip():
+        raise UserError(f"the lineup is empty; {ENTRY_FORMAT}, sides separated by |")
+    if "|" in text:
+        groups = [side.split(",") for side in text.split("|")]
+    else:
+        groups = [[entry] for entry in text.split(",")]
+    entries: list[LineupEntry] = []
+    for number, group in enumerate(groups, start=1):
+        if not "".join(group).strip():
+            raise UserError(f"side {number} of the lineup is empty; put players between the |")
+        entries.extend(parse_entry(entry, str(number)) for entry in group)
+    return tuple(entries)
+
+
+def parse_team(text: str) -> tuple[Player, ...]:
+    """A team text of `/report team`: mentions and guest names, split by spaces or commas."""
+    tokens = re.findall(r"<@!?\d+>|[^\s,]+", text)
+    if not tokens:
+        raise UserError("a team is empty: mention its members or write guest names")
+    return tuple(parse_player(token) for token in tokens)
+
+
+def duel_lineup(
+    winner: Player, loser: Player, *, draw: bool = False, minutes: float | None = None
+) -> Lineup:
+    winner_score, loser_score = duel_scores(draw=draw)
+    return (
+        LineupEntry(winner, "1", winner_score, minutes),
+        LineupEntry(loser, "2", loser_score, minutes),
+    )
+
+
+def ffa_lineup(players: Sequence[Player], *, minutes: float | None = None) -> Lineup:
+    """A free-for-all by placement: players listed first to last."""
+    if len(players) < 2:
+        raise UserError("a free-for-all needs at least two players")
+    scores = placement_scores(len(players))
+    return tuple(
+        LineupEntry(player, str(place), score, minutes)
+        for place, (player, score) in enumerate(zip(players, scores, strict=True), start=1)
+    )
+
+
+def team_lineup(
+    team_a: Sequence[Player],
+    team_b: Sequence[Player],
+    winner: Literal["a", "b", "draw"],
+    *,
+    minutes: float | None = None,
+) -> Lineup:
+    if winner not in ("a", "b", "draw"):
+        raise UserError(f"winner must be a, b or draw, not {winner!r}")
+    players = [*team_a, *team_b]
+    sides = ["a"] * len(team_a) + ["b"] * len(team_b)
+    scores = team_scores(sides, None if winner == "draw" else winner)
+    return tuple(
+        LineupEntry(player, side, score, minutes)
+        for player, side, score in zip(players, sides, scores, strict=True)
+    )

@@ -1,0 +1,34 @@
+"""SQLite storage: the only place with SQL (schema, migrations, queries)."""
+
+from bot.storage.database import LOG_START, Database, Queries, WriteTransaction
+from bot.storage.models import (
+    LiveBoard,
+    LogKey,
+    LogRow,
+    Match,
+    MatchStatus,
+    Member,
+    MemberInfo,
+    NewMatch,
+    NewParticipant,
+    Outcome,
+    Participant,
+)
+
+__all__ = [
+    "LOG_START",
+    "Database",
+    "LiveBoard",
+    "LogKey",
+    "LogRow",
+    "Match",
+    "MatchStatus",
+    "Member",
+    "MemberInfo",
+    "NewMatch",
+    "NewParticipant",
+    "Outcome",
+    "Participant",
+    "Queries",
+    "WriteTransaction",
+]

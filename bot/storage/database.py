@@ -1,0 +1,671 @@
+"""SQLite through aiosqlite: the schema, its migrations and every query of the bot.
+
+Connections: one writer and one reader, both in WAL mode, so reads never wait for writes.
+Every write is one `BEGIN IMMEDIATE` transaction on the writer, taken behind an asyncio.Lock
+(`Database.write()`), so use cases never interleave and SQLite never answers "database is
+locked". synchronous=FULL: a match the bot has announced as recorded survives a power cut
+(NORMAL would only protect against corruption, not against losing the last commits).
+
+The log order of a guild: applied matches sorted by (applied_at, id). A confirm stamps
+applied_at = max(now, newest applied_at of the guild), so it always appends; an import stamps
+applied_at = played_at, so it merges by time and the caller replays from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import astuple, fields
+from pathlib import Path
+from typing import Any, Final
+
+import aiosqlite
+
+from bot.config import GuildSettings
+from bot.storage.models import (
+    LiveBoard,
+    LogKey,
+    LogRow,
+    Match,
+    MatchStatus,
+    Member,
+    MemberInfo,
+    NewMatch,
+    Outcome,
+    Participant,
+)
+
+BUSY_TIMEOUT_MS: Final = 10_000
+LOG_START: Final[LogKey] = (-math.inf, 0)
+"""A key before every match: replaying from it replays the whole guild."""
+
+SETTING_COLUMNS: Final = tuple(field.name for field in fields(GuildSettings))
+
+MIGRATIONS: Final[tuple[str, ...]] = (
+    # 1: the initial schema.
+    """
+    CREATE TABLE guilds (
+        guild_id INTEGER PRIMARY KEY,
+        t REAL NOT NULL,
+        game_mult REAL NOT NULL,
+        max_game_length REAL NOT NULL,
+        initial_rating REAL NOT NULL,
+        variant TEXT NOT NULL,
+        confirm TEXT NOT NULL,
+        auto_confirm_hours REAL NOT NULL,
+        min_games INTEGER NOT NULL,
+        live_channel_id INTEGER,
+        live_message_id INTEGER,
+        live_edited_at REAL,
+        changed_at REAL
+    );
+    CREATE TABLE members (
+        guild_id INTEGER NOT NULL REFERENCES guilds (guild_id),
+        user_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        is_bot INTEGER NOT NULL DEFAULT 0,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        rating REAL,
+        games INTEGER NOT NULL DEFAULT 0,
+        wins INTEGER NOT NULL DEFAULT 0,
+        draws INTEGER NOT NULL DEFAULT 0,
+        losses INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, user_id)
+    );
+    CREATE TABLE matches (
+        id INTEGER PRIMARY KEY,
+        guild_id INTEGER NOT NULL REFERENCES guilds (guild_id),
+        status TEXT NOT NULL CHECK (status IN ('pending', 'disputed', 'applied', 'void')),
+        reporter_id INTEGER,
+        created_at REAL NOT NULL,
+        played_at REAL NOT NULL,
+        applied_at REAL,
+        request_id TEXT NOT NULL,
+        channel_id INTEGER,
+        message_id INTEGER,
+        void_reason TEXT,
+        disputed_by INTEGER,
+        UNIQUE (guild_id, request_id),
+        CHECK ((status = 'applied') <= (applied_at IS NOT NULL))
+    );
+    CREATE INDEX matches_log ON matches (guild_id, status, applied_at, id);
+    CREATE TABLE participants (
+        match_id INTEGER NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        user_id INTEGER,
+        guest TEXT,
+        side TEXT NOT NULL,
+        score REAL NOT NULL CHECK (score >= 0),
+        minutes REAL NOT NULL CHECK (minutes > 0 AND minutes <= 1440),
+        enabled INTEGER NOT NULL,
+        outcome TEXT CHECK (outcome IN ('win', 'draw', 'loss')),
+        rating_before REAL,
+        rating_after REAL,
+        PRIMARY KEY (match_id, position),
+        CHECK ((user_id IS NULL) <> (guest IS NULL)),
+        CHECK (enabled = (outcome IS NOT NULL))
+    ) WITHOUT ROWID;
+    CREATE INDEX participants_user ON participants (user_id, match_id);
+    """,
+)
+
+_MATCH_COLUMNS: Final = (
+    "id, guild_id, status, reporter_id, created_at, played_at, applied_at, request_id, "
+    "channel_id, message_id, void_reason, disputed_by"
+)
+_PARTICIPANT_COLUMNS: Final = (
+    "p.match_id, p.position, p.user_id, p.guest, coalesce(mb.name, p.guest, ''), p.side, "
+    "p.score, p.minutes, p.enabled, p.outcome, p.rating_before, p.rating_after"
+)
+_PARTICIPANT_JOIN: Final = (
+    "FROM participants p JOIN matches m ON m.id = p.match_id "
+    "LEFT JOIN members mb ON mb.guild_id = m.guild_id AND mb.user_id = p.user_id"
+)
+
+
+def _member(row: sqlite3.Row | tuple[Any, ...]) -> Member:
+    (guild_id, user_id, name, is_bot, enabled, rating, games, wins, draws, losses) = row
+    return Member(
+        guild_id, user_id, name, bool(is_bot), bool(enabled), rating, games, wins, draws, losses
+    )
+
+
+_MEMBER_COLUMNS: Final = (
+    "guild_id, user_id, name, is_bot, enabled, rating, games, wins, draws, losses"
+)
+
+
+class Queries:
+    """Read queries; the reader connection runs them, and so does a write transaction."""
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self._connection = connection
+
+    async def _all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        async with self._connection.execute(sql, parameters) as cursor:
+            return list(await cursor.fetchall())
+
+    async def _one(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
+        async with self._connection.execute(sql, parameters) as cursor:
+            return await cursor.fetchone()
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings | None:
+        row = await self._one(
+            f"SELECT {', '.join(SETTING_COLUMNS)} FROM guilds WHERE guild_id = ?", (guild_id,)
+        )
+        return None if row is None else GuildSettings(*row)
+
+    async def member(self, guild_id: int, user_id: int) -> Member | None:
+        row = await self._one(
+            f"SELECT {_MEMBER_COLUMNS} FROM members WHERE guild_id = ? AND user_id = ?",
+            (guild_id, user_id),
+        )
+        return None if row is None else _member(row)
+
+    async def members(self, guild_id: int) -> list[Member]:
+        rows = await self._all(
+            f"SELECT {_MEMBER_COLUMNS} FROM members WHERE guild_id = ? ORDER BY user_id",
+            (guild_id,),
+        )
+        return [_member(row) for row in rows]
+
+    async def members_named(self, guild_id: int, name: str) -> list[Member]:
+        """Members whose display name is `name` (case-insensitive)."""
+        rows = await self._all(
+            f"SELECT {_MEMBER_COLUMNS} FROM members WHERE guild_id = ? AND name = ? "
+            "COLLATE NOCASE ORDER BY user_id",
+            (guild_id, name),
+        )
+        return [_member(row) for row in rows]
+
+    async def _matches(self, where: str, parameters: Sequence[Any], tail: str = "") -> list[Match]:
+        rows = await self._all(
+            f"SELECT {_MATCH_COLUMNS} FROM matches m WHERE {where} {tail}", parameters
+        )
+        if not rows:
+            return []
+        ids = [row[0] for row in rows]
+        participants: dict[int, list[Participant]] = {match_id: [] for match_id in ids}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            found = await self._all(
+                f"SELECT {_PARTICIPANT_COLUMNS} {_PARTICIPANT_JOIN} "
+                f"WHERE p.match_id IN ({', '.join('?' * len(chunk))}) "
+                "ORDER BY p.match_id, p.position",
+                chunk,
+            )
+            for match_id, *rest in found:
+                position, user_id, guest, name, side, score, minutes, enabled, *tail_ = rest
+                outcome, before, after = tail_
+                participants[match_id].append(
+                    Participant(
+                        position,
+                        user_id,
+                        guest,
+                        name,
+                        side,
+                        score,
+                        minutes,
+                        bool(enabled),
+                        outcome,
+                        before,
+                        after,
+                    )
+                )
+        return [_match(row, tuple(participants[row[0]])) for row in rows]
+
+    async def match(self, guild_id: int, match_id: int) -> Match | None:
+        found = await self._matches("m.guild_id = ? AND m.id = ?", (guild_id, match_id))
+        return found[0] if found else None
+
+    async def match_by_request(self, guild_id: int, request_id: str) -> Match | None:
+        found = await self._matches("m.guild_id = ? AND m.request_id = ?", (guild_id, request_id))
+        return found[0] if found else None
+
+    async def recent_matches(
+        self, guild_id: int, user_id: int | None = None, limit: int = 10
+    ) -> list[Match]:
+        """Newest reports first (by creation); with a user id, only matches they played."""
+        played = (
+            ""
+            if user_id is None
+            else ("AND m.id IN (SELECT match_id FROM participants WHERE user_id = ?)")
+        )
+        parameters = (guild_id, limit) if user_id is None else (guild_id, user_id, limit)
+        return await self._matches(
+            f"m.guild_id = ? {played}", parameters, "ORDER BY m.created_at DESC, m.id DESC LIMIT ?"
+        )
+
+    async def applied_matches(self, guild_id: int) -> list[Match]:
+        """Every applied match of the guild, in log order (for export)."""
+        return await self._matches(
+            "m.guild_id = ? AND m.status = 'applied'", (guild_id,), "ORDER BY m.applied_at, m.id"
+        )
+
+    async def all_matches(self, guild_id: int) -> list[Match]:
+        """Every match of the guild whatever its status, oldest report first."""
+        return await self._matches("m.guild_id = ?", (guild_id,), "ORDER BY m.id")
+
+    async def member_log(self, guild_id: int, user_id: int) -> list[Match]:
+        """The applied matches in which the member was rated, newest first."""
+        return await self._matches(
+            "m.guild_id = ? AND m.status = 'applied' AND m.id IN "
+            "(SELECT match_id FROM participants WHERE user_id = ? AND enabled)",
+            (guild_id, user_id),
+            "ORDER BY m.applied_at DESC, m.id DESC",
+        )
+
+    async def log_rows(self, guild_id: int, start: LogKey = LOG_START) -> list[LogRow]:
+        """Enabled participants of the applied matches from `start` on, in log order."""
+        rows = await self._all(
+            "SELECT p.match_id, p.position, p.user_id, p.side, p.score, p.minutes, "
+            "p.rating_before FROM matches m JOIN participants p ON p.match_id = m.id "
+            "WHERE m.guild_id = ? AND m.status = 'applied' AND (m.applied_at, m.id) >= (?, ?) "
+            "AND p.enabled ORDER BY m.applied_at, m.id, p.position",
+            (guild_id, *start),
+        )
+        return [LogRow(*row) for row in rows]
+
+    async def guild_log_rows(self, guild_id: int) -> list[tuple[Any, ...]]:
+        """For the performance of a whole guild: every enabled participant of every applied
+        match as (match_id, applied_at, played_at, user_id, side, score, minutes,
+        rating_before), in log order."""
+        return await self._all(
+            "SELECT m.id, m.applied_at, m.played_at, p.user_id, p.side, p.score, p.minutes, "
+            "p.rating_before FROM matches m JOIN participants p ON p.match_id = m.id "
+            "WHERE m.guild_id = ? AND m.status = 'applied' AND p.enabled "
+            "ORDER BY m.applied_at, m.id, p.position",
+            (guild_id,),
+        )
+
+    async def newest_log_key(self, guild_id: int) -> LogKey | None:
+        row = await self._one(
+            "SELECT applied_at, id FROM matches WHERE guild_id = ? AND status = 'applied' "
+            "ORDER BY applied_at DESC, id DESC LIMIT 1",
+            (guild_id,),
+        )
+        return None if row is None else (row[0], row[1])
+
+    async def count_applied_from(self, guild_id: int, start: LogKey) -> int:
+        row = await self._one(
+            "SELECT count(*) FROM matches WHERE guild_id = ? AND status = 'applied' "
+            "AND (applied_at, id) >= (?, ?)",
+            (guild_id, *start),
+        )
+        return int(row[0])
+
+    async def due_pending(self, now: float) -> list[tuple[int, int]]:
+        """(guild_id, match_id) of pending matches older than their guild's
+        auto_confirm_hours, oldest first."""
+        rows = await self._all(
+            "SELECT m.guild_id, m.id FROM matches m JOIN guilds g ON g.guild_id = m.guild_id "
+            "WHERE m.status = 'pending' AND m.created_at + g.auto_confirm_hours * 3600 <= ? "
+            "ORDER BY m.created_at, m.id",
+            (now,),
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    async def live_boards(self) -> list[LiveBoard]:
+        rows = await self._all(
+            "SELECT guild_id, live_channel_id, live_message_id, live_edited_at FROM guilds "
+            "WHERE live_channel_id IS NOT NULL ORDER BY guild_id"
+        )
+        return [LiveBoard(*row) for row in rows]
+
+    async def live_boards_due(self, now: float, edit_seconds: float) -> list[LiveBoard]:
+        """Live boards never posted, or whose guild changed since the last edit and whose
+        last edit is at least edit_seconds old."""
+        rows = await self._all(
+            "SELECT guild_id, live_channel_id, live_message_id, live_edited_at FROM guilds "
+            "WHERE live_channel_id IS NOT NULL AND (live_edited_at IS NULL OR "
+            "(changed_at > live_edited_at AND live_edited_at + ? <= ?)) ORDER BY guild_id",
+            (edit_seconds, now),
+        )
+        return [LiveBoard(*row) for row in rows]
+
+    async def live_board(self, guild_id: int) -> LiveBoard | None:
+        row = await self._one(
+            "SELECT guild_id, live_channel_id, live_message_id, live_edited_at FROM guilds "
+            "WHERE guild_id = ? AND live_channel_id IS NOT NULL",
+            (guild_id,),
+        )
+        return None if row is None else LiveBoard(*row)
+
+    async def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of every table, in a stable order (for "nothing changed" checks)."""
+        tables = {
+            "guilds": "guild_id",
+            "members": "guild_id, user_id",
+            "matches": "id",
+            "participants": "match_id, position",
+        }
+        return {
+            table: [
+                tuple(row) for row in await self._all(f"SELECT * FROM {table} ORDER BY {order}")
+            ]
+            for table, order in tables.items()
+        }
+
+    async def integrity_check(self) -> str:
+        row = await self._one("PRAGMA integrity_check")
+        return str(row[0])
+
+
+class WriteTransaction(Queries):
+    """The writes; only exists inside `Database.write()` (one BEGIN IMMEDIATE transaction)."""
+
+    async def ensure_guild(self, guild_id: int, defaults: GuildSettings) -> GuildSettings:
+        """The guild's settings, creating the guild with the defaults on first use."""
+        await self._connection.execute(
+            f"INSERT OR IGNORE INTO guilds (guild_id, {', '.join(SETTING_COLUMNS)}) "
+            f"VALUES (?, {', '.join('?' * len(SETTING_COLUMNS))})",
+            (guild_id, *astuple(defaults)),
+        )
+        settings = await self.guild_settings(guild_id)
+        assert settings is not None
+        return settings
+
+    async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        await self._connection.execute(
+            f"UPDATE guilds SET {', '.join(f'{name} = ?' for name in SETTING_COLUMNS)} "
+            "WHERE guild_id = ?",
+            (*astuple(settings), guild_id),
+        )
+
+    async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
+        """Record display names and bot flags as the front end sees them."""
+        await self._connection.executemany(
+            "INSERT INTO members (guild_id, user_id, name, is_bot) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name, "
+            "is_bot = excluded.is_bot",
+            [(guild_id, info.user_id, info.name, int(info.is_bot)) for info in members],
+        )
+
+    async def add_members(self, guild_id: int, user_ids: Iterable[int]) -> None:
+        """Make sure members exist (name = their id until the front end tells us more)."""
+        await self._connection.executemany(
+            "INSERT OR IGNORE INTO members (guild_id, user_id, name) VALUES (?, ?, ?)",
+            [(guild_id, user_id, str(user_id)) for user_id in user_ids],
+        )
+
+    async def set_enabled(self, guild_id: int, user_id: int, enabled: bool) -> None:
+        await self._connection.execute(
+            "UPDATE members SET enabled = ? WHERE guild_id = ? AND user_id = ?",
+            (int(enabled), guild_id, user_id),
+        )
+
+    async def insert_matches(
+        self,
+        guild_id: int,
+        matches: Sequence[NewMatch],
+        status: MatchStatus,
+        applied_at: Sequence[float | None] | None = None,
+    ) -> list[int]:
+        """Insert matches with their participants in bulk; returns their ids in order."""
+        row = await self._one("SELECT coalesce(max(id), 0) FROM matches")
+        first_id = int(row[0]) + 1
+        ids = list(range(first_id, first_id + len(matches)))
+        stamps = applied_at if applied_at is not None else [None] * len(matches)
+        await self._connection.executemany(
+            "INSERT INTO matches (id, guild_id, status, reporter_id, created_at, played_at, "
+            "applied_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    match_id,
+                    guild_id,
+                    status,
+                    new.reporter_id,
+                    new.created_at,
+                    new.played_at,
+                    stamp,
+                    new.request_id,
+                )
+                for match_id, new, stamp in zip(ids, matches, stamps, strict=True)
+            ],
+        )
+        await self._connection.executemany(
+            "INSERT INTO participants (match_id, position, user_id, guest, side, score, "
+            "minutes, enabled, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    match_id,
+                    position,
+                    p.user_id,
+                    p.guest,
+                    p.side,
+                    p.score,
+                    p.minutes,
+                    int(p.enabled),
+                    p.outcome,
+                )
+                for match_id, new in zip(ids, matches, strict=True)
+                for position, p in enumerate(new.participants)
+            ],
+        )
+        return ids
+
+    async def set_status(
+        self,
+        match_id: int,
+        status: MatchStatus,
+        *,
+        void_reason: str | None = None,
+        disputed_by: int | None = None,
+    ) -> None:
+        await self._connection.execute(
+            "UPDATE matches SET status = ?, void_reason = coalesce(?, void_reason), "
+            "disputed_by = coalesce(?, disputed_by) WHERE id = ?",
+            (status, void_reason, disputed_by, match_id),
+        )
+
+    async def set_match_message(self, match_id: int, channel_id: int, message_id: int) -> None:
+        await self._connection.execute(
+            "UPDATE matches SET channel_id = ?, message_id = ? WHERE id = ?",
+            (channel_id, message_id, match_id),
+        )
+
+    async def apply_match(
+        self,
+        match: Match,
+        applied_at: float,
+        ratings: Mapping[int, tuple[float, float]],
+    ) -> None:
+        """Mark a match applied at the end of the log; ratings: user id -> (before, after).
+
+        Each rated member's rating becomes `after` and its record counts one more game.
+        """
+        await self._connection.execute(
+            "UPDATE matches SET status = 'applied', applied_at = ? WHERE id = ?",
+            (applied_at, match.id),
+        )
+        rated = [
+            (p.position, p.user_id, p.outcome)
+            for p in match.participants
+            if p.user_id is not None and p.user_id in ratings
+        ]
+        await self._connection.executemany(
+            "UPDATE participants SET rating_before = ?, rating_after = ? "
+            "WHERE match_id = ? AND position = ?",
+            [(*ratings[user_id], match.id, position) for position, user_id, _ in rated],
+        )
+        await self._connection.executemany(
+            "UPDATE members SET rating = ?, games = games + 1, wins = wins + ?, "
+            "draws = draws + ?, losses = losses + ? WHERE guild_id = ? AND user_id = ?",
+            [
+                (ratings[user_id][1], *_record_increment(outcome), match.guild_id, user_id)
+                for _, user_id, outcome in rated
+            ],
+        )
+
+    async def write_replay(
+        self,
+        guild_id: int,
+        participant_ratings: Iterable[tuple[float, float, int, int]],
+        member_ratings: Mapping[int, float | None],
+    ) -> None:
+        """Store a replay: (before, after, match_id, position) per participant, the final
+        rating per member (None: no rated match left); then recount their records."""
+        await self._connection.executemany(
+            "UPDATE participants SET rating_before = ?, rating_after = ? "
+            "WHERE match_id = ? AND position = ?",
+            participant_ratings,
+        )
+        await self._connection.executemany(
+            "UPDATE members SET rating = ? WHERE guild_id = ? AND user_id = ?",
+            [(rating, guild_id, user_id) for user_id, rating in member_ratings.items()],
+        )
+        await self.recount_records(guild_id, list(member_ratings))
+
+    async def recount_records(self, guild_id: int, user_ids: Sequence[int] | None = None) -> None:
+        """games/wins/draws/losses from the applied matches (all members when None);
+        a member left without a rated match has no rating."""
+        chosen = "" if user_ids is None else "AND user_id IN (SELECT value FROM json_each(?))"
+        chosen_p = chosen.replace("user_id", "p.user_id")
+        extra: tuple[Any, ...] = () if user_ids is None else (_json_ints(user_ids),)
+        await self._connection.execute(
+            "UPDATE members SET games = 0, wins = 0, draws = 0, losses = 0 "
+            f"WHERE guild_id = ? {chosen}",
+            (guild_id, *extra),
+        )
+        await self._connection.execute(
+            "WITH record AS (SELECT p.user_id, count(*) AS games, "
+            "sum(p.outcome = 'win') AS wins, sum(p.outcome = 'draw') AS draws, "
+            "sum(p.outcome = 'loss') AS losses FROM participants p "
+            "JOIN matches m ON m.id = p.match_id WHERE m.guild_id = ? AND m.status = 'applied' "
+            f"AND p.enabled {chosen_p} GROUP BY p.user_id) "
+            "UPDATE members SET games = record.games, wins = record.wins, "
+            "draws = record.draws, losses = record.losses FROM record "
+            "WHERE members.guild_id = ? AND members.user_id = record.user_id",
+            (guild_id, *extra, guild_id),
+        )
+        await self._connection.execute(
+            f"UPDATE members SET rating = NULL WHERE guild_id = ? AND games = 0 {chosen}",
+            (guild_id, *extra),
+        )
+
+    async def mark_changed(self, guild_id: int, now: float) -> None:
+        """Ratings of the guild changed (its live leaderboard needs an edit)."""
+        await self._connection.execute(
+            "UPDATE guilds SET changed_at = ? WHERE guild_id = ?", (now, guild_id)
+        )
+
+    async def set_live_board(self, guild_id: int, channel_id: int | None) -> None:
+        await self._connection.execute(
+            "UPDATE guilds SET live_channel_id = ?, live_message_id = NULL, "
+            "live_edited_at = NULL WHERE guild_id = ?",
+            (channel_id, guild_id),
+        )
+
+    async def mark_live_board_edited(
+        self, guild_id: int, message_id: int, edited_at: float
+    ) -> None:
+        await self._connection.execute(
+            "UPDATE guilds SET live_message_id = ?, live_edited_at = ? WHERE guild_id = ?",
+            (message_id, edited_at, guild_id),
+        )
+
+
+def _match(row: Sequence[Any], participants: tuple[Participant, ...]) -> Match:
+    (match_id, guild_id, status, reporter, created, played, applied, request, *rest) = row
+    channel_id, message_id, void_reason, disputed_by = rest
+    return Match(
+        match_id,
+        guild_id,
+        status,
+        reporter,
+        created,
+        played,
+        applied,
+        request,
+        channel_id,
+        message_id,
+        void_reason,
+        disputed_by,
+        participants,
+    )
+
+
+def _record_increment(outcome: Outcome | None) -> tuple[int, int, int]:
+    return (int(outcome == "win"), int(outcome == "draw"), int(outcome == "loss"))
+
+
+def _json_ints(values: Sequence[int]) -> str:
+    return "[" + ",".join(str(int(value)) for value in values) + "]"
+
+
+class Database:
+    """The open database: `read` answers queries, `write()` opens the one write transaction."""
+
+    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+        self._writer = writer
+        self._reader = reader
+        self._lock = asyncio.Lock()
+        self.read = Queries(reader)
+
+    @classmethod
+    async def open(cls, path: str | Path) -> Database:
+        """Open (creating if needed) and migrate the database file at `path`."""
+        writer = await aiosqlite.connect(str(path), isolation_level=None)
+        try:
+            for pragma in (
+                "journal_mode = WAL",
+                "synchronous = FULL",
+                "foreign_keys = ON",
+                f"busy_timeout = {BUSY_TIMEOUT_MS}",
+            ):
+                await writer.execute(f"PRAGMA {pragma}")
+            await _migrate(writer)
+            reader = await aiosqlite.connect(str(path), isolation_level=None)
+        except BaseException:
+            await writer.close()
+            raise
+        await reader.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await reader.execute("PRAGMA query_only = ON")
+        return cls(writer, reader)
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._reader.close()
+            await self._writer.close()
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[WriteTransaction]:
+        """One write transaction: committed when the block ends, rolled back on an error."""
+        async with self._lock:
+            await self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield WriteTransaction(self._writer)
+            except BaseException:
+                await self._writer.execute("ROLLBACK")
+                raise
+            await self._writer.execute("COMMIT")
+
+
+async def _migrate(connection: aiosqlite.Connection) -> None:
+    """Apply the migrations the file has not seen yet, each in its own transaction."""
+    async with connection.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    version = int(row[0]) if row else 0
+    if version > len(MIGRATIONS):
+        raise RuntimeError(
+            f"the database is at schema version {version}, newer than this ladderbot "
+            f"({len(MIGRATIONS)}): upgrade ladderbot"
+        )
+    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+        await connection.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(script):
+                await connection.execute(statement)
+            await connection.execute(f"PRAGMA user_version = {number}")
+        except BaseException:
+            await connection.execute("ROLLBACK")
+            raise
+        await connection.execute("COMMIT")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (executescript would commit on its own)."""
+    return [statement.strip() for statement in script.split(";") if statement.strip()]
