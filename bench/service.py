@@ -1,0 +1,235 @@
+"""Benchmarks 3-5: the service with a durable SQLite file - reports applied per second, void
+of the newest match and the read commands in a 100,000-match guild."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bench.baselines import replay_plain
+from bench.data import MatchLog, duel_log
+from bench.harness import Table, format_seconds, verdict
+from bot.config import Config
+from bot.ratings.ladder import DEFAULT_SETTINGS
+from bot.services import Actor, Ladder, MemberInfo, Player, duel_lineup, open_ladder
+
+GUILD = 1
+FIRST_USER_ID = 10**17
+"""Member index i is the Discord user FIRST_USER_ID + i."""
+MODERATOR = Actor(user_id=42, is_moderator=True)
+START_TIME = 1_700_000_000.0
+AGREEMENT = 1e-6
+"""Stored ratings against the plain loop over the same duels (sums of many updates)."""
+TARGET_REPORTS_PER_SECOND = 1_000.0
+TARGET_VOID_SECONDS = 0.050
+TARGET_READ_SECONDS = 0.020
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    report_batch: int
+    guild_matches: int
+    guild_members: int
+    runs: int
+
+
+FULL = Sizes(report_batch=1_000, guild_matches=100_000, guild_members=1_000, runs=7)
+QUICK = Sizes(report_batch=200, guild_matches=5_000, guild_members=200, runs=5)
+
+
+def user_id(member: int) -> int:
+    return FIRST_USER_ID + member
+
+
+def member_infos(log: MatchLog) -> list[MemberInfo]:
+    return [MemberInfo(user_id(member), f"member{member}") for member in range(log.member_count)]
+
+
+def import_text(log: MatchLog) -> str:
+    """The log as the match CSV of SPEC 5, one second between matches."""
+    out = io.StringIO()
+    out.write("match,played_at,side,player,score,minutes\n")
+    stamp = np.datetime64(int(START_TIME), "s")
+    players, sides = log.player.tolist(), log.side.tolist()
+    scores, minutes = log.score.tolist(), log.minutes.tolist()
+    for row, match in enumerate(log.match.tolist()):
+        out.write(
+            f"{match},{stamp + match}Z,{sides[row]},{user_id(players[row])},"
+            f"{scores[row]!r},{minutes[row]!r}\n"
+        )
+    return out.getvalue()
+
+
+@asynccontextmanager
+async def temporary_ladder() -> AsyncIterator[Ladder]:
+    """A service on a fresh SQLite file (the bot's durable settings) in a temporary folder."""
+    with tempfile.TemporaryDirectory() as folder:
+        async with open_ladder(os.path.join(folder, "bench.sqlite3"), Config()) as ladder:
+            yield ladder
+
+
+async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = await call()
+    return time.perf_counter() - start, value
+
+
+async def report_duels(ladder: Ladder, log: MatchLog, first: int, count: int) -> list[Any]:
+    """Matches first..first+count of a duel log, reported by a moderator (applied at once)."""
+    results = []
+    for match in range(first, first + count):
+        winner, loser = (int(p) for p in log.player[2 * match : 2 * match + 2])
+        lineup = duel_lineup(
+            Player(user_id(winner)),
+            Player(user_id(loser)),
+            draw=bool(log.score[2 * match] == log.score[2 * match + 1]),
+            minutes=float(log.minutes[2 * match]),
+        )
+        infos = [
+            MemberInfo(user_id(winner), f"member{winner}"),
+            MemberInfo(user_id(loser), f"member{loser}"),
+        ]
+        results.append(
+            await ladder.report(GUILD, MODERATOR, lineup, request_id=f"r{match}", members=infos)
+        )
+    return results
+
+
+async def stored_ratings(ladder: Ladder, member_count: int) -> np.ndarray:
+    """Every member's ladder rating (nan for a member without a match)."""
+    page = await ladder.leaderboard(GUILD, by="ladder", page=1, page_size=0)
+    ratings = np.full(member_count, np.nan)
+    for row in page.rows:
+        ratings[row.user_id - FIRST_USER_ID] = row.rating
+    return ratings
+
+
+def disagreement(stored: np.ndarray, log: MatchLog) -> float:
+    """Largest |stored - plain-loop replay| over the members who played."""
+    _, _, final = replay_plain(log, DEFAULT_SETTINGS)
+    played = np.unique(log.player)
+    return float(np.max(np.abs(stored[played] - np.array(final)[played])))
+
+
+async def reports_per_second(sizes: Sizes) -> tuple[list[float], float]:
+    """Per batch: duels applied per second; and the stored ratings' disagreement at the end."""
+    log = duel_log(sizes.runs * sizes.report_batch, sizes.guild_members)
+    async with temporary_ladder() as ladder:
+        await ladder.upsert_members(GUILD, member_infos(log))
+        rates = []
+        for batch in range(sizes.runs):
+            first = batch * sizes.report_batch
+            seconds, results = await timed(
+                lambda first=first: report_duels(ladder, log, first, sizes.report_batch)
+            )
+            if not all(result.applied for result in results):
+                raise AssertionError("a moderator's duel was not applied at once")
+            rates.append(sizes.report_batch / seconds)
+        return rates, disagreement(await stored_ratings(ladder, log.member_count), log)
+
+
+@dataclass
+class GuildFigures:
+    build_seconds: float
+    void_seconds: list[float]
+    reads: dict[str, list[float]]
+    disagreement_built: float
+    disagreement_voided: float
+
+
+READS: dict[str, Callable[[Ladder, int], Awaitable[Any]]] = {
+    "/rating (card, p8)": lambda ladder, member: ladder.rating_card(GUILD, user_id(member)),
+    "/leaderboard by ladder, page 1": lambda ladder, _: ladder.leaderboard(GUILD, by="ladder"),
+    "/leaderboard by p8, page 1": lambda ladder, _: ladder.leaderboard(GUILD, by="p8"),
+}
+
+
+async def big_guild(sizes: Sizes) -> GuildFigures:
+    """Build the guild by CSV import, time the reads, then void the newest match `runs` times
+    (reading again after each void, when nothing can be cached)."""
+    log = duel_log(sizes.guild_matches, sizes.guild_members)
+    text = import_text(log)
+    async with temporary_ladder() as ladder:
+        await ladder.upsert_members(GUILD, member_infos(log))
+        build, _ = await timed(lambda: ladder.import_csv(GUILD, MODERATOR, text))
+        built = disagreement(await stored_ratings(ladder, log.member_count), log)
+        reads: dict[str, list[float]] = {}
+        for name, read in READS.items():
+            for run in range(sizes.runs):
+                seconds, _ = await timed(lambda read=read, run=run: read(ladder, run))
+                reads.setdefault(f"{name}, repeated", []).append(seconds)
+        voids = []
+        for run in range(sizes.runs):
+            recent = await ladder.list_matches(GUILD, limit=sizes.runs + 1)
+            newest = next(match for match in recent if match.status == "applied")
+            seconds, result = await timed(
+                lambda newest=newest: ladder.void(GUILD, MODERATOR, newest.id)
+            )
+            if result.replayed != 0:
+                raise AssertionError(f"voiding the newest match replayed {result.replayed}")
+            voids.append(seconds)
+            for name, read in READS.items():
+                seconds, _ = await timed(lambda read=read, run=run: read(ladder, run))
+                reads.setdefault(f"{name}, after a void", []).append(seconds)
+        voided = disagreement(
+            await stored_ratings(ladder, log.member_count),
+            log.head(sizes.guild_matches - sizes.runs),
+        )
+    return GuildFigures(build, voids, reads, built, voided)
+
+
+def run(quick: bool) -> list[Table]:
+    sizes = QUICK if quick else FULL
+    rates, reported = asyncio.run(reports_per_second(sizes))
+    rate = statistics.median(rates)
+    writes = Table(
+        "Service: reports applied per second (SQLite file, WAL, synchronous=FULL)",
+        ["operation", "median", "target"],
+    )
+    writes.add(
+        f"duel reported by a moderator (batches of {sizes.report_batch:,})",
+        f"{rate:,.0f} /s ({format_seconds(1 / rate)} each)",
+        f">= {TARGET_REPORTS_PER_SECOND:,.0f}/s {verdict(rate >= TARGET_REPORTS_PER_SECOND)}",
+    )
+    writes.notes.append(
+        f"median of {sizes.runs} batches, each report a separate durable transaction through "
+        f"Ladder.report; stored ratings vs the plain loop over the same duels: max |Δ| "
+        f"{reported:.1e} ({verdict(reported <= AGREEMENT)}, <= {AGREEMENT:g})."
+    )
+    guild = asyncio.run(big_guild(sizes))
+    reads = Table(
+        f"Service: a {sizes.guild_matches:,}-match guild ({sizes.guild_members:,} members, duels)",
+        ["operation", "median", "target"],
+    )
+    reads.add(
+        f"build: import_csv of {sizes.guild_matches:,} matches",
+        format_seconds(guild.build_seconds),
+        "(setup)",
+    )
+    void = statistics.median(guild.void_seconds)
+    reads.add(
+        "void the newest match",
+        format_seconds(void),
+        f"<= 50 ms {verdict(void <= TARGET_VOID_SECONDS)}",
+    )
+    for name, times in guild.reads.items():
+        read = statistics.median(times)
+        reads.add(name, format_seconds(read), f"<= 20 ms {verdict(read <= TARGET_READ_SECONDS)}")
+    reads.notes += [
+        f"medians of {sizes.runs} calls; 'after a void' times the first call after the ratings "
+        "changed (no cache can answer it); the card is of a different member each call.",
+        f"stored ratings vs the plain loop: max |Δ| {guild.disagreement_built:.1e} after the "
+        f"import, {guild.disagreement_voided:.1e} after the voids "
+        f"({verdict(max(guild.disagreement_built, guild.disagreement_voided) <= AGREEMENT)}).",
+    ]
+    return [writes, reads]
