@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 
 RESULTS = {"+": 1.0, "=": 0.5, "-": 0.0}
 SIGNS = {value: sign for sign, value in RESULTS.items()}
@@ -90,8 +91,11 @@ def parse_games(text: str | Iterable[str]) -> list[Game]:
 
 
 def format_number(value: float) -> str:
-    """Integers without a decimal point, other values exactly (shortest round-trip)."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+    """Integers without a decimal point, other values exactly (shortest round-trip), never
+    in exponent notation, which the format does not accept."""
+    if float(value).is_integer():
+        return str(int(value))
+    return format(Decimal(repr(float(value))), "f")
 
 
 def format_game(game: Game) -> str:

@@ -1,0 +1,45 @@
+"""The variants' weights against the table of SPEC 1.4, one segment and many."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.ratings.gamelist import Game
+from bot.ratings.variants import VARIANTS, GameArrays, variant_named
+from tests.ratings.strategies import SPEC_FICTITIOUS, VARIANT_NAMES, game_lists, spec_weights
+
+
+def test_the_eight_variants_in_order() -> None:
+    assert tuple(VARIANTS) == VARIANT_NAMES
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_fictitious_games_as_the_table_states(name: str) -> None:
+    assert tuple(tuple(game) for game in variant_named(name).fictitious) == SPEC_FICTITIOUS[name]
+
+
+@pytest.mark.parametrize("name", ["p9", "P3", "", "p0"])
+def test_unknown_variant_names_the_choices(name: str) -> None:
+    with pytest.raises(ValueError, match=f"unknown variant {name!r}: choose one of p1…p8"):
+        variant_named(name)
+
+
+def test_opponent_counts_on_a_small_list() -> None:
+    names = ["a", "b", "a", "c", "b", "a"]
+    arrays = GameArrays.from_game_lists([[Game(1.0, 0.0, name) for name in names]])
+    assert arrays.opponent_game_count.tolist() == [3, 2, 3, 1, 2, 3]
+    assert arrays.newer_against_opponent.tolist() == [0, 0, 1, 0, 1, 2]
+    assert arrays.distinct_newer_opponents.tolist() == [0, 1, 2, 2, 3, 3]
+    assert arrays.age.tolist() == [0, 1, 2, 3, 4, 5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(lists=st.lists(game_lists, max_size=5), name=st.sampled_from(VARIANT_NAMES))
+def test_weights_of_many_lists_equal_the_table_list_by_list(
+    lists: list[list[Game]], name: str
+) -> None:
+    weights = variant_named(name).weights(GameArrays.from_game_lists(lists))
+    expected = [k for games in lists for k in spec_weights(games, name)]
+    assert weights.tolist() == pytest.approx(expected, rel=1e-12)
