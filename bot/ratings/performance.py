@@ -97,6 +97,14 @@ def rating_accuracy(games: Iterable[Game]) -> float:
     return sum(math.sqrt(count) for count in Counter(game.opponent for game in games).values())
 
 
+def rating_accuracy_arrays(games: GameArrays) -> FloatArray:
+    """RA of every segment: √N_X counted once per opponent, at its newest game."""
+    first_meeting = games.newer_against_opponent == 0
+    per_game = np.where(first_meeting, np.sqrt(games.opponent_game_count), 0.0)
+    totals = np.bincount(games.segment_ids, weights=per_game, minlength=games.segment_count)
+    return totals.astype(np.float64, copy=False)
+
+
 def round_rating(value: float) -> int:
     """Nearest integer, halves rounded away from zero (as people round, unlike round())."""
     return int(math.copysign(math.floor(abs(value) + 0.5), value))

@@ -85,7 +85,7 @@ def solve_segments(
     extra_ratings = [game.rating for game in extra]
     lowest = _segment_extreme(ratings, offsets, np.minimum, min(extra_ratings, default=np.inf))
     highest = _segment_extreme(ratings, offsets, np.maximum, max(extra_ratings, default=-np.inf))
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # only where not finite: masked
         logit = SCALE * np.log10(wins / losses)
     low = np.where(finite, lowest + logit - 1.0, 0.0)
     high = np.where(finite, highest + logit + 1.0, 0.0)

@@ -16,10 +16,13 @@ from bot.ratings.performance import (
     performance,
     performance_many,
     rating_accuracy,
+    rating_accuracy_arrays,
     round_rating,
     stability,
+    stability_arrays,
 )
 from bot.ratings.rep import rep
+from bot.ratings.variants import GameArrays
 from tests.ratings.reference import REFERENCE_RATINGS, REFERENCE_STABILITY
 from tests.ratings.strategies import (
     VARIANT_NAMES,
@@ -245,3 +248,21 @@ def test_stability_replays_one_more_game_against_an_equal_newcomer(
         pytest.approx(rating - with_loss, abs=1e-6),  # type: ignore[arg-type]
     )
     assert result.up > 0 and result.down > 0
+
+
+@PROPERTY_SETTINGS
+@given(lists=st.lists(game_lists, max_size=5), variant=st.sampled_from(VARIANT_NAMES))
+def test_stability_and_accuracy_of_many_lists_equal_one_list_at_a_time(
+    lists: list[list[Game]], variant: str
+) -> None:
+    arrays = GameArrays.from_game_lists(lists)
+    ratings, ups, downs = stability_arrays(arrays, variant)
+    accuracies = rating_accuracy_arrays(arrays)
+    for index, games in enumerate(lists):
+        alone = stability(games, variant)
+        assert accuracies[index] == pytest.approx(rating_accuracy(games))
+        for together, single in ((ratings, alone.rating), (ups, alone.up), (downs, alone.down)):
+            if math.isfinite(single):
+                assert together[index] == pytest.approx(single, abs=1e-6)
+            else:
+                assert str(together[index]) == str(single)
