@@ -1,0 +1,81 @@
+"""The Discord bot: one Ladder service, one cog per feature, persistent buttons."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app.buttons import MatchButton
+from bot.app.live import LiveBoards
+from bot.app.replies import answer_error
+from bot.config import Config
+from bot.services import Ladder
+
+log = logging.getLogger(__name__)
+
+COG_MODULES = (
+    "bot.app.cogs.report",
+    "bot.app.cogs.match",
+    "bot.app.cogs.rating",
+    "bot.app.cogs.leaderboard",
+    "bot.app.cogs.history",
+    "bot.app.cogs.predict",
+    "bot.app.cogs.ladder",
+    "bot.app.cogs.admin",
+)
+
+
+class LadderBot(commands.Bot):
+    """Slash commands only: intents guilds + members (names, bot flags), no message content."""
+
+    ladder: Ladder
+    live: LiveBoards
+
+    def __init__(self, config: Config) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        intents.members = True
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        self.config = config
+        self.tree.error(self.on_app_command_error)
+
+    async def setup_hook(self) -> None:
+        """Runs once per start (not on reconnects): database, cogs, buttons, one sync."""
+        self.ladder = await Ladder.open(self.config.database.path, self.config)
+        self.live = LiveBoards(self, self.config.leaderboard.edit_seconds)
+        for module in COG_MODULES:
+            await self.load_extension(module)
+        self.add_dynamic_items(MatchButton)
+        await self.sync_commands()
+
+    async def sync_commands(self) -> None:
+        """Globally, or to the configured guild only (instant, for testing a bot)."""
+        target = self.config.discord.sync
+        if target == "global":
+            synced = await self.tree.sync()
+        else:
+            guild = discord.Object(int(target))
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        log.info("synced %d commands (%s)", len(synced), target)
+
+    async def close(self) -> None:
+        await super().close()
+        if hasattr(self, "live"):
+            self.live.cancel()
+        if hasattr(self, "ladder"):
+            await self.ladder.close()
+
+    async def on_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        await answer_error(interaction, error)

@@ -1,0 +1,149 @@
+"""/admin …: moderator commands (Manage Server), checked by Discord and again by the bot."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app.bot import LadderBot
+from bot.app.buttons import refresh_match_message
+from bot.app.embeds import leaderboard_embed, match_embed, settings_embed
+from bot.app.members import actor, guild_of, is_moderator
+from bot.app.replies import defer
+from bot.config import CONFIRM_MODES, RATING_CONSTANTS, VARIANTS
+
+
+class NotModerator(app_commands.CheckFailure):
+    """Someone without Manage Server reached an /admin command (e.g. re-granted by a role)."""
+
+
+def _choices(values: tuple[str, ...]) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=value, value=value) for value in values]
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class Admin(commands.GroupCog, group_name="admin", group_description="Moderator commands"):
+    def __init__(self, bot: LadderBot) -> None:
+        self.bot = bot
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        """Server owners can re-grant /admin to any role: the permission is checked here too."""
+        if not is_moderator(interaction):
+            raise NotModerator(
+                "Only moderators (Manage Server permission) can use /admin commands."
+            )
+        return True
+
+    @app_commands.command(name="void", description="Void a match and replay the matches after it")
+    @app_commands.describe(id="The match number", reason="Why it is voided (shown on the match)")
+    async def void(
+        self, interaction: discord.Interaction[LadderBot], id: int, reason: str | None = None
+    ) -> None:
+        guild_id = guild_of(interaction).id
+        await defer(interaction)
+        result = await self.bot.ladder.void(guild_id, actor(interaction), id, reason)
+        await interaction.edit_original_response(
+            content=f"Match #{id} is void; {result.replayed} later matches were replayed.",
+            embed=match_embed(result.match),
+        )
+        self.bot.live.touch(guild_id)
+        await refresh_match_message(self.bot, result.match)
+
+    @app_commands.command(
+        name="settings", description="Show or change this server's ladder settings"
+    )
+    @app_commands.describe(
+        t="Spread of the predicted outcome (default 120)",
+        game_mult="Points per minute, also the per-minute cap (default 2)",
+        max_game_length="Minutes that count at most (default 20)",
+        initial_rating="Rating of a member's first match (default 500)",
+        variant="Performance rating shown by default (default p8)",
+        confirm="Who must confirm a report: an opponent, or nobody",
+        auto_confirm_hours="Pending matches are applied after this many hours (default 24)",
+        min_games="Fewest applied matches to appear on leaderboards (default 1)",
+    )
+    @app_commands.choices(variant=_choices(VARIANTS), confirm=_choices(CONFIRM_MODES))
+    async def settings(
+        self,
+        interaction: discord.Interaction[LadderBot],
+        t: float | None = None,
+        game_mult: float | None = None,
+        max_game_length: float | None = None,
+        initial_rating: float | None = None,
+        variant: app_commands.Choice[str] | None = None,
+        confirm: app_commands.Choice[str] | None = None,
+        auto_confirm_hours: float | None = None,
+        min_games: int | None = None,
+    ) -> None:
+        guild_id = guild_of(interaction).id
+        given: dict[str, object] = {
+            "t": t,
+            "game_mult": game_mult,
+            "max_game_length": max_game_length,
+            "initial_rating": initial_rating,
+            "variant": variant.value if variant else None,
+            "confirm": confirm.value if confirm else None,
+            "auto_confirm_hours": auto_confirm_hours,
+            "min_games": min_games,
+        }
+        changes = {name: value for name, value in given.items() if value is not None}
+        if not changes:
+            settings = await self.bot.ladder.settings(guild_id)
+            await interaction.response.send_message(embed=settings_embed(settings), ephemeral=True)
+            return
+        await defer(interaction)
+        result = await self.bot.ladder.change_settings(guild_id, actor(interaction), changes)
+        note = "Changed: " + ", ".join(f"{name} = {value}" for name, value in changes.items())
+        if RATING_CONSTANTS & changes.keys():
+            note += f". The guild was replayed ({result.replayed} matches)."
+            self.bot.live.touch(guild_id)
+        await interaction.edit_original_response(embed=settings_embed(result.settings, note))
+
+    @app_commands.command(
+        name="channel", description="Keep a live leaderboard message in this channel"
+    )
+    @app_commands.describe(channel="The text channel for the live leaderboard")
+    async def channel(
+        self, interaction: discord.Interaction[LadderBot], channel: discord.TextChannel
+    ) -> None:
+        guild_id = guild_of(interaction).id
+        await defer(interaction, ephemeral=True)
+        await self.bot.ladder.set_live_channel(guild_id, actor(interaction), channel.id)
+        await self.bot.live.refresh(guild_id)
+        await interaction.edit_original_response(
+            content=f"The live leaderboard is now in {channel.mention}; it follows every match."
+        )
+
+    @app_commands.command(name="post", description="Post a leaderboard snapshot here now")
+    async def post(self, interaction: discord.Interaction[LadderBot]) -> None:
+        guild_id = guild_of(interaction).id
+        await defer(interaction)
+        page = await self.bot.ladder.leaderboard(guild_id)
+        await interaction.edit_original_response(embed=leaderboard_embed(page))
+
+    @app_commands.command(name="recompute", description="Replay every match of this server")
+    async def recompute(self, interaction: discord.Interaction[LadderBot]) -> None:
+        guild_id = guild_of(interaction).id
+        await defer(interaction, ephemeral=True)
+        replayed = await self.bot.ladder.recompute(guild_id, actor(interaction))
+        await interaction.edit_original_response(
+            content=f"Replayed {replayed} matches; the ratings now follow the log."
+        )
+        self.bot.live.touch(guild_id)
+
+    @app_commands.command(name="export", description="Every match of this server as a CSV file")
+    async def export(self, interaction: discord.Interaction[LadderBot]) -> None:
+        guild_id = guild_of(interaction).id
+        await defer(interaction, ephemeral=True)
+        text = await self.bot.ladder.export_csv(guild_id)
+        file = discord.File(io.BytesIO(text.encode("utf-8")), filename=f"matches-{guild_id}.csv")
+        await interaction.edit_original_response(content="Every match:", attachments=[file])
+
+
+async def setup(bot: LadderBot) -> None:
+    await bot.add_cog(Admin(bot))

@@ -1,0 +1,84 @@
+"""/match show|confirm|list, and the auto-confirm loop for pending matches."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands, tasks
+
+from bot.app.bot import LadderBot
+from bot.app.buttons import refresh_match_message
+from bot.app.embeds import match_embed, matches_embed
+from bot.app.members import actor, guild_of, member_info
+
+log = logging.getLogger(__name__)
+
+AUTO_CONFIRM_EVERY_SECONDS = 60.0
+
+
+@app_commands.guild_only()
+class Matches(
+    commands.GroupCog, group_name="match", group_description="Look up and confirm matches"
+):
+    def __init__(self, bot: LadderBot) -> None:
+        self.bot = bot
+
+    async def cog_load(self) -> None:
+        self.auto_confirm.start()
+
+    async def cog_unload(self) -> None:
+        self.auto_confirm.cancel()
+
+    @tasks.loop(seconds=AUTO_CONFIRM_EVERY_SECONDS)
+    async def auto_confirm(self) -> None:
+        """Apply pending matches older than their guild's auto_confirm_hours."""
+        try:
+            applied = await self.bot.ladder.auto_confirm()
+        except Exception:
+            log.exception("auto-confirm failed; retrying next round")
+            return
+        for match in applied:
+            self.bot.live.touch(match.guild_id)
+            await refresh_match_message(self.bot, match)
+
+    @app_commands.command(name="show", description="Show one match, its players and rating changes")
+    @app_commands.describe(id="The match number")
+    async def show(self, interaction: discord.Interaction[LadderBot], id: int) -> None:
+        match = await self.bot.ladder.show_match(guild_of(interaction).id, id)
+        await interaction.response.send_message(embed=match_embed(match))
+
+    @app_commands.command(
+        name="confirm", description="Apply a pending match (opponent or moderator)"
+    )
+    @app_commands.describe(id="The match number")
+    async def confirm(self, interaction: discord.Interaction[LadderBot], id: int) -> None:
+        guild_id = guild_of(interaction).id
+        result = await self.bot.ladder.confirm(guild_id, actor(interaction), id)
+        if not result.applied_now:
+            await interaction.response.send_message(
+                f"Match #{id} was already applied; nothing changed.", ephemeral=True
+            )
+            return
+        await interaction.response.send_message(embed=match_embed(result.match))
+        self.bot.live.touch(guild_id)
+        await refresh_match_message(self.bot, result.match)
+
+    @app_commands.command(name="list", description="Recent matches, of everyone or of one member")
+    @app_commands.describe(member="Only this member's matches (default: everyone's)")
+    async def list(
+        self, interaction: discord.Interaction[LadderBot], member: discord.Member | None = None
+    ) -> None:
+        guild_id = guild_of(interaction).id
+        if member is not None:
+            await self.bot.ladder.upsert_members(guild_id, [member_info(member)])
+        matches = await self.bot.ladder.list_matches(
+            guild_id, member.id if member is not None else None
+        )
+        title = f"Recent matches of {member.display_name}" if member else "Recent matches"
+        await interaction.response.send_message(embed=matches_embed(title, matches))
+
+
+async def setup(bot: LadderBot) -> None:
+    await bot.add_cog(Matches(bot))

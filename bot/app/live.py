@@ -1,0 +1,78 @@
+"""The live leaderboard message of each guild: edited after applied matches, rate-limited.
+
+A burst of matches costs one edit per `edit_seconds`: the first change schedules one delayed
+refresh; changes that arrive while it waits or runs only mark the guild dirty again, and the
+refresh loop renders the newest standings once its turn comes. The time of the last edit is
+kept by the services (in the database), so the limit also holds across restarts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.app.embeds import leaderboard_embed
+
+if TYPE_CHECKING:
+    from bot.app.bot import LadderBot
+
+log = logging.getLogger(__name__)
+
+
+class LiveBoards:
+    def __init__(self, bot: LadderBot, edit_seconds: float) -> None:
+        self.bot = bot
+        self.edit_seconds = edit_seconds
+        self._dirty: set[int] = set()
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+
+    def touch(self, guild_id: int) -> None:
+        """The guild's standings changed: refresh its live message when allowed."""
+        self._dirty.add(guild_id)
+        if guild_id not in self._tasks:
+            self._tasks[guild_id] = asyncio.create_task(self._run(guild_id))
+
+    def cancel(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+
+    async def _run(self, guild_id: int) -> None:
+        try:
+            while guild_id in self._dirty:
+                await self._wait_turn(guild_id)
+                self._dirty.discard(guild_id)
+                try:
+                    await self.refresh(guild_id)
+                except Exception:
+                    log.exception("could not refresh the live leaderboard of guild %s", guild_id)
+        finally:
+            del self._tasks[guild_id]
+
+    async def _wait_turn(self, guild_id: int) -> None:
+        board = await self.bot.ladder.live_board(guild_id)
+        if board is not None and board.edited_at is not None:
+            delay = board.edited_at + self.edit_seconds - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+
+    async def refresh(self, guild_id: int) -> None:
+        """Edit the live message now, or post a new one if it is missing or was deleted."""
+        board = await self.bot.ladder.live_board(guild_id)
+        if board is None:
+            return
+        page = await self.bot.ladder.leaderboard(guild_id)
+        embed = leaderboard_embed(page, title="Live leaderboard")
+        channel = self.bot.get_partial_messageable(board.channel_id, guild_id=guild_id)
+        message_id = board.message_id
+        if message_id is not None:
+            try:
+                await channel.get_partial_message(message_id).edit(embed=embed)
+            except discord.NotFound:
+                message_id = None  # deleted by someone: post a fresh one below
+        if message_id is None:
+            message_id = (await channel.send(embed=embed)).id
+        await self.bot.ladder.mark_live_board_edited(guild_id, message_id)

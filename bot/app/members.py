@@ -1,0 +1,47 @@
+"""Who is acting and who is named: Discord users to the services' Actor and MemberInfo."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import discord
+
+from bot.services import Actor, MemberInfo, UserError
+
+
+def guild_of(interaction: discord.Interaction[Any]) -> discord.Guild:
+    """The server the command runs in; ladders live in servers only."""
+    if interaction.guild is None:
+        raise UserError("Use this command in a server: ladders belong to servers, not to DMs.")
+    return interaction.guild
+
+
+def is_moderator(interaction: discord.Interaction[Any]) -> bool:
+    """A moderator has Manage Server in the channel the command was used in."""
+    return interaction.permissions.manage_guild
+
+
+def actor(interaction: discord.Interaction[Any]) -> Actor:
+    return Actor(user_id=interaction.user.id, is_moderator=is_moderator(interaction))
+
+
+def member_info(user: discord.abc.User) -> MemberInfo:
+    return MemberInfo(user_id=user.id, name=user.display_name, is_bot=user.bot)
+
+
+async def resolve_members(guild: discord.Guild, user_ids: Iterable[int]) -> list[MemberInfo]:
+    """Names and bot flags of the named users, from the member cache or the API.
+
+    A user who is not in the server is refused: their report could never be confirmed.
+    """
+    infos = []
+    for user_id in dict.fromkeys(user_ids):
+        member = guild.get_member(user_id)
+        if member is None:
+            try:
+                member = await guild.fetch_member(user_id)
+            except discord.NotFound:
+                raise UserError(f"<@{user_id}> is not a member of this server.") from None
+        infos.append(member_info(member))
+    return infos

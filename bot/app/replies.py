@@ -1,0 +1,65 @@
+"""Answering interactions: private error messages whatever state the response is in."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.services import UserError
+
+log = logging.getLogger(__name__)
+
+GENERIC_FAILURE = "Something went wrong on our side; nothing was changed. Please try again later."
+
+
+async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool = False) -> None:
+    """Acknowledge now (Discord wants an answer within 3 s) and answer when the work is done."""
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+
+
+async def send_private(interaction: discord.Interaction[Any], content: str) -> None:
+    """An ephemeral message, whether or not the interaction was already answered or deferred.
+
+    After a public defer the "thinking" message is removed first: Discord makes the first
+    followup after a defer take the defer's visibility, and an error must stay private.
+    """
+    response = interaction.response
+    if not response.is_done():
+        await response.send_message(content, ephemeral=True)
+        return
+    if response.type is discord.InteractionResponseType.deferred_channel_message:
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException:
+            log.debug("could not remove the thinking message of %s", interaction.id)
+    await interaction.followup.send(content, ephemeral=True)
+
+
+def user_message(error: BaseException) -> str | None:
+    """The message to show for a refusal, or None for an unexpected failure."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    if isinstance(error, UserError):
+        return str(error)
+    if isinstance(error, app_commands.TransformerError):
+        return f"{error.value!r} is not a valid {error.type.name} here."
+    if isinstance(error, app_commands.CommandOnCooldown | app_commands.CheckFailure):
+        return str(error)
+    return None
+
+
+async def answer_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
+    """One place for every failure: a refusal's own message, else a generic one plus a log."""
+    message = user_message(error)
+    if message is None:
+        command = interaction.command.qualified_name if interaction.command else interaction.data
+        log.error("interaction %s (%s) failed", interaction.id, command, exc_info=error)
+        message = GENERIC_FAILURE
+    try:
+        await send_private(interaction, message)
+    except discord.HTTPException:
+        log.exception("could not answer interaction %s with its error", interaction.id)

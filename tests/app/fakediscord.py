@@ -1,0 +1,655 @@
+"""A fake Discord (REST + gateway) on 127.0.0.1 for driving the real bot process in tests.
+
+It runs its own event loop in a thread, so tests are plain synchronous functions. It records
+every request the bot makes as an `Event`; tests inject INTERACTION_CREATE payloads (slash
+commands and button clicks) and wait, with a timeout, for what the bot answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+APPLICATION_ID = 900_000_000_000_000_001
+BOT_USER_ID = APPLICATION_ID
+GUILD_ID = 910_000_000_000_000_001
+OWNER_ID = 920_000_000_000_000_001
+CHANNEL_ID = 930_000_000_000_000_001
+LIVE_CHANNEL_ID = 930_000_000_000_000_002
+MANAGE_GUILD = 1 << 5
+EPHEMERAL = 1 << 6
+TIMESTAMP = "2024-01-01T00:00:00+00:00"
+
+JsonDict = dict[str, Any]
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    """discord.py parses JSON only with this exact content type (no charset)."""
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
+    )
+
+
+@dataclass(frozen=True)
+class Member:
+    """A guild member as the fake knows it; permissions is the interaction bit set."""
+
+    id: int
+    name: str
+    bot: bool = False
+    permissions: int = 0
+
+    def user_payload(self) -> JsonDict:
+        return {
+            "id": str(self.id),
+            "username": self.name,
+            "global_name": self.name,
+            "discriminator": "0",
+            "avatar": None,
+            "bot": self.bot,
+        }
+
+    def member_payload(self, with_user: bool = True) -> JsonDict:
+        payload: JsonDict = {
+            "roles": [],
+            "flags": 0,
+            "joined_at": TIMESTAMP,
+            "deaf": False,
+            "mute": False,
+            "nick": None,
+            "permissions": str(self.permissions),
+        }
+        if with_user:
+            payload["user"] = self.user_payload()
+        return payload
+
+
+@dataclass(frozen=True)
+class File:
+    filename: str
+    data: bytes
+
+
+@dataclass
+class Event:
+    """One request from the bot (or a gateway step). kind names what happened."""
+
+    kind: str
+    payload: JsonDict = field(default_factory=dict)
+    files: list[File] = field(default_factory=list)
+    token: str | None = None
+    message_id: int | None = None
+    channel_id: int | None = None
+    at: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class Reply:
+    """What a user sees as the answer to one interaction."""
+
+    kind: str
+    content: str | None
+    embeds: list[JsonDict]
+    components: list[JsonDict]
+    flags: int
+    files: list[File]
+    message_id: int | None
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & EPHEMERAL)
+
+    def custom_ids(self) -> list[str]:
+        return [
+            button["custom_id"]
+            for row in self.components
+            for button in row.get("components", [])
+            if "custom_id" in button
+        ]
+
+
+BOT = Member(BOT_USER_ID, "ladderbot", bot=True)
+VISIBLE_KINDS = ("respond", "update", "edit_original", "followup")
+
+
+class FakeDiscord:
+    """REST + gateway for one guild with the given members."""
+
+    def __init__(self, members: list[Member]) -> None:
+        self.members = {member.id: member for member in [BOT, *members]}
+        self.events: list[Event] = []
+        self.messages: dict[int, JsonDict] = {}
+        self.deleted: set[int] = set()
+        self.port = 0
+        self._cond = threading.Condition()
+        self._ids = itertools.count(950_000_000_000_000_001)
+        self._sequence = itertools.count(1)
+        self._tokens: dict[str, JsonDict] = {}  # interaction token -> original message id / flags
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self._ws: web.WebSocketResponse | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+    def start(self) -> None:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    async def _stop(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # ----------------------------------------------------------------- recording
+    def _record(self, event: Event) -> Event:
+        with self._cond:
+            self.events.append(event)
+            self._cond.notify_all()
+        return event
+
+    def wait_for(self, predicate: Callable[[Event], bool], timeout: float, after: int = 0) -> Event:
+        """The first event (from index `after`) matching predicate; AssertionError on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for event in self.events[after:]:
+                    if predicate(event):
+                        return event
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    kinds = [e.kind for e in self.events[after:]]
+                    raise AssertionError(f"no matching event within {timeout}s; saw {kinds}")
+                self._cond.wait(remaining)
+
+    def mark(self) -> int:
+        """An index to pass as `after` so a wait only sees events from now on."""
+        with self._cond:
+            return len(self.events)
+
+    def of_kind(self, kind: str, after: int = 0) -> list[Event]:
+        with self._cond:
+            return [event for event in self.events[after:] if event.kind == kind]
+
+    def wait_ready(self, timeout: float = 20.0, after: int = 0) -> None:
+        """The bot has identified and received its members (its caches are full)."""
+        self.wait_for(lambda e: e.kind == "members_chunk", timeout, after)
+
+    def synced_commands(self) -> list[JsonDict]:
+        return self.of_kind("sync")[-1].payload["commands"]
+
+    # ----------------------------------------------------------------- gateway
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._ws = ws
+        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}})
+        async for message in ws:
+            if message.type != WSMsgType.TEXT:
+                break
+            await self._on_gateway(ws, json.loads(message.data))
+        if self._ws is ws:
+            self._ws = None
+        self._record(Event("gateway_closed"))
+        return ws
+
+    async def _dispatch(self, ws: web.WebSocketResponse, name: str, data: JsonDict) -> None:
+        await ws.send_json({"op": 0, "t": name, "s": next(self._sequence), "d": data})
+
+    async def _on_gateway(self, ws: web.WebSocketResponse, message: JsonDict) -> None:
+        op, data = message["op"], message.get("d")
+        if op == 1:
+            await ws.send_json({"op": 11})
+        elif op in (2, 6):  # identify, or resume: always a fresh session
+            self._record(Event("identify"))
+            await self._dispatch(ws, "READY", self._ready_payload())
+            await self._dispatch(ws, "GUILD_CREATE", self._guild_payload())
+        elif op == 8:
+            chunk = {
+                "guild_id": str(GUILD_ID),
+                "members": [m.member_payload() for m in self.members.values()],
+                "chunk_index": 0,
+                "chunk_count": 1,
+                "nonce": data["nonce"],
+            }
+            await self._dispatch(ws, "GUILD_MEMBERS_CHUNK", chunk)
+            self._record(Event("members_chunk"))
+
+    def _ready_payload(self) -> JsonDict:
+        return {
+            "v": 10,
+            "user": BOT.user_payload(),
+            "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
+            "session_id": f"session-{next(self._ids)}",
+            "resume_gateway_url": f"ws://127.0.0.1:{self.port}/gateway",
+            "application": {"id": str(APPLICATION_ID), "flags": 0},
+        }
+
+    def _guild_payload(self) -> JsonDict:
+        def channel(channel_id: int, name: str) -> JsonDict:
+            return {
+                "id": str(channel_id),
+                "type": 0,
+                "name": name,
+                "position": 0,
+                "guild_id": str(GUILD_ID),
+                "permission_overwrites": [],
+            }
+
+        everyone = {
+            "id": str(GUILD_ID),
+            "name": "@everyone",
+            "permissions": str(1 << 11 | 1 << 10 | 1 << 15),  # send messages, view, attach
+            "position": 0,
+            "color": 0,
+            "hoist": False,
+            "managed": False,
+            "mentionable": False,
+        }
+        return {
+            "id": str(GUILD_ID),
+            "name": "Fake Guild",
+            "owner_id": str(OWNER_ID),
+            "unavailable": False,
+            "large": False,
+            "member_count": len(self.members),
+            "members": [BOT.member_payload()],  # the rest come in the requested chunk
+            "channels": [channel(CHANNEL_ID, "general"), channel(LIVE_CHANNEL_ID, "ladder")],
+            "roles": [everyone],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "threads": [],
+            "voice_states": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "joined_at": TIMESTAMP,
+        }
+
+    # ----------------------------------------------------------------- REST
+    async def _body(self, request: web.Request) -> tuple[JsonDict, list[File]]:
+        if request.content_type.startswith("multipart/"):
+            payload: JsonDict = {}
+            files: list[File] = []
+            reader = await request.multipart()
+            async for part in reader:
+                data = await part.read()  # type: ignore[union-attr]
+                if part.name == "payload_json":  # type: ignore[union-attr]
+                    payload = json.loads(data)
+                else:
+                    files.append(File(part.filename or "", bytes(data)))  # type: ignore[union-attr]
+            return payload, files
+        if request.can_read_body:
+            return await request.json(), []
+        return {}, []
+
+    async def _rest(self, request: web.Request) -> web.Response:
+        path = "/" + request.match_info["path"]
+        parts = path.strip("/").split("/")
+        body, files = await self._body(request)
+        method = request.method
+        if method == "GET" and path == "/users/@me":
+            return _json(BOT.user_payload())
+        if method == "GET" and path == "/oauth2/applications/@me":
+            return _json(self._application())
+        if method == "PUT" and parts[0] == "applications" and parts[-1] == "commands":
+            return self._sync(parts, body)
+        if parts[0] == "interactions" and parts[-1] == "callback":
+            return self._callback(parts[2], body, files)
+        if parts[0] == "webhooks":
+            return self._webhook(method, parts, body, files)
+        if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
+            return self._channel_message(method, parts, body, files)
+        if method == "GET" and parts[0] == "guilds" and parts[2:3] == ["members"]:
+            member = self.members.get(int(parts[3]))
+            if member is None:
+                return _json({"code": 10007, "message": "Unknown Member"}, 404)
+            return _json(member.member_payload())
+        self._record(Event("unhandled", {"method": method, "path": path, "body": body}))
+        return _json({"code": 0, "message": f"fake: no route {method} {path}"}, 404)
+
+    def _application(self) -> JsonDict:
+        return {
+            "id": str(APPLICATION_ID),
+            "name": "ladderbot",
+            "description": "",
+            "icon": None,
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "owner": {
+                "id": str(OWNER_ID),
+                "username": "owner",
+                "discriminator": "0",
+                "avatar": None,
+            },
+            "verify_key": "0" * 64,
+            "flags": 0,
+        }
+
+    def _sync(self, parts: list[str], commands: Any) -> web.Response:
+        guild_id = int(parts[3]) if len(parts) > 3 and parts[2] == "guilds" else None
+        echoed = [
+            {
+                **command,
+                "id": str(next(self._ids)),
+                "application_id": str(APPLICATION_ID),
+                "version": "1",
+                **({"guild_id": str(guild_id)} if guild_id else {}),
+            }
+            for command in commands
+        ]
+        self._record(Event("sync", {"commands": echoed, "guild_id": guild_id}))
+        return _json(echoed)
+
+    def _new_message(self, channel_id: int, body: JsonDict, files: list[File]) -> JsonDict:
+        message_id = next(self._ids)
+        message: JsonDict = {
+            "id": str(message_id),
+            "channel_id": str(channel_id),
+            "guild_id": str(GUILD_ID),
+            "type": 0,
+            "author": BOT.user_payload(),
+            "timestamp": TIMESTAMP,
+            "edited_timestamp": None,
+            "tts": False,
+            "pinned": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "content": "",
+            "embeds": [],
+            "components": [],
+            "attachments": [],
+            "flags": 0,
+        }
+        self.messages[message_id] = message
+        self._apply_edit(message, body, files)
+        return message
+
+    def _apply_edit(self, message: JsonDict, body: JsonDict, files: list[File]) -> None:
+        for key in ("content", "embeds", "components", "flags"):
+            if key in body and body[key] is not None:
+                message[key] = body[key]
+        if files or "attachments" in body:
+            message["attachments"] = [
+                {
+                    "id": str(next(self._ids)),
+                    "filename": file.filename,
+                    "size": len(file.data),
+                    "url": f"{self.url}/files/{file.filename}",
+                    "proxy_url": f"{self.url}/files/{file.filename}",
+                }
+                for file in files
+            ]
+
+    def _callback(self, token: str, body: JsonDict, files: list[File]) -> web.Response:
+        info = self._tokens.get(token)
+        if info is None:
+            return _json({"code": 10062, "message": "Unknown interaction"}, 404)
+        if info.get("answered"):
+            return _json(
+                {"code": 40060, "message": "Interaction has already been acknowledged."}, 400
+            )
+        info["answered"] = True
+        kind = {4: "respond", 5: "defer", 6: "defer_update", 7: "update"}.get(body["type"], "other")
+        data = body.get("data") or {}
+        info["flags"] = data.get("flags", 0) or 0
+        if kind in ("update", "defer_update"):
+            message = self.messages[info["clicked"]]
+            if kind == "update":
+                self._apply_edit(message, data, files)
+        else:
+            message = self._new_message(info["channel_id"], data, files)
+        info["original"] = int(message["id"])
+        self._record(
+            Event(kind, data, files, token, int(message["id"]), channel_id=info["channel_id"])
+        )
+        return _json(
+            {
+                "interaction": {
+                    "id": info["id"],
+                    "type": info["type"],
+                    "response_message_id": message["id"],
+                    "response_message_loading": kind == "defer",
+                    "response_message_ephemeral": bool(info["flags"] & EPHEMERAL),
+                },
+                "resource": {"type": body["type"], "message": message},
+            }
+        )
+
+    def _webhook(
+        self, method: str, parts: list[str], body: JsonDict, files: list[File]
+    ) -> web.Response:
+        token = parts[2]
+        info = self._tokens.get(token)
+        if info is None:
+            return _json({"code": 10015, "message": "Unknown Webhook"}, 404)
+        if method == "POST" and len(parts) == 3:
+            message = self._new_message(info["channel_id"], body, files)
+            self._record(Event("followup", body, files, token, int(message["id"])))
+            return _json(message)
+        target = parts[4] if len(parts) > 4 else "@original"
+        message_id = info.get("original") if target == "@original" else int(target)
+        if message_id is None or message_id not in self.messages:
+            return _json({"code": 10008, "message": "Unknown Message"}, 404)
+        message = self.messages[message_id]
+        if method == "PATCH":
+            self._apply_edit(message, body, files)
+            self._record(Event("edit_original", body, files, token, message_id))
+        elif method == "DELETE":
+            self.deleted.add(message_id)
+            return web.Response(status=204)
+        return _json(message)
+
+    def _channel_message(
+        self, method: str, parts: list[str], body: JsonDict, files: list[File]
+    ) -> web.Response:
+        channel_id = int(parts[1])
+        if method == "POST" and len(parts) == 3:
+            message = self._new_message(channel_id, body, files)
+            self._record(Event("message_create", body, files, None, int(message["id"]), channel_id))
+            return _json(message)
+        message_id = int(parts[3])
+        message = self.messages.get(message_id)
+        if message is None or message_id in self.deleted:
+            return _json({"code": 10008, "message": "Unknown Message"}, 404)
+        if method == "PATCH":
+            self._apply_edit(message, body, files)
+            self._record(Event("message_edit", body, files, None, message_id, channel_id))
+        elif method == "DELETE":
+            self.deleted.add(message_id)
+            self._record(Event("message_delete", {}, [], None, message_id, channel_id))
+            return web.Response(status=204)
+        return _json(message)
+
+    def delete_message(self, message_id: int) -> None:
+        """As if a user deleted the message in the client."""
+        self._loop.call_soon_threadsafe(self.deleted.add, message_id)
+
+    # ----------------------------------------------------------------- interactions
+    def _interaction(
+        self,
+        user: Member,
+        kind: int,
+        data: JsonDict,
+        message_id: int | None = None,
+        seen: JsonDict | None = None,
+    ) -> Interaction:
+        interaction_id = next(self._ids)
+        token = f"token-{interaction_id}"
+        channel_id = CHANNEL_ID
+        payload: JsonDict = {
+            "id": str(interaction_id),
+            "application_id": str(APPLICATION_ID),
+            "type": kind,
+            "token": token,
+            "version": 1,
+            "attachment_size_limit": 25 * 1024 * 1024,
+            "guild_id": str(GUILD_ID),
+            "channel_id": str(channel_id),
+            "channel": {"id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID)},
+            "member": user.member_payload(),
+            "app_permissions": str((1 << 40) - 1),
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "data": data,
+        }
+        if message_id is not None:
+            message = seen or self.messages[message_id]
+            payload["message"] = message
+            channel_id = int(message["channel_id"])
+        self._tokens[token] = {
+            "id": str(interaction_id),
+            "type": kind,
+            "channel_id": channel_id,
+            "clicked": message_id,
+        }
+        handle = Interaction(self, token, self.mark())
+
+        async def send() -> None:
+            assert self._ws is not None, "the bot is not connected to the gateway"
+            await self._dispatch(self._ws, "INTERACTION_CREATE", payload)
+
+        asyncio.run_coroutine_threadsafe(send(), self._loop).result(5)
+        return handle
+
+    def slash(self, user: Member, command: str, **options: Any) -> Interaction:
+        """Invoke `/command [sub]` as user; option values are typed by the synced schema."""
+        words = command.split()
+        synced = {c["name"]: c for c in self.synced_commands()}
+        top = synced[words[0]]
+        resolved: JsonDict = {}
+        schema = top.get("options", [])
+        nested: list[JsonDict] = []
+        target = nested
+        for word in words[1:]:
+            sub = next(o for o in schema if o["name"] == word)
+            inner: list[JsonDict] = []
+            target.append({"name": word, "type": sub["type"], "options": inner})
+            target, schema = inner, sub.get("options", [])
+        types = {o["name"]: o["type"] for o in schema}
+        for name, value in options.items():
+            if name not in types:
+                raise KeyError(f"/{command} has no option {name!r}")
+            target.append(
+                {"name": name, "type": types[name], "value": self._value(value, resolved)}
+            )
+        data: JsonDict = {"id": top["id"], "name": top["name"], "type": 1, "options": nested}
+        if resolved:
+            data["resolved"] = resolved
+        if top.get("guild_id"):
+            data["guild_id"] = top["guild_id"]
+        return self._interaction(user, 2, data)
+
+    def _value(self, value: Any, resolved: JsonDict) -> Any:
+        if isinstance(value, Member):
+            resolved.setdefault("users", {})[str(value.id)] = value.user_payload()
+            resolved.setdefault("members", {})[str(value.id)] = value.member_payload(False)
+            return str(value.id)
+        if isinstance(value, Channel):
+            resolved.setdefault("channels", {})[str(value.id)] = {
+                "id": str(value.id),
+                "type": 0,
+                "name": value.name,
+                "permissions": str((1 << 40) - 1),
+            }
+            return str(value.id)
+        return value
+
+    def click(
+        self, user: Member, message_id: int, custom_id: str, seen: JsonDict | None = None
+    ) -> Interaction:
+        """Click a button; `seen` is the message as the user's client showed it (a snapshot
+        from `message()`), for clicks on a stale message such as a double click."""
+        data = {"custom_id": custom_id, "component_type": 2}
+        return self._interaction(user, 3, data, message_id, seen)
+
+    def message(self, message_id: int) -> JsonDict:
+        """A snapshot of a message as it is now."""
+        return copy.deepcopy(self.messages[message_id])
+
+
+@dataclass(frozen=True)
+class Channel:
+    id: int
+    name: str
+
+
+GENERAL = Channel(CHANNEL_ID, "general")
+LIVE = Channel(LIVE_CHANNEL_ID, "ladder")
+
+
+class Interaction:
+    """A handle on one injected interaction: wait for what the user saw."""
+
+    def __init__(self, fake: FakeDiscord, token: str, after: int) -> None:
+        self.fake = fake
+        self.token = token
+        self.after = after
+
+    def reply(self, timeout: float = 10.0) -> Reply:
+        """The first visible answer: a response, an update, an edit after defer, a followup."""
+        event = self.fake.wait_for(
+            lambda e: e.token == self.token and e.kind in VISIBLE_KINDS, timeout, self.after
+        )
+        return self._reply(event)
+
+    def replies(self, count: int, timeout: float = 10.0) -> list[Reply]:
+        deadline = time.monotonic() + timeout
+        found: list[Event] = []
+        after = self.after
+        while len(found) < count:
+            event = self.fake.wait_for(
+                lambda e: e.token == self.token and e.kind in VISIBLE_KINDS,
+                max(0.0, deadline - time.monotonic()),
+                after,
+            )
+            found.append(event)
+            after = self.fake.events.index(event) + 1
+        return [self._reply(event) for event in found]
+
+    def _reply(self, event: Event) -> Reply:
+        flags = event.payload.get("flags") or 0
+        if event.kind == "edit_original":
+            flags |= self.fake._tokens[self.token].get("flags", 0)
+        message_id = event.message_id
+        return Reply(
+            kind=event.kind,
+            content=event.payload.get("content"),
+            embeds=event.payload.get("embeds") or [],
+            components=event.payload.get("components") or [],
+            flags=flags,
+            files=event.files,
+            message_id=message_id,
+        )
