@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bot.ratings.testit import SITUATIONS, shell_words, testit
+from bot.ratings import testit as testit_module
+from bot.ratings.testit import SITUATIONS, shell_words
 
 
 def test_commands_quote_game_strings_and_leave_counts_bare() -> None:
@@ -12,7 +13,7 @@ def test_commands_quote_game_strings_and_leave_counts_bare() -> None:
 
 def test_every_situation_is_listed_once_and_printed_in_order() -> None:
     assert len(set(SITUATIONS)) == len(SITUATIONS) == 46
-    lines = list(testit("p3"))
+    lines = list(testit_module.testit("p3"))  # imported by module: pytest collects test*
     assert [line.rsplit(maxsplit=1)[0].strip() for line in lines] == [
         shell_words(arguments) for arguments in SITUATIONS
     ]
