@@ -109,10 +109,29 @@ def _add_performance_commands(commands: argparse._SubParsersAction[_Parser]) -> 
     testit_command.set_defaults(handler=run_testit)
 
 
+# --- the Discord bot (SPEC 4) -----------------------------------------------------------------
+
+
+def run_discord_bot(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`run [--config PATH]`: the bot until stopped; a bad config or token exits 2."""
+    from bot.app.run import run_bot  # discord.py loads only for this command
+
+    return run_bot(arguments.config)
+
+
+def _add_bot_command(commands: argparse._SubParsersAction[_Parser]) -> None:
+    run_command = commands.add_parser("run", help="run the Discord bot")
+    run_command.add_argument(
+        "--config", default="config.toml", metavar="PATH", help="config file (config.toml)"
+    )
+    run_command.set_defaults(handler=run_discord_bot)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROGRAM, description="Ranked matches: ladder and performance ratings.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_performance_commands(commands)
+    _add_bot_command(commands)
     return parser
 
 
