@@ -94,7 +94,7 @@ def validate_match(
         if not valid.all():
             bad = int(np.flatnonzero(~valid)[0])
             raise ValueError(
-                f"participant {bad}: {name} must be {requirement}, not {values[bad]!r}"
+                f"participant {bad}: {name} must be {requirement}, not {values[bad].item()!r}"
             )
     if len(np.unique(sides)) < 2:
         raise ValueError("sides: a match needs participants on at least two different sides")
@@ -137,10 +137,14 @@ def pair_terms(
     settings: LadderSettings,
 ) -> PairTerms:
     """The rating-free part of the update for K matches ([K, c] arrays; seated marks real seats)."""
-    opponents = (sides[:, :, None] != sides[:, None, :]) & seated[:, :, None] & seated[:, None, :]
-    pair_minutes = np.minimum(minutes[:, :, None], minutes[:, None, :])
-    half_points = (0.5 * settings.game_mult) * np.minimum(settings.max_game_length, pair_minutes)
-    weight = np.where(opponents, half_points, 0.0)
+    opponents = sides[:, :, None] != sides[:, None, :]
+    if not seated.all():
+        opponents &= seated[:, :, None] & seated[:, None, :]
+    # 0.5·g·min(L, m_p, m_q) as the smaller of the seats' own 0.5·g·min(L, m): the same
+    # number (multiplying by a positive constant keeps the order), one [K, c, c] pass less.
+    half_points = (0.5 * settings.game_mult) * np.minimum(minutes, settings.max_game_length)
+    weight = np.minimum(half_points[:, :, None], half_points[:, None, :])
+    weight *= opponents
     return PairTerms(
         won=score_rate_order(scores, minutes) * weight,
         weight=weight,
@@ -152,8 +156,8 @@ def batch_rating_changes(
     ratings: FloatArray, terms: PairTerms, settings: LadderSettings
 ) -> FloatArray:
     """Steps 3-8 for K independent matches at once: ratings [K, c] in, changes [K, c] out."""
-    difference = ratings[:, :, None] - ratings[:, None, :]
-    individual = terms.won - np.tanh(difference * (0.5 / settings.t)) * terms.weight
+    scaled = ratings * (0.5 / settings.t)
+    individual = terms.won - np.tanh(scaled[:, :, None] - scaled[:, None, :]) * terms.weight
     offsets = individual.sum(axis=2)
     # Step 7: h has the largest |offset| (ties within 1e-9: fewest minutes, then the larger
     # |offset|); every offset shrinks so that h moves at most game_mult per minute of h.

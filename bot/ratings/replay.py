@@ -1,0 +1,377 @@
+"""Replaying a whole match log (SPEC 2.5): ratings are a function of the log.
+
+The log is columnar: one row per enabled participant, the rows of a match contiguous and the
+matches in log order. Two replays give the same ratings (to rounding):
+
+- replay_sequential: one match after another through rating_changes, the reference;
+- replay_waves: matches with disjoint players do not affect each other, so each match goes
+  into wave 1 + the latest wave of any of its players, and a whole wave is rated at once
+  (matches padded to a power-of-two number of seats, [K, c, c] pair arrays).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from bot.ratings.ladder import (
+    DEFAULT_SETTINGS,
+    MAX_MINUTES,
+    FloatArray,
+    LadderSettings,
+    PairTerms,
+    batch_rating_changes,
+    pair_terms,
+    rating_changes,
+)
+
+IntArray = NDArray[np.int64]
+
+CHUNK_PAIRS: Final = 1 << 20
+"""Pair terms are prepared for about this many [seat, seat] pairs at a time (bounds memory)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """Per log row the rating before and after its match; per player the final rating."""
+
+    before: FloatArray
+    after: FloatArray
+    final: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLog:
+    """A checked columnar log plus where each match's rows are."""
+
+    player: IntArray
+    side: IntArray
+    score: FloatArray
+    minutes: FloatArray
+    starts: IntArray  # first row of each match
+    sizes: IntArray  # rows of each match
+    start_ratings: FloatArray  # per player, before the log
+    next_row: NDArray[np.int32]  # the same player's next row, -1 if none
+
+    @property
+    def match_count(self) -> int:
+        return len(self.starts)
+
+    def rows(self, match: int) -> slice:
+        return slice(int(self.starts[match]), int(self.starts[match] + self.sizes[match]))
+
+
+def _first_bad_row(valid: NDArray[np.bool_]) -> int | None:
+    return None if valid.all() else int(np.flatnonzero(~valid)[0])
+
+
+def check_log(
+    match: ArrayLike,
+    player: ArrayLike,
+    side: ArrayLike,
+    score: ArrayLike,
+    minutes: ArrayLike,
+    player_count: int,
+    settings: LadderSettings = DEFAULT_SETTINGS,
+    start_ratings: ArrayLike | None = None,
+) -> MatchLog:
+    """Validate the columns; a ValueError names the column and the first bad row."""
+    columns = {
+        "match": np.asarray(match),
+        "player": np.asarray(player),
+        "side": np.asarray(side),
+        "score": np.asarray(score, dtype=np.float64),
+        "minutes": np.asarray(minutes, dtype=np.float64),
+    }
+    row_count = len(columns["match"])
+    for name, column in columns.items():
+        if column.ndim != 1 or len(column) != row_count:
+            raise ValueError(f"{name} must be a flat array of {row_count} rows like match")
+        if name in ("match", "player", "side") and not np.issubdtype(column.dtype, np.integer):
+            if row_count:  # an empty list arrives as float64: nothing to misread
+                raise ValueError(f"{name} must hold integers, not {column.dtype}")
+            columns[name] = column.astype(np.int64)
+    if player_count < 0:
+        raise ValueError(f"player_count must be >= 0, not {player_count}")
+    if start_ratings is None:
+        ratings = np.full(player_count, settings.initial_rating, dtype=np.float64)
+    else:
+        ratings = np.array(start_ratings, dtype=np.float64)
+        if ratings.shape != (player_count,):
+            raise ValueError(f"start_ratings must hold one rating per player ({player_count})")
+        bad = _first_bad_row(np.isfinite(ratings))
+        if bad is not None:
+            raise ValueError(
+                f"start_ratings: player {bad} has {ratings[bad].item()!r}, not a number"
+            )
+    match_ = columns["match"]
+    checks = (
+        ("match", np.append(True, match_[1:] >= match_[:-1]), "in log order"),
+        ("player", (columns["player"] >= 0) & (columns["player"] < player_count), "a player"),
+        ("score", np.isfinite(columns["score"]) & (columns["score"] >= 0), "finite and >= 0"),
+        (
+            "minutes",
+            np.isfinite(columns["minutes"])
+            & (columns["minutes"] > 0)
+            & (columns["minutes"] <= MAX_MINUTES),
+            f"finite, > 0 and <= {MAX_MINUTES:g}",
+        ),
+    )
+    for name, valid, requirement in checks:
+        bad = _first_bad_row(valid)
+        if bad is not None:
+            value = columns[name][bad].item()
+            raise ValueError(f"row {bad}: {name} {value!r} is not {requirement}")
+    boundaries = np.append(True, match_[1:] != match_[:-1])[:row_count]
+    starts = np.flatnonzero(boundaries).astype(np.int64)
+    log = MatchLog(
+        columns["player"],
+        columns["side"],
+        columns["score"],
+        columns["minutes"],
+        starts,
+        np.diff(starts, append=row_count),
+        ratings,
+        next_row_of_player(columns["player"]),
+    )
+    if row_count:
+        _check_sides_and_players(log, columns["match"])
+    return log
+
+
+def _check_sides_and_players(log: MatchLog, match: IntArray) -> None:
+    one_sided = np.maximum.reduceat(log.side, log.starts) == np.minimum.reduceat(
+        log.side, log.starts
+    )
+    bad = _first_bad_row(~one_sided)
+    if bad is not None:
+        raise ValueError(
+            f"match {match[log.starts[bad]].item()!r}: every participant is on one side"
+        )
+    repeated = log.next_row >= 0
+    repeated[repeated] = match[log.next_row[repeated]] == match[repeated]
+    bad = _first_bad_row(~repeated)
+    if bad is not None:
+        raise ValueError(
+            f"match {match[bad].item()!r}: player {log.player[bad].item()!r} appears twice"
+        )
+
+
+def next_row_of_player(player: IntArray) -> NDArray[np.int32]:
+    """For every row, the next row of the same player (-1 if none).
+
+    Players are grouped by a stable LSD radix sort on 16-bit digits (numpy sorts uint16
+    stably in linear time), much faster than a general stable sort of the whole column.
+    Indices are int32 to halve the memory of a million-match log.
+    """
+    if len(player) >= 2**31:
+        raise ValueError("a log of 2**31 rows or more is too long to replay at once")
+    order = np.argsort((player & 0xFFFF).astype(np.uint16), kind="stable").astype(np.int32)
+    highest = int(player.max(initial=0))
+    shift = 16
+    while highest >> shift:
+        digits = ((player[order] >> shift) & 0xFFFF).astype(np.uint16)
+        order = order[np.argsort(digits, kind="stable")]
+        shift += 16
+    grouped = player[order]
+    same_player = grouped[1:] == grouped[:-1]
+    del grouped
+    next_row = np.full(len(player), -1, dtype=np.int32)
+    next_row[order[:-1]] = np.where(same_player, order[1:], np.int32(-1))
+    return next_row
+
+
+# --- the reference -------------------------------------------------------------------------
+
+
+def replay_sequential(
+    match: ArrayLike,
+    player: ArrayLike,
+    side: ArrayLike,
+    score: ArrayLike,
+    minutes: ArrayLike,
+    player_count: int,
+    settings: LadderSettings = DEFAULT_SETTINGS,
+    start_ratings: ArrayLike | None = None,
+) -> Replay:
+    """One match after another through rating_changes (the reference for replay_waves)."""
+    log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
+    ratings = log.start_ratings.copy()
+    before = np.empty(len(log.player))
+    after = np.empty(len(log.player))
+    for index in range(log.match_count):
+        rows = log.rows(index)
+        players = log.player[rows]
+        before[rows] = ratings[players]
+        after[rows] = before[rows] + rating_changes(
+            before[rows], log.side[rows].tolist(), log.score[rows], log.minutes[rows], settings
+        )
+        ratings[players] = after[rows]
+    return Replay(before, after, ratings)
+
+
+# --- the fast one --------------------------------------------------------------------------
+
+
+def _ranges(starts: IntArray, sizes: IntArray) -> IntArray:
+    """The concatenated ranges [start, start + size) for every pair."""
+    ends = np.cumsum(sizes)
+    return np.asarray(np.repeat(starts - ends + sizes, sizes) + np.arange(ends[-1]), np.int64)
+
+
+def waves(log: MatchLog) -> list[IntArray]:
+    """The matches of every wave, in log order within the wave.
+
+    A match's wave is 1 + the latest wave of any of its players (the longest chain of
+    matches sharing a player that leads to it), found by peeling: a match is ready once the
+    previous matches of all its players are done.
+    """
+    match_of_row = np.repeat(np.arange(log.match_count, dtype=np.int32), log.sizes)
+    successor = np.full(len(log.player), -1, dtype=np.int32)
+    has_next = log.next_row >= 0
+    successor[has_next] = match_of_row[log.next_row[has_next]]
+    del match_of_row, has_next
+    waiting = np.bincount(successor[successor >= 0], minlength=log.match_count)
+    ready = np.flatnonzero(waiting == 0)
+    result = []
+    while ready.size:
+        result.append(ready)
+        following = successor[_ranges(log.starts[ready], log.sizes[ready])]
+        following = following[following >= 0]
+        np.subtract.at(waiting, following, 1)
+        ready = np.unique(following[waiting[following] == 0]).astype(np.int64)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Matches of one wave with the same number of seats: rows [k0, k1) of a chunk group."""
+
+    group: SeatGroup
+    k0: int
+    k1: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatGroup:
+    """The matches of one chunk padded to c seats, with their rating-free pair terms."""
+
+    rows: IntArray  # [K, c] log row per seat (empty seats repeat the match's first row)
+    players: IntArray  # [K, c]
+    seated: NDArray[np.bool_]  # [K, c]
+    padded: bool  # some seat is empty
+    terms: PairTerms
+
+
+def _seat_count(sizes: IntArray) -> IntArray:
+    """Seats of each match: its size rounded up to a power of two (few shapes, little waste)."""
+    return np.asarray(1 << np.ceil(np.log2(np.maximum(sizes, 2))).astype(np.int64), np.int64)
+
+
+def _seat_group(
+    log: MatchLog, matches: IntArray, seats: int, settings: LadderSettings
+) -> SeatGroup:
+    starts = log.starts[matches][:, None]
+    seat = np.arange(seats)
+    seated = seat < log.sizes[matches][:, None]
+    rows = np.where(seated, starts + seat, starts)
+    return SeatGroup(
+        rows=rows,
+        players=log.player[rows],
+        seated=seated,
+        padded=not seated.all(),
+        terms=pair_terms(log.side[rows], log.score[rows], log.minutes[rows], seated, settings),
+    )
+
+
+def _batches(log: MatchLog, settings: LadderSettings) -> Iterator[Batch]:
+    """Every wave's matches, grouped by seat count, with pair terms prepared chunk by chunk."""
+    wave_list = waves(log)
+    ordered = np.concatenate(wave_list)
+    seats = _seat_count(log.sizes)[ordered]
+    wave_of = np.repeat(np.arange(len(wave_list)), [len(wave) for wave in wave_list])
+    del wave_list
+    if (seats != seats[0]).any():  # mixed sizes: group each wave's matches by seat count
+        regroup = np.argsort(wave_of * (int(seats.max()) + 1) + seats, kind="stable")
+        ordered, seats, wave_of = ordered[regroup], seats[regroup], wave_of[regroup]
+    batch_starts = np.flatnonzero(np.diff(wave_of, prepend=-1) | np.diff(seats, prepend=-1))
+    batch_pairs = np.add.reduceat(seats * seats, batch_starts)
+    chunk_of_batch = (np.cumsum(batch_pairs) - batch_pairs) // CHUNK_PAIRS
+    chunk_starts = np.flatnonzero(np.diff(chunk_of_batch, prepend=-1)).tolist()
+    bounds = [*batch_starts.tolist(), len(ordered)]
+    for first_batch, end_batch in zip(
+        chunk_starts, [*chunk_starts[1:], len(batch_starts)], strict=True
+    ):
+        first, last = bounds[first_batch], bounds[end_batch]
+        chunk_seats = seats[first:last]
+        groups = {}
+        positions = {}
+        for count in np.unique(chunk_seats).tolist():
+            mine = chunk_seats == count
+            groups[count] = _seat_group(log, ordered[first:last][mine], count, settings)
+            positions[count] = np.cumsum(mine) - mine  # each match's index within its group
+        for b in range(first_batch, end_batch):
+            count = int(seats[bounds[b]])
+            k0 = int(positions[count][bounds[b] - first])
+            yield Batch(groups[count], k0, k0 + bounds[b + 1] - bounds[b])
+
+
+def replay_waves(
+    match: ArrayLike,
+    player: ArrayLike,
+    side: ArrayLike,
+    score: ArrayLike,
+    minutes: ArrayLike,
+    player_count: int,
+    settings: LadderSettings = DEFAULT_SETTINGS,
+    start_ratings: ArrayLike | None = None,
+) -> Replay:
+    """The same replay as replay_sequential, a wave of independent matches at a time."""
+    log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
+    ratings = log.start_ratings.copy()
+    before = np.empty(len(log.player))
+    after = np.empty(len(log.player))
+    if not log.match_count:
+        return Replay(before, after, ratings)
+    for batch in _batches(log, settings):
+        group, k0, k1 = batch.group, batch.k0, batch.k1
+        players = group.players[k0:k1]
+        current = ratings[players]
+        terms = PairTerms(
+            group.terms.won[k0:k1], group.terms.weight[k0:k1], group.terms.minutes[k0:k1]
+        )
+        updated = current + batch_rating_changes(current, terms, settings)
+        rows = group.rows[k0:k1]
+        if group.padded:
+            seated = group.seated[k0:k1]
+            rows, players, current, updated = (
+                rows[seated],
+                players[seated],
+                current[seated],
+                updated[seated],
+            )
+        before[rows] = current
+        after[rows] = updated
+        ratings[players] = updated
+    return Replay(before, after, ratings)
+
+
+def ratings_before(player: ArrayLike, rating_before: ArrayLike, current: ArrayLike) -> FloatArray:
+    """Every player's rating just before a stretch of the log.
+
+    A player in the stretch had the rating stored before its first row there; the others keep
+    their current rating. To void or correct match k: take this over the rows of match k and
+    its successors, then replay the successors from it (start_ratings).
+    """
+    players = np.asarray(player, dtype=np.int64)
+    stored = np.asarray(rating_before, dtype=np.float64)
+    ratings = np.array(current, dtype=np.float64)
+    if players.shape != stored.shape:
+        raise ValueError("player and rating_before must have one entry per row")
+    present, first_row = np.unique(players, return_index=True)
+    ratings[present] = stored[first_row]
+    return ratings
