@@ -52,6 +52,7 @@ class LadderBot(commands.Bot):
         """Runs once per start (not on reconnects): database, cogs, buttons, one sync."""
         self.ladder = await Ladder.open(self.config.database.path, self.config)
         self.live = LiveBoards(self, self.config.leaderboard.edit_seconds)
+        self.live.start()
         for module in COG_MODULES:
             await self.load_extension(module)
         self.add_dynamic_items(MatchButton)

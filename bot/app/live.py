@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 import discord
+from discord.ext import tasks
 
 from bot.app.embeds import leaderboard_embed
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from bot.app.bot import LadderBot
 
 log = logging.getLogger(__name__)
+
+POLL_SECONDS = 30.0
 
 
 class LiveBoards:
@@ -30,6 +33,20 @@ class LiveBoards:
         self._dirty: set[int] = set()
         self._tasks: dict[int, asyncio.Task[None]] = {}
 
+    def start(self) -> None:
+        self.poll.start()
+
+    @tasks.loop(seconds=POLL_SECONDS)
+    async def poll(self) -> None:
+        """Catch changes made outside this process (the command line, or before a restart)."""
+        try:
+            due = await self.bot.ladder.live_boards_due()
+        except Exception:
+            log.exception("could not list the live leaderboards that are due")
+            return
+        for board in due:
+            self.touch(board.guild_id)
+
     def touch(self, guild_id: int) -> None:
         """The guild's standings changed: refresh its live message when allowed."""
         self._dirty.add(guild_id)
@@ -37,6 +54,7 @@ class LiveBoards:
             self._tasks[guild_id] = asyncio.create_task(self._run(guild_id))
 
     def cancel(self) -> None:
+        self.poll.cancel()
         for task in self._tasks.values():
             task.cancel()
 

@@ -17,20 +17,22 @@ def run_bot(config_path: str) -> int:
         config = load_config(config_path)
         token = config.token()
     except ConfigError as error:
-        print(f"ladderbot: {error}", file=sys.stderr)
+        print(f"ladderbot run: error: {error}", file=sys.stderr)
         return 2
     bot = LadderBot(config)
     try:
         bot.run(token, log_level=logging.INFO, root_logger=True)
     except discord.LoginFailure:
         print(
-            f"ladderbot: Discord refused the token in ${config.discord.token_env}: check it",
+            f"ladderbot run: error: Discord refused the token in "
+            f"${config.discord.token_env}: check it",
             file=sys.stderr,
         )
         return 2
     except discord.PrivilegedIntentsRequired:
         print(
-            "ladderbot: enable the Server Members intent for this bot in the Developer Portal",
+            "ladderbot run: error: enable the Server Members intent of this bot "
+            "in the Discord Developer Portal",
             file=sys.stderr,
         )
         return 2

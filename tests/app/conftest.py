@@ -55,6 +55,7 @@ class BotProcess:
         self.fake = fake
         self.config = config
         self.log = config.parent / "bot.log"
+        self.database = config.parent / "ladder.sqlite3"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 20.0) -> None:

@@ -362,6 +362,7 @@ class FakeDiscord:
         echoed = [
             {
                 **command,
+                **self._permissions_as_string(command),
                 "id": str(next(self._ids)),
                 "application_id": str(APPLICATION_ID),
                 "version": "1",
@@ -371,6 +372,12 @@ class FakeDiscord:
         ]
         self._record(Event("sync", {"commands": echoed, "guild_id": guild_id}))
         return _json(echoed)
+
+    @staticmethod
+    def _permissions_as_string(command: JsonDict) -> JsonDict:
+        """Discord stores a permission bit set as a decimal string and answers with one."""
+        value = command.get("default_member_permissions")
+        return {} if value is None else {"default_member_permissions": str(value)}
 
     def _new_message(self, channel_id: int, body: JsonDict, files: list[File]) -> JsonDict:
         message_id = next(self._ids)

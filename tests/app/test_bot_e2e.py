@@ -1,0 +1,341 @@
+"""End to end: the real bot process (`python -m bot run`) against the fake Discord.
+
+One bot process serves the whole module (starting one costs about a second and a half);
+each test takes players nobody used before, so its ratings start from initial_rating.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import subprocess
+import sys
+import time
+
+from tests.app.conftest import (
+    EDIT_SECONDS,
+    MOD,
+    PAGE_SIZE,
+    ROBOT,
+    BotProcess,
+    Players,
+    bot_environment,
+    write_config,
+)
+from tests.app.fakediscord import GUILD_ID, LIVE, FakeDiscord, Member, Reply
+
+VARIANTS = [f"p{n}" for n in range(1, 9)]
+USER, CHANNEL, STRING, INTEGER, NUMBER, BOOLEAN, SUBCOMMAND = 6, 7, 3, 4, 10, 5, 1
+BURST_PAUSE = 0.1
+GR = [sys.executable, "-m", "bot", "gr"]
+PLACES = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+
+# SPEC 4: command -> subcommand -> [(option, type, required, choices or None)]
+SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] | None]]]] = {
+    "report": {
+        "duel": [
+            ("winner", USER, True, None),
+            ("loser", USER, True, None),
+            ("draw", BOOLEAN, False, None),
+            ("minutes", NUMBER, False, None),
+        ],
+        "ffa": [
+            *[(place, USER, index < 2, None) for index, place in enumerate(PLACES)],
+            ("minutes", NUMBER, False, None),
+        ],
+        "team": [
+            ("team_a", STRING, True, None),
+            ("team_b", STRING, True, None),
+            ("winner", STRING, True, ["a", "b", "draw"]),
+            ("minutes", NUMBER, False, None),
+        ],
+        "scores": [("lineup", STRING, True, None), ("minutes", NUMBER, False, None)],
+    },
+    "match": {
+        "show": [("id", INTEGER, True, None)],
+        "confirm": [("id", INTEGER, True, None)],
+        "list": [("member", USER, False, None)],
+    },
+    "rating": {None: [("member", USER, False, None), ("variant", STRING, False, VARIANTS)]},
+    "leaderboard": {
+        None: [
+            ("by", STRING, False, ["ladder", *VARIANTS, "ra"]),
+            ("page", INTEGER, False, None),
+        ]
+    },
+    "history": {None: [("member", USER, False, None)]},
+    "predict": {None: [("a", USER, True, None), ("b", USER, True, None)]},
+    "ladder": {"join": [], "leave": []},
+    "admin": {
+        "void": [("id", INTEGER, True, None), ("reason", STRING, False, None)],
+        "settings": [
+            ("t", NUMBER, False, None),
+            ("game_mult", NUMBER, False, None),
+            ("max_game_length", NUMBER, False, None),
+            ("initial_rating", NUMBER, False, None),
+            ("variant", STRING, False, VARIANTS),
+            ("confirm", STRING, False, ["opponent", "none"]),
+            ("auto_confirm_hours", NUMBER, False, None),
+            ("min_games", INTEGER, False, None),
+        ],
+        "channel": [("channel", CHANNEL, True, None)],
+        "post": [],
+        "recompute": [],
+        "export": [],
+    },
+}
+
+
+def _options(options: list[dict]) -> list[tuple[str, int, bool, list[str] | None]]:
+    found = []
+    for option in options:
+        assert option["description"].strip(" …"), f"option {option['name']} has no description"
+        choices = [choice["value"] for choice in option["choices"]] if "choices" in option else None
+        found.append((option["name"], option["type"], option.get("required", False), choices))
+    return found
+
+
+def test_synced_commands_and_options_are_those_of_the_spec(fake: FakeDiscord, bot: BotProcess):
+    synced = {command["name"]: command for command in fake.synced_commands()}
+    assert sorted(synced) == sorted(SPEC_COMMANDS)
+    assert fake.of_kind("sync")[-1].payload["guild_id"] == GUILD_ID  # config: sync = guild id
+    for name, subcommands in SPEC_COMMANDS.items():
+        command = synced[name]
+        assert command["description"].strip(" …")
+        expected_permissions = "32" if name == "admin" else None
+        assert command.get("default_member_permissions") == expected_permissions, name
+        if list(subcommands) == [None]:
+            assert _options(command.get("options", [])) == subcommands[None], name
+            continue
+        subs = {option["name"]: option for option in command["options"]}
+        assert sorted(subs) == sorted(subcommands), name
+        for sub_name, expected in subcommands.items():
+            assert isinstance(sub_name, str)
+            sub = subs[sub_name]
+            assert sub["type"] == SUBCOMMAND
+            assert sub["description"].strip(" …"), f"/{name} {sub_name}"
+            assert _options(sub.get("options", [])) == expected, f"/{name} {sub_name}"
+
+
+def _field(reply: Reply, name: str) -> str:
+    return next(f["value"] for f in reply.embeds[0]["fields"] if f["name"] == name)
+
+
+def _sides(reply: Reply) -> str:
+    return "\n".join(f["value"] for f in reply.embeds[0]["fields"] if f["name"].startswith("Side"))
+
+
+def _report_pending(fake: FakeDiscord, winner: Member, loser: Member) -> Reply:
+    reply = fake.slash(winner, "report duel", winner=winner, loser=loser, minutes=20.0).reply()
+    assert not reply.ephemeral, reply.content
+    assert "pending" in reply.embeds[0]["description"]
+    assert f"<@{loser.id}>" in (reply.content or "")
+    return reply
+
+
+def test_duel_is_pending_until_the_opponent_confirms(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    winner, loser = players.take(2)
+    reply = _report_pending(fake, winner, loser)
+    match_id = int(reply.embeds[0]["title"].split("#")[1])
+    confirm, dispute = reply.custom_ids()
+    assert (confirm, dispute) == (f"ladderbot:confirm:{match_id}", f"ladderbot:dispute:{match_id}")
+
+    shown = fake.slash(winner, "match show", id=match_id).reply()
+    assert "pending" in shown.embeds[0]["description"] and "→" not in _sides(shown)
+
+    refused = fake.click(winner, reply.message_id, confirm).reply()  # the reporter's own side
+    assert refused.ephemeral and refused.kind == "respond"
+
+    applied = fake.click(loser, reply.message_id, confirm).reply()
+    assert applied.kind == "update" and applied.components == []
+    assert "applied" in applied.embeds[0]["description"]
+    sides = _sides(applied)
+    assert f"<@{winner.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides
+    assert f"<@{loser.id}> — 0 pts, 20 min: 500.0 → 480.0 (-20.0)" in sides
+
+
+def test_refusals_are_ephemeral_and_change_nothing(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    first, second, outsider = players.take(3)
+    refused = fake.slash(outsider, "report duel", winner=first, loser=second).reply()
+    assert refused.ephemeral and refused.flags & 64
+    assert "participant" in (refused.content or "") or "moderator" in (refused.content or "")
+    listed = fake.slash(first, "match list", member=first).reply()
+    assert "No matches yet." in listed.embeds[0]["description"]
+
+    admin = fake.slash(first, "admin recompute").reply()
+    assert admin.ephemeral and "Manage Server" in (admin.content or "")
+
+    with_bot = fake.slash(MOD, "report duel", winner=first, loser=ROBOT).reply()
+    assert with_bot.ephemeral and "bot" in (with_bot.content or "").lower()
+
+
+def test_malformed_lineup_is_refused_quoting_the_entry(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    first, second = players.take(2)
+    lineup = f"<@{first.id}> 1200 18, <@{second.id}> nine hundred"
+    reply = fake.slash(first, "report scores", lineup=lineup).reply()
+    assert reply.ephemeral
+    assert f"'<@{second.id}> nine hundred'" in (reply.content or "")
+
+
+def test_scores_lineup_with_a_guest_is_recorded(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    first, second = players.take(2)
+    lineup = f"<@{first.id}> 1200 18 | <@{second.id}> 900, guest_bob 300 12"
+    reply = fake.slash(MOD, "report scores", lineup=lineup).reply()
+    assert not reply.ephemeral and "applied" in reply.embeds[0]["description"]
+    assert "guest_bob — 300 pts, 12 min (not rated)" in _sides(reply)
+
+
+def test_confirm_still_works_after_a_restart(fake: FakeDiscord, bot: BotProcess, players: Players):
+    winner, loser = players.take(2)
+    reply = _report_pending(fake, winner, loser)
+    bot.restart()
+    applied = fake.click(loser, reply.message_id, reply.custom_ids()[0]).reply()
+    assert applied.kind == "update" and "applied" in applied.embeds[0]["description"]
+    assert "(+20.0)" in _sides(applied)
+
+
+def test_a_double_click_applies_once(fake: FakeDiscord, bot: BotProcess, players: Players):
+    winner, loser = players.take(2)
+    reply = _report_pending(fake, winner, loser)
+    seen = fake.message(reply.message_id)  # both clicks come from the same, stale, message
+    clicks = [fake.click(loser, reply.message_id, reply.custom_ids()[0], seen) for _ in range(2)]
+    answers = sorted((click.reply() for click in clicks), key=lambda r: r.kind)
+    assert [a.kind for a in answers] == ["respond", "update"]
+    assert answers[0].ephemeral and "already applied" in (answers[0].content or "")
+    card = fake.slash(winner, "rating").reply()
+    assert _field(card, "Ladder rating") == "520.0"
+    assert _field(card, "Record").startswith("1W 0D 0L")
+
+
+def test_rating_sends_an_embed_and_a_png_chart(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    first, second = players.take(2)
+    for winner, loser in [(first, second), (first, second), (second, first)]:
+        fake.slash(MOD, "report duel", winner=winner, loser=loser).reply()
+    reply = fake.slash(second, "rating", member=first, variant="p3").reply()
+    assert reply.kind == "edit_original" and not reply.ephemeral
+    embed = reply.embeds[0]
+    assert embed["title"].startswith(first.name)
+    assert _field(reply, "Record").startswith("2W 0D 1L")
+    assert re.fullmatch(r"-?\d+ \+\d+ -\d+", _field(reply, "Performance (p3)"))
+    assert re.fullmatch(r"\d+\.\d\d", _field(reply, "RA"))
+    assert embed["image"]["url"] == "attachment://rating.png"
+    (chart,) = reply.files
+    assert chart.filename == "rating.png" and chart.data.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_leaderboard_pages_forward_and_back_for_its_caller_only(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    count = PAGE_SIZE + 1  # one more ranked player than a page holds, in pairs for duels
+    group = players.take(count + count % 2)
+    for winner, loser in zip(group[::2], group[1::2], strict=True):
+        fake.slash(MOD, "report duel", winner=winner, loser=loser).reply()
+    caller, other = group[0], group[1]
+    first = fake.slash(caller, "leaderboard").reply()
+    footer = first.embeds[0]["footer"]["text"]
+    assert footer.startswith("page 1 of ")
+    pages = int(footer.split(" of ")[1].split(" ")[0])
+    assert pages >= 2
+    previous, following = first.custom_ids()
+    forward = fake.click(caller, first.message_id, following).reply()
+    assert forward.kind == "update" and forward.embeds[0]["footer"]["text"].startswith("page 2 of")
+    assert forward.embeds[0]["description"] != first.embeds[0]["description"]
+    refused = fake.click(other, first.message_id, previous).reply()
+    assert refused.ephemeral and "Only the member" in (refused.content or "")
+    back = fake.click(caller, first.message_id, previous).reply()
+    assert back.embeds[0]["footer"]["text"].startswith("page 1 of")
+    assert back.embeds[0]["description"] == first.embeds[0]["description"]
+
+
+def test_history_is_the_text_that_ladderbot_gr_prints(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    first, second, third = players.take(3)
+    fake.slash(MOD, "report duel", winner=first, loser=second).reply()
+    fake.slash(MOD, "report duel", winner=third, loser=first, draw=True).reply()
+    reply = fake.slash(second, "history", member=first).reply()
+    (history,) = reply.files
+    gr = subprocess.run(
+        [*GR, str(first.id), "--guild", str(GUILD_ID), "--db", str(bot.database)],
+        capture_output=True,
+        text=True,
+        env=bot_environment(None),
+        timeout=30,
+        check=True,
+    )
+    lines = history.data.decode().splitlines()
+    assert lines == gr.stdout.splitlines()
+    assert [line[0] for line in lines] == ["=", "+"]  # newest first: the draw, then the win
+
+
+def test_live_leaderboard_is_edited_at_most_once_per_edit_seconds(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    winner, loser = players.take(2)
+    mark = fake.mark()
+    reply = fake.slash(MOD, "admin channel", channel=LIVE).reply()
+    assert reply.ephemeral and str(LIVE.id) in (reply.content or "")
+    posted = fake.wait_for(
+        lambda e: e.kind == "message_create" and e.channel_id == LIVE.id, 10, mark
+    )
+    live_id = posted.message_id
+
+    burst_start = fake.mark()
+    started = time.monotonic()
+    for _ in range(50):  # 50 matches spread over about 2.5 edit windows
+        report = fake.slash(MOD, "report duel", winner=winner, loser=loser)
+        assert "applied" in report.reply().embeds[0]["description"]
+        time.sleep(BURST_PAUSE)
+    burst_seconds = time.monotonic() - started
+    time.sleep(EDIT_SECONDS + 1.0)  # room for the one trailing edit
+
+    edits = [e for e in fake.of_kind("message_edit", burst_start) if e.message_id == live_id]
+    gaps = [later.at - earlier.at for earlier, later in itertools.pairwise(edits)]
+    assert len(edits) >= 2, "the live leaderboard should follow the burst, not only end it"
+    assert all(gap >= EDIT_SECONDS - 0.05 for gap in gaps), gaps
+    assert len(edits) <= (burst_seconds + EDIT_SECONDS + 1.0) / EDIT_SECONDS + 1
+    assert "50W 0D 0L" in edits[-1].payload["embeds"][0]["description"]  # the newest standings
+
+    fake.delete_message(live_id)
+    again = fake.mark()
+    fake.slash(MOD, "report duel", winner=winner, loser=loser).reply()
+    reposted = fake.wait_for(
+        lambda e: e.kind == "message_create" and e.channel_id == LIVE.id,
+        EDIT_SECONDS + 5,
+        again,
+    )
+    assert reposted.message_id != live_id
+    assert "51W 0D 0L" in reposted.payload["embeds"][0]["description"]
+
+
+def test_bad_config_or_missing_token_exits_2_with_one_line(tmp_path):
+    config = write_config(tmp_path)
+    env = bot_environment(None)
+    del env["LADDERBOT_TEST_TOKEN"]
+    command = [sys.executable, "-m", "bot", "run", "--config"]
+    no_token = subprocess.run(
+        [*command, str(config)], capture_output=True, text=True, env=env, timeout=30
+    )
+    assert no_token.returncode == 2
+    assert no_token.stderr.count("\n") == 1 and "LADDERBOT_TEST_TOKEN" in no_token.stderr
+
+    config.write_text('[leaderboard]\npage_size = "many"\n', encoding="utf-8")
+    bad = subprocess.run(
+        [*command, str(config)],
+        capture_output=True,
+        text=True,
+        env=bot_environment(None),
+        timeout=30,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1 and "page_size" in bad.stderr
