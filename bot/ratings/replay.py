@@ -31,7 +31,7 @@ from bot.ratings.ladder import (
 
 IntArray = NDArray[np.int64]
 
-CHUNK_PAIRS: Final = 1 << 20
+CHUNK_PAIRS: Final = 1 << 19
 """Pair terms are prepared for about this many [seat, seat] pairs at a time (bounds memory)."""
 
 
@@ -152,8 +152,8 @@ def _check_sides_and_players(log: MatchLog, match: IntArray) -> None:
         raise ValueError(
             f"match {match[log.starts[bad]].item()!r}: every participant is on one side"
         )
-    repeated = log.next_row >= 0
-    repeated[repeated] = match[log.next_row[repeated]] == match[repeated]
+    repeated = match[log.next_row] == match  # next_row -1 reads the last row: masked next
+    repeated &= log.next_row >= 0
     bad = _first_bad_row(~repeated)
     if bad is not None:
         raise ValueError(
@@ -231,10 +231,9 @@ def waves(log: MatchLog) -> list[IntArray]:
     previous matches of all its players are done.
     """
     match_of_row = np.repeat(np.arange(log.match_count, dtype=np.int32), log.sizes)
-    successor = np.full(len(log.player), -1, dtype=np.int32)
-    has_next = log.next_row >= 0
-    successor[has_next] = match_of_row[log.next_row[has_next]]
-    del match_of_row, has_next
+    successor = match_of_row[log.next_row]  # the match of the player's next row
+    successor[log.next_row < 0] = -1
+    del match_of_row
     waiting = np.bincount(successor[successor >= 0], minlength=log.match_count)
     ready = np.flatnonzero(waiting == 0)
     result = []
@@ -288,8 +287,17 @@ def _seat_group(
     )
 
 
-def _batches(log: MatchLog, settings: LadderSettings) -> Iterator[Batch]:
-    """Every wave's matches, grouped by seat count, with pair terms prepared chunk by chunk."""
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """The order of rating: wave by wave, each wave's matches grouped by seat count."""
+
+    ordered: IntArray  # match indices
+    seats: IntArray  # seats of each ordered match
+    bounds: list[int]  # batch b is ordered[bounds[b]:bounds[b + 1]]
+    chunk_starts: list[int]  # the first batch of every chunk of pair terms
+
+
+def schedule(log: MatchLog) -> Schedule:
     wave_list = waves(log)
     ordered = np.concatenate(wave_list)
     seats = _seat_count(log.sizes)[ordered]
@@ -301,21 +309,29 @@ def _batches(log: MatchLog, settings: LadderSettings) -> Iterator[Batch]:
     batch_starts = np.flatnonzero(np.diff(wave_of, prepend=-1) | np.diff(seats, prepend=-1))
     batch_pairs = np.add.reduceat(seats * seats, batch_starts)
     chunk_of_batch = (np.cumsum(batch_pairs) - batch_pairs) // CHUNK_PAIRS
-    chunk_starts = np.flatnonzero(np.diff(chunk_of_batch, prepend=-1)).tolist()
-    bounds = [*batch_starts.tolist(), len(ordered)]
-    for first_batch, end_batch in zip(
-        chunk_starts, [*chunk_starts[1:], len(batch_starts)], strict=True
-    ):
+    return Schedule(
+        ordered,
+        seats,
+        [*batch_starts.tolist(), len(ordered)],
+        np.flatnonzero(np.diff(chunk_of_batch, prepend=-1)).tolist(),
+    )
+
+
+def _batches(log: MatchLog, plan: Schedule, settings: LadderSettings) -> Iterator[Batch]:
+    """The batches in order, with pair terms prepared one chunk at a time."""
+    bounds = plan.bounds
+    chunk_ends = [*plan.chunk_starts[1:], len(bounds) - 1]
+    for first_batch, end_batch in zip(plan.chunk_starts, chunk_ends, strict=True):
         first, last = bounds[first_batch], bounds[end_batch]
-        chunk_seats = seats[first:last]
+        chunk_seats = plan.seats[first:last]
         groups = {}
         positions = {}
         for count in np.unique(chunk_seats).tolist():
             mine = chunk_seats == count
-            groups[count] = _seat_group(log, ordered[first:last][mine], count, settings)
+            groups[count] = _seat_group(log, plan.ordered[first:last][mine], count, settings)
             positions[count] = np.cumsum(mine) - mine  # each match's index within its group
         for b in range(first_batch, end_batch):
-            count = int(seats[bounds[b]])
+            count = int(plan.seats[bounds[b]])
             k0 = int(positions[count][bounds[b] - first])
             yield Batch(groups[count], k0, k0 + bounds[b + 1] - bounds[b])
 
@@ -333,11 +349,12 @@ def replay_waves(
     """The same replay as replay_sequential, a wave of independent matches at a time."""
     log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
     ratings = log.start_ratings.copy()
+    if not log.match_count:
+        return Replay(np.empty(0), np.empty(0), ratings)
+    plan = schedule(log)  # before the outputs exist: scheduling has the larger temporaries
     before = np.empty(len(log.player))
     after = np.empty(len(log.player))
-    if not log.match_count:
-        return Replay(before, after, ratings)
-    for batch in _batches(log, settings):
+    for batch in _batches(log, plan, settings):
         group, k0, k1 = batch.group, batch.k0, batch.k1
         players = group.players[k0:k1]
         current = ratings[players]
