@@ -32,10 +32,10 @@ COG_MODULES = (
 class LadderBot(commands.Bot):
     """Slash commands only: intents guilds + members (names, bot flags), no message content."""
 
-    ladder: Ladder
     live: LiveBoards
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, ladder: Ladder) -> None:
+        """The ladder (database) is opened and closed by the caller, outside the bot."""
         intents = discord.Intents.none()
         intents.guilds = True
         intents.members = True
@@ -46,11 +46,11 @@ class LadderBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions.none(),
         )
         self.config = config
+        self.ladder = ladder
         self.tree.error(self.on_app_command_error)
 
     async def setup_hook(self) -> None:
-        """Runs once per start (not on reconnects): database, cogs, buttons, one sync."""
-        self.ladder = await Ladder.open(self.config.database.path, self.config)
+        """Runs once per start (not on reconnects): cogs, buttons, one command sync."""
         self.live = LiveBoards(self, self.config.leaderboard.edit_seconds)
         self.live.start()
         for module in COG_MODULES:
@@ -73,8 +73,6 @@ class LadderBot(commands.Bot):
         await super().close()
         if hasattr(self, "live"):
             self.live.cancel()
-        if hasattr(self, "ladder"):
-            await self.ladder.close()
 
     async def on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError

@@ -1,39 +1,63 @@
-"""`ladderbot run`: config -> token -> the bot, with one clear line and status 2 on bad setup."""
+"""`ladderbot run`: config -> token -> database -> the bot; bad setup is one line, status 2."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
+import sqlite3
 import sys
 
 import discord
 
 from bot.app.bot import LadderBot
-from bot.config import ConfigError, load_config
+from bot.config import Config, ConfigError, load_config
+from bot.services import Ladder
+
+EXIT_OK = 0
+EXIT_BAD_SETUP = 2
+AIOSQLITE_STOP_SECONDS = 0.2
+
+
+def _fail(message: str) -> int:
+    print(f"ladderbot run: error: {message}", file=sys.stderr)
+    return EXIT_BAD_SETUP
 
 
 def run_bot(config_path: str) -> int:
-    """Run until stopped; 2 for a missing/bad config or token (one line on stderr)."""
+    """Run until stopped (Ctrl-C or SIGTERM close it cleanly); 2 for a bad config or token."""
     try:
         config = load_config(config_path)
         token = config.token()
     except ConfigError as error:
-        print(f"ladderbot run: error: {error}", file=sys.stderr)
-        return 2
-    bot = LadderBot(config)
+        return _fail(str(error))
+    discord.utils.setup_logging(level=logging.INFO, root=True)
     try:
-        bot.run(token, log_level=logging.INFO, root_logger=True)
+        return asyncio.run(_serve(config, token))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+async def _serve(config: Config, token: str) -> int:
+    try:
+        ladder = await Ladder.open(config.database.path, config)
+    except (OSError, sqlite3.Error) as error:
+        # aiosqlite stops its worker thread without waiting for it; let it finish before the
+        # event loop closes, or it prints a traceback after our one line.
+        await asyncio.sleep(AIOSQLITE_STOP_SECONDS)
+        return _fail(f"{config.source}: [database] path {config.database.path!r}: {error}")
+    bot = LadderBot(config, ladder)
+    stopping: set[asyncio.Task[None]] = set()
+    asyncio.get_running_loop().add_signal_handler(
+        signal.SIGTERM, lambda: stopping.add(asyncio.create_task(bot.close()))
+    )
+    try:
+        async with bot:
+            await bot.start(token)
     except discord.LoginFailure:
-        print(
-            f"ladderbot run: error: Discord refused the token in "
-            f"${config.discord.token_env}: check it",
-            file=sys.stderr,
-        )
-        return 2
+        return _fail(f"Discord refused the token in ${config.discord.token_env}: check it")
     except discord.PrivilegedIntentsRequired:
-        print(
-            "ladderbot run: error: enable the Server Members intent of this bot "
-            "in the Discord Developer Portal",
-            file=sys.stderr,
-        )
-        return 2
-    return 0
+        return _fail("enable the Server Members intent of this bot in the Developer Portal")
+    finally:
+        await ladder.close()
+    return EXIT_OK

@@ -476,6 +476,7 @@ class FakeDiscord:
             self._record(Event("edit_original", body, files, token, message_id))
         elif method == "DELETE":
             self.deleted.add(message_id)
+            self._record(Event("delete_original", {}, [], token, message_id))
             return web.Response(status=204)
         return _json(message)
 

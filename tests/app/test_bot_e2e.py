@@ -193,6 +193,48 @@ def test_scores_lineup_with_a_guest_is_recorded(
     assert "guest_bob — 300 pts, 12 min (not rated)" in _sides(reply)
 
 
+def test_a_refusal_after_a_public_defer_stays_private(fake: FakeDiscord, bot: BotProcess):
+    interaction = fake.slash(MOD, "admin void", id=999_999, reason="typo")
+    reply = interaction.reply()
+    assert reply.kind == "followup" and reply.ephemeral and "999999" in (reply.content or "")
+    deferred = fake.wait_for(lambda e: e.token == interaction.token, 1, interaction.after)
+    assert deferred.kind == "defer"  # the work was acknowledged first
+    removed = fake.of_kind("delete_original", interaction.after)
+    assert [e.token for e in removed] == [interaction.token]  # the public "thinking" is gone
+
+
+def test_settings_export_predict_and_ladder_membership(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    first, second = players.take(2)
+    shown = fake.slash(MOD, "admin settings").reply()
+    assert shown.ephemeral and _field(shown, "confirm") == "opponent"
+    changed = fake.slash(MOD, "admin settings", confirm="none").reply()
+    try:
+        assert _field(changed, "confirm") == "none"
+        applied = fake.slash(first, "report duel", winner=first, loser=second).reply()
+        assert "applied" in applied.embeds[0]["description"] and not applied.components
+    finally:
+        fake.slash(MOD, "admin settings", confirm="opponent").reply()
+    bad = fake.slash(MOD, "admin settings", t=-5.0).reply()
+    assert bad.ephemeral and "t" in (bad.content or "")
+
+    prediction = fake.slash(second, "predict", a=first, b=second).reply()
+    assert re.search(r"wins with \d+\.\d%", _field(prediction, "Ladder"))
+
+    left = fake.slash(second, "ladder leave").reply()
+    assert left.ephemeral and "left the ladder" in (left.content or "")
+    unrated = fake.slash(MOD, "report duel", winner=first, loser=second).reply()
+    assert unrated.ephemeral  # only one rated side left: refused
+    assert fake.slash(second, "ladder join").reply().ephemeral
+
+    export = fake.slash(MOD, "admin export").reply()
+    (csv_file,) = export.files
+    header, *rows = csv_file.data.decode().splitlines()
+    assert header.startswith("match,played_at,side,player,score,minutes")
+    assert any(f",{first.id}," in row for row in rows)
+
+
 def test_confirm_still_works_after_a_restart(fake: FakeDiscord, bot: BotProcess, players: Players):
     winner, loser = players.take(2)
     reply = _report_pending(fake, winner, loser)
@@ -328,6 +370,21 @@ def test_bad_config_or_missing_token_exits_2_with_one_line(tmp_path):
     )
     assert no_token.returncode == 2
     assert no_token.stderr.count("\n") == 1 and "LADDERBOT_TEST_TOKEN" in no_token.stderr
+
+    missing = tmp_path / "missing" / "x.sqlite3"
+    config.write_text(
+        f'[discord]\ntoken_env = "LADDERBOT_TEST_TOKEN"\n[database]\npath = "{missing}"\n',
+        encoding="utf-8",
+    )
+    no_db = subprocess.run(
+        [*command, str(config)],
+        capture_output=True,
+        text=True,
+        env=bot_environment(None),
+        timeout=30,
+    )
+    assert no_db.returncode == 2
+    assert no_db.stderr.count("\n") == 1 and "[database] path" in no_db.stderr
 
     config.write_text('[leaderboard]\npage_size = "many"\n', encoding="utf-8")
     bad = subprocess.run(
