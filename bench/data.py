@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,9 +21,9 @@ class MatchLog:
     every match with players_per_match rows. side is a label within the match.
     """
 
-    match: NDArray[np.int64]
-    player: NDArray[np.int64]
-    side: NDArray[np.int64]
+    match: NDArray[np.integer[Any]]
+    player: NDArray[np.integer[Any]]
+    side: NDArray[np.integer[Any]]
     score: NDArray[np.float64]
     minutes: NDArray[np.float64]
     member_count: int
@@ -44,6 +45,20 @@ class MatchLog:
             self.member_count,
             self.players_per_match,
         )
+
+
+def compact(log: MatchLog) -> MatchLog:
+    """The same log with the smallest integer types that hold it (int32 match and player,
+    int8 side): what a memory-minded caller would pass."""
+    return MatchLog(
+        log.match.astype(np.int32),
+        log.player.astype(np.int32),
+        log.side.astype(np.int8),
+        log.score,
+        log.minutes,
+        log.member_count,
+        log.players_per_match,
+    )
 
 
 def distinct_players(
