@@ -113,6 +113,6 @@ def brentq_roots(
     problems: Sequence[tuple[Callable[[float], float], float, float]], xtol: float
 ) -> NDArray[np.float64]:
     """One scipy.optimize.brentq per (equation, low, high)."""
-    from scipy.optimize import brentq
+    from scipy.optimize import brentq  # type: ignore[import-untyped]
 
     return np.array([brentq(f, low, high, xtol=xtol) for f, low, high in problems])

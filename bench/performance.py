@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -82,9 +83,14 @@ def equation(
     return f
 
 
-def workload(lists: GameLists, variant_name: str) -> Workload:
+def game_arrays(lists: GameLists) -> GameArrays:
+    """A fresh GameArrays (nothing cached yet) over the lists."""
     offsets = np.arange(0, len(lists.result) + 1, lists.games_per_member, dtype=np.int64)
-    games = GameArrays(lists.result, lists.rating, lists.opponent, offsets)
+    return GameArrays(lists.result, lists.rating, lists.opponent, offsets)
+
+
+def workload(lists: GameLists, variant_name: str) -> Workload:
+    games = game_arrays(lists)
     variant = variant_named(variant_name)
     return Workload(games, variant.weights(games), variant)
 
@@ -151,7 +157,7 @@ def run(quick: bool) -> Table:
     )
     for name in ("p8", "p3"):
         work = workload(lists, name)
-        baseline = measure(lambda work=work: solve_with_brentq(work.equations()), baseline_runs)
+        baseline = measure(functools.partial(solve_with_brentq, work.equations()), baseline_runs)
         with counting_exponentials() as count:
             work.solve()
         limit = count[0] / throughput
@@ -159,7 +165,7 @@ def run(quick: bool) -> Table:
             ("solve_segments (weights given)", work.solve),
             (
                 "performance_arrays (flat)",
-                lambda work=work: performance_arrays(work.games, work.variant),
+                lambda work=work: performance_arrays(game_arrays(lists), work.variant),
             ),
             (
                 "performance_many (Game lists)",

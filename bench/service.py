@@ -78,9 +78,9 @@ async def temporary_ladder() -> AsyncIterator[Ladder]:
             yield ladder
 
 
-async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
+async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
     start = time.perf_counter()
-    value = await call()
+    value = await call
     return time.perf_counter() - start, value
 
 
@@ -129,9 +129,7 @@ async def reports_per_second(sizes: Sizes) -> tuple[list[float], float]:
         rates = []
         for batch in range(sizes.runs):
             first = batch * sizes.report_batch
-            seconds, results = await timed(
-                lambda first=first: report_duels(ladder, log, first, sizes.report_batch)
-            )
+            seconds, results = await timed(report_duels(ladder, log, first, sizes.report_batch))
             if not all(result.applied for result in results):
                 raise AssertionError("a moderator's duel was not applied at once")
             rates.append(sizes.report_batch / seconds)
@@ -161,25 +159,23 @@ async def big_guild(sizes: Sizes) -> GuildFigures:
     text = import_text(log)
     async with temporary_ladder() as ladder:
         await ladder.upsert_members(GUILD, member_infos(log))
-        build, _ = await timed(lambda: ladder.import_csv(GUILD, MODERATOR, text))
+        build, _ = await timed(ladder.import_csv(GUILD, MODERATOR, text))
         built = disagreement(await stored_ratings(ladder, log.member_count), log)
         reads: dict[str, list[float]] = {}
         for name, read in READS.items():
             for run in range(sizes.runs):
-                seconds, _ = await timed(lambda read=read, run=run: read(ladder, run))
+                seconds, _ = await timed(read(ladder, run))
                 reads.setdefault(f"{name}, repeated", []).append(seconds)
         voids = []
         for run in range(sizes.runs):
             recent = await ladder.list_matches(GUILD, limit=sizes.runs + 1)
             newest = next(match for match in recent if match.status == "applied")
-            seconds, result = await timed(
-                lambda newest=newest: ladder.void(GUILD, MODERATOR, newest.id)
-            )
+            seconds, result = await timed(ladder.void(GUILD, MODERATOR, newest.id))
             if result.replayed != 0:
                 raise AssertionError(f"voiding the newest match replayed {result.replayed}")
             voids.append(seconds)
             for name, read in READS.items():
-                seconds, _ = await timed(lambda read=read, run=run: read(ladder, run))
+                seconds, _ = await timed(read(ladder, run))
                 reads.setdefault(f"{name}, after a void", []).append(seconds)
         voided = disagreement(
             await stored_ratings(ladder, log.member_count),

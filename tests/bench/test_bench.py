@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.baselines import plain_changes, replay_openskill
-from bench.data import duel_log, game_lists, match_log
+from bench.data import compact, duel_log, game_lists, match_log
 from bench.harness import Table, measure
 from bench.performance import counting_exponentials, workload
 from bot.ratings.ladder import DEFAULT_SETTINGS, rating_changes
@@ -124,6 +124,8 @@ def test_plain_replay_agrees_with_replay_waves() -> None:
     assert largest_difference(fast, slow) <= 1e-9
     assert np.allclose(fast.final, slow.final, rtol=0, atol=1e-9)
     assert not np.allclose(slow.before, slow.after)  # the replay did move ratings
+    small = waves(compact(log))
+    assert small.final.tolist() == fast.final.tolist()
 
 
 @pytest.mark.skipif(not has_openskill, reason="openskill (the bench extra) is not installed")
