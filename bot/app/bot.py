@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app.buttons import MatchButton
+from bot.app.buttons import MatchButton, PageButton
 from bot.app.live import LiveBoards
 from bot.app.replies import answer_error
 from bot.config import Config
@@ -55,7 +55,7 @@ class LadderBot(commands.Bot):
         self.live.start()
         for module in COG_MODULES:
             await self.load_extension(module)
-        self.add_dynamic_items(MatchButton)
+        self.add_dynamic_items(MatchButton, PageButton)
         await self.sync_commands()
 
     async def sync_commands(self) -> None:

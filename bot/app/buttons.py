@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MatchAction = Literal["confirm", "dispute"]
+PageLabel = Literal["prev", "next"]
 STATUS_ACTIONS: dict[str, tuple[MatchAction, ...]] = {
     "pending": ("confirm", "dispute"),
     "disputed": ("confirm",),
@@ -101,19 +102,37 @@ async def refresh_match_message(bot: LadderBot, match: Match) -> None:
         log.info("could not update the message of match %s: %s", match.id, error)
 
 
-class LeaderboardPager(discord.ui.View):
-    """Previous/next on a leaderboard page; only the member who asked may turn its pages."""
+class PageButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"ladderbot:page:(?P<owner>\d+):(?P<by>[a-z0-9]+):(?P<page>\d+):(?P<label>prev|next)",
+):
+    """Previous or next on a leaderboard message. The custom id holds who asked, the measure
+    and the page it leads to, so paging needs no memory and survives restarts; only the
+    member who asked may turn the pages."""
 
-    def __init__(self, bot: LadderBot, owner_id: int, page: LeaderboardPage) -> None:
-        super().__init__(timeout=600)
-        self.bot = bot
+    def __init__(self, owner_id: int, by: str, page: int, label: PageLabel, disabled: bool) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Previous" if label == "prev" else "Next",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"ladderbot:page:{owner_id}:{by}:{page}:{label}",
+                disabled=disabled,
+            )
+        )
         self.owner_id = owner_id
+        self.by = by
         self.page = page
-        self._update_buttons()
 
-    def _update_buttons(self) -> None:
-        self.previous_page.disabled = self.page.page <= 1
-        self.next_page.disabled = self.page.page >= self.page.pages
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> PageButton:
+        label: PageLabel = "prev" if match["label"] == "prev" else "next"
+        return cls(int(match["owner"]), match["by"], int(match["page"]), label, False)
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         if interaction.user.id != self.owner_id:
@@ -125,27 +144,19 @@ class LeaderboardPager(discord.ui.View):
             return False
         return True
 
-    async def on_error(
-        self, interaction: discord.Interaction[Any], error: Exception, item: discord.ui.Item[Any], /
-    ) -> None:
-        await answer_error(interaction, error)
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            bot: LadderBot = interaction.client
+            page = await bot.ladder.leaderboard(guild_of(interaction).id, self.by, self.page)
+            view = pager_view(self.owner_id, page)
+            await interaction.response.edit_message(embed=leaderboard_embed(page), view=view)
+        except Exception as error:  # every failure gets an answer (views have no tree.on_error)
+            await answer_error(interaction, error)
 
-    async def _turn(self, interaction: discord.Interaction[Any], step: int) -> None:
-        guild_id = guild_of(interaction).id
-        self.page = await self.bot.ladder.leaderboard(
-            guild_id, by=self.page.by, page=self.page.page + step
-        )
-        self._update_buttons()
-        await interaction.response.edit_message(embed=leaderboard_embed(self.page), view=self)
 
-    @discord.ui.button(label="Previous", style=discord.ButtonStyle.secondary)
-    async def previous_page(
-        self, interaction: discord.Interaction[Any], button: discord.ui.Button[LeaderboardPager]
-    ) -> None:
-        await self._turn(interaction, -1)
-
-    @discord.ui.button(label="Next", style=discord.ButtonStyle.secondary)
-    async def next_page(
-        self, interaction: discord.Interaction[Any], button: discord.ui.Button[LeaderboardPager]
-    ) -> None:
-        await self._turn(interaction, +1)
+def pager_view(owner_id: int, page: LeaderboardPage) -> discord.ui.View:
+    """Previous/next buttons for a leaderboard page, disabled at either end."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(PageButton(owner_id, page.by, page.page - 1, "prev", page.page <= 1))
+    view.add_item(PageButton(owner_id, page.by, page.page + 1, "next", page.page >= page.pages))
+    return view

@@ -501,6 +501,15 @@ class FakeDiscord:
             return web.Response(status=204)
         return _json(message)
 
+    def drop_gateway(self) -> None:
+        """Close the bot's gateway connection as Discord does now and then; it reconnects."""
+
+        async def close() -> None:
+            if self._ws is not None:
+                await self._ws.close(code=4000, message=b"fake: reconnect")
+
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(5)
+
     def delete_message(self, message_id: int) -> None:
         """As if a user deleted the message in the client."""
         self._loop.call_soon_threadsafe(self.deleted.add, message_id)

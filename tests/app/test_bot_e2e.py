@@ -288,12 +288,14 @@ def test_leaderboard_pages_forward_and_back_for_its_caller_only(
     assert footer.startswith("page 1 of ")
     pages = int(footer.split(" of ")[1].split(" ")[0])
     assert pages >= 2
-    previous, following = first.custom_ids()
+    following = first.custom_ids()[1]
     forward = fake.click(caller, first.message_id, following).reply()
     assert forward.kind == "update" and forward.embeds[0]["footer"]["text"].startswith("page 2 of")
     assert forward.embeds[0]["description"] != first.embeds[0]["description"]
+    previous = forward.custom_ids()[0]  # the buttons now lead to pages 1 and 3
     refused = fake.click(other, first.message_id, previous).reply()
     assert refused.ephemeral and "Only the member" in (refused.content or "")
+    bot.restart()  # the page buttons keep no state in the process
     back = fake.click(caller, first.message_id, previous).reply()
     assert back.embeds[0]["footer"]["text"].startswith("page 1 of")
     assert back.embeds[0]["description"] == first.embeds[0]["description"]
@@ -396,3 +398,42 @@ def test_bad_config_or_missing_token_exits_2_with_one_line(tmp_path):
     )
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "page_size" in bad.stderr
+
+
+def test_pending_matches_are_applied_after_auto_confirm_hours(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    winner, loser = players.take(2)
+    fake.slash(MOD, "admin settings", auto_confirm_hours=0.0002).reply()  # 0.72 s
+    try:
+        reply = _report_pending(fake, winner, loser)
+        time.sleep(1.0)
+        mark = fake.mark()
+        bot.restart()  # the auto-confirm loop runs at start, then every minute
+        edited = fake.wait_for(
+            lambda e: e.kind == "message_edit" and e.message_id == reply.message_id, 10, mark
+        )
+    finally:
+        fake.slash(MOD, "admin settings", auto_confirm_hours=24.0).reply()
+    assert "applied" in edited.payload["embeds"][0]["description"]
+    assert edited.payload["components"] == []  # the buttons are gone
+
+
+def test_global_sync_happens_once_not_on_reconnect(tmp_path):
+    fake = FakeDiscord([MOD])
+    fake.start()
+    process = BotProcess(fake, write_config(tmp_path, sync="global"))
+    try:
+        process.start()
+        (sync,) = fake.of_kind("sync")
+        assert sync.payload["guild_id"] is None
+        assert all("guild_id" not in command for command in sync.payload["commands"])
+        mark = fake.mark()
+        fake.drop_gateway()
+        fake.wait_ready(after=mark)  # identified again and got its members
+        reply = fake.slash(MOD, "admin settings").reply()  # global commands answer too
+        assert reply.ephemeral and _field(reply, "variant") == "p8"
+        assert len(fake.of_kind("sync")) == 1
+    finally:
+        process.stop()
+        fake.stop()

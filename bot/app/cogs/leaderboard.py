@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import LeaderboardPager
+from bot.app.buttons import pager_view
 from bot.app.embeds import leaderboard_embed
 from bot.app.members import guild_of
 from bot.app.replies import defer
@@ -38,8 +38,9 @@ class Leaderboard(commands.Cog):
         result = await self.bot.ladder.leaderboard(
             guild_id, by=by.value if by else "ladder", page=page
         )
-        pager = LeaderboardPager(self.bot, interaction.user.id, result)
-        await interaction.edit_original_response(embed=leaderboard_embed(result), view=pager)
+        await interaction.edit_original_response(
+            embed=leaderboard_embed(result), view=pager_view(interaction.user.id, result)
+        )
 
 
 async def setup(bot: LadderBot) -> None:
