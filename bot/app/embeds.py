@@ -52,9 +52,12 @@ def participant_line(participant: Participant) -> str:
 
 def match_embed(match: Match) -> discord.Embed:
     """One match: status, sides with scores, minutes and rating changes."""
+    description = f"Status: {STATUS_TEXT[match.status]}"
+    if match.reporter_id is not None:
+        description += f"\nReported by <@{match.reporter_id}>"
     embed = discord.Embed(
         title=f"Match #{match.id}",
-        description=f"Status: {STATUS_TEXT[match.status]}",
+        description=description,
         colour=STATUS_COLOUR[match.status],
         timestamp=datetime.fromtimestamp(match.played_at, UTC),
     )
@@ -64,8 +67,6 @@ def match_embed(match: Match) -> discord.Embed:
         embed.add_field(name=f"Side {side}", value=lines[:1024], inline=False)
     if match.void_reason:
         embed.add_field(name="Void reason", value=match.void_reason[:1024], inline=False)
-    if match.reporter_id is not None:
-        embed.set_footer(text=f"reported by user {match.reporter_id}")
     return embed
 
 

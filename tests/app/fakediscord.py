@@ -269,7 +269,8 @@ class FakeDiscord:
         everyone = {
             "id": str(GUILD_ID),
             "name": "@everyone",
-            "permissions": str(1 << 11 | 1 << 10 | 1 << 15),  # send messages, view, attach
+            # view channel, send messages, embed links, attach files
+            "permissions": str(1 << 10 | 1 << 11 | 1 << 14 | 1 << 15),
             "position": 0,
             "color": 0,
             "hoist": False,

@@ -15,6 +15,7 @@ from bot.app.embeds import leaderboard_embed, match_embed, settings_embed
 from bot.app.members import actor, guild_of, is_moderator
 from bot.app.replies import defer
 from bot.config import CONFIRM_MODES, RATING_CONSTANTS, VARIANTS
+from bot.services import UserError
 
 
 class NotModerator(app_commands.CheckFailure):
@@ -111,7 +112,14 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     async def channel(
         self, interaction: discord.Interaction[LadderBot], channel: discord.TextChannel
     ) -> None:
-        guild_id = guild_of(interaction).id
+        guild = guild_of(interaction)
+        guild_id = guild.id
+        allowed = channel.permissions_for(guild.me)
+        if not (allowed.view_channel and allowed.send_messages and allowed.embed_links):
+            raise UserError(
+                f"I cannot post in {channel.mention}: give me View Channel, Send Messages and "
+                "Embed Links there, then run /admin channel again."
+            )
         await defer(interaction, ephemeral=True)
         await self.bot.ladder.set_live_channel(guild_id, actor(interaction), channel.id)
         await self.bot.live.refresh(guild_id)

@@ -66,11 +66,10 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
             view=match_view(match) or discord.utils.MISSING,
             allowed_mentions=discord.AllowedMentions(users=True),
         )
-        if match.status == "pending" and response.message_id is not None:
-            channel_id = interaction.channel_id or 0
-            await self.bot.ladder.set_match_message(
-                guild.id, match.id, channel_id, response.message_id
-            )
+        channel_id, message_id = interaction.channel_id, response.message_id
+        if match.status == "pending" and channel_id is not None and message_id is not None:
+            # remembered so that a confirmation elsewhere can update this message
+            await self.bot.ladder.set_match_message(guild.id, match.id, channel_id, message_id)
         if result.applied:
             self.bot.live.touch(guild.id)
 
