@@ -12,7 +12,8 @@ import subprocess
 import sys
 import time
 
-from tests.app.conftest import (
+from tests.app.fakediscord import GUILD_ID, LIVE, FakeDiscord, Member, Reply
+from tests.app.harness import (
     EDIT_SECONDS,
     MOD,
     PAGE_SIZE,
@@ -22,7 +23,6 @@ from tests.app.conftest import (
     bot_environment,
     write_config,
 )
-from tests.app.fakediscord import GUILD_ID, LIVE, FakeDiscord, Member, Reply
 
 VARIANTS = [f"p{n}" for n in range(1, 9)]
 USER, CHANNEL, STRING, INTEGER, NUMBER, BOOLEAN, SUBCOMMAND = 6, 7, 3, 4, 10, 5, 1
@@ -233,6 +233,25 @@ def test_settings_export_predict_and_ladder_membership(
     header, *rows = csv_file.data.decode().splitlines()
     assert header.startswith("match,played_at,side,player,score,minutes")
     assert any(f",{first.id}," in row for row in rows)
+
+
+def test_ffa_and_team_reports_score_as_spec_2_4(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    a, b, c, x, y = players.take(5)
+    ffa = fake.slash(MOD, "report ffa", first=a, second=b, third=c, minutes=20.0).reply()
+    sides = _sides(ffa)  # places score 2, 1, 0; all at 500: +40, 0, -40 (SPEC 2.3 steps 3-8)
+    assert f"<@{a.id}> — 2 pts, 20 min: 500.0 → 540.0 (+40.0)" in sides
+    assert f"<@{b.id}> — 1 pts, 20 min: 500.0 → 500.0 (+0.0)" in sides
+    assert f"<@{c.id}> — 0 pts, 20 min: 500.0 → 460.0 (-40.0)" in sides
+
+    team = fake.slash(
+        MOD, "report team", team_a=f"<@{x.id}> guest_amy", team_b=f"<@!{y.id}>", winner="a"
+    ).reply()
+    sides = _sides(team)
+    assert f"<@{x.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides
+    assert "guest_amy — 1 pts, 20 min (not rated)" in sides
+    assert f"<@{y.id}> — 0 pts, 20 min: 500.0 → 480.0 (-20.0)" in sides
 
 
 def test_confirm_still_works_after_a_restart(fake: FakeDiscord, bot: BotProcess, players: Players):
