@@ -47,7 +47,7 @@ def user_message(error: BaseException) -> str | None:
         return str(error)
     if isinstance(error, app_commands.TransformerError):
         return f"{error.value!r} is not a valid {error.type.name} here."
-    if isinstance(error, app_commands.CommandOnCooldown | app_commands.CheckFailure):
+    if isinstance(error, app_commands.CheckFailure):
         return str(error)
     return None
 
