@@ -152,7 +152,7 @@ def run(quick: bool) -> Table:
             "brentq per member",
             "speed-up (≥ 10x)",
             "actual / exp limit (≤ 5x)",
-            "max |Δ| vs brentq (≤ 1e-6)",
+            "max abs Δ vs brentq (≤ 1e-6)",
         ],
     )
     for name in ("p8", "p3"):

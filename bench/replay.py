@@ -28,7 +28,8 @@ TARGET_OPENSKILL_RATIO = 30.0
 TARGET_PLAIN_RATIO = 2.5
 TARGET_MILLION_SECONDS = 5.0
 TARGET_PEAK_MB = 500.0
-MB = 1024 * 1024
+MB = 1_000_000
+"""Memory figures are in decimal megabytes, the unit of the target."""
 
 
 @dataclass(frozen=True, slots=True)
