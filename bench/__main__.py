@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from bench.harness import machine
+from bench.harness import code_version, machine
 
 BENCHMARKS = {
     "replay": "bench.replay",
@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown benchmark {unknown[0]!r}: choose from {', '.join(BENCHMARKS)}")
     names = args.names or list(BENCHMARKS)
-    header = f"Machine: {machine()}\n"
+    header = f"Machine: {machine()}\nCode: {code_version()}\n"
     print(header, flush=True)
     sections = [header]
     started = time.perf_counter()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import statistics
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +70,26 @@ class Table:
             lines.append("")
             lines.extend(f"- {note}" for note in self.notes)
         return "\n".join(lines) + "\n"
+
+
+def code_version() -> str:
+    """The commit measured, and which files under bot/ differ from it (work in progress)."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "--", "bot"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout"
+    dirty = sorted(line[3:] for line in changed if line.strip())
+    return f"commit {commit}" + (
+        f", with uncommitted changes in {', '.join(dirty)}" if dirty else ""
+    )
 
 
 def machine() -> str:
