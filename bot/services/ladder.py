@@ -217,29 +217,33 @@ def outcomes(
     return ["win" if value > 0.5 else "loss" if value < 0.5 else "draw" for value in mean]
 
 
-async def _participants(
-    tx: WriteTransaction,
-    guild_id: int,
+async def _known_members(
+    tx: WriteTransaction, guild_id: int, lineups: Iterable[Lineup]
+) -> dict[int, Member]:
+    """The members playing in the lineups (created on first sight), by user id."""
+    user_ids = {e.player.user_id for lineup in lineups for e in lineup} - {None}
+    await tx.add_members(guild_id, sorted(uid for uid in user_ids if uid is not None))
+    return {m.user_id: m for m in await tx.members(guild_id) if m.user_id in user_ids}
+
+
+def build_participants(
     lineup: Lineup,
+    members: Mapping[int, Member],
     settings: GuildSettings,
     minutes: float | None,
 ) -> tuple[NewParticipant, ...]:
     """The lineup as stored participants: who is rated, their records. UserError if bots
     play or fewer than two sides have rated players."""
-    user_ids = [entry.player.user_id for entry in lineup if entry.player.user_id is not None]
-    await tx.add_members(guild_id, user_ids)
-    members = {user_id: await tx.member(guild_id, user_id) for user_id in user_ids}
-    for user_id, member in members.items():
-        if member is not None and member.is_bot:
+    for entry in lineup:
+        user_id = entry.player.user_id
+        if user_id is not None and members[user_id].is_bot:
             raise UserError(f"<@{user_id}> is a bot; bots cannot play in ladder matches")
     default_minutes = minutes if minutes is not None else settings.max_game_length
     rows = [
         (
             entry,
             entry.minutes if entry.minutes is not None else default_minutes,
-            entry.player.user_id is not None
-            and (member := members[entry.player.user_id]) is not None
-            and member.enabled,
+            entry.player.user_id is not None and members[entry.player.user_id].enabled,
         )
         for entry in lineup
     ]
@@ -374,7 +378,8 @@ class Ladder:
                 raise UserError(
                     "you can only report matches you played in (moderators can report any)"
                 )
-            participants = await _participants(tx, guild_id, lineup, settings, minutes)
+            members_ = await _known_members(tx, guild_id, [lineup])
+            participants = build_participants(lineup, members_, settings, minutes)
             now = self.clock()
             new = NewMatch(actor.user_id, now, now, request_id, participants)
             [match_id] = await tx.insert_matches(guild_id, [new], "pending")
@@ -785,7 +790,9 @@ class Ladder:
         async with self.db.write() as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             batch = uuid.uuid4().hex
-            new = [await self._imported(tx, guild_id, settings, m, batch) for m in parsed]
+            known = await _known_members(tx, guild_id, [m.entries for m in parsed])
+            now = self.clock()
+            new = [self._imported(m, known, settings, now, batch) for m in parsed]
             if not new:
                 return ImportResult(0, 0)
             ids = await tx.insert_matches(guild_id, new, "applied", [m.played_at for m in new])
@@ -793,20 +800,19 @@ class Ladder:
             replayed = await self._replay(tx, guild_id, settings, start, {})
         return ImportResult(len(new), replayed)
 
-    async def _imported(
-        self,
-        tx: WriteTransaction,
-        guild_id: int,
-        settings: GuildSettings,
+    @staticmethod
+    def _imported(
         match: CsvMatch,
+        members: Mapping[int, Member],
+        settings: GuildSettings,
+        now: float,
         batch: str,
     ) -> NewMatch:
         try:
             check_lineup(match.entries, None)
-            participants = await _participants(tx, guild_id, match.entries, settings, None)
+            participants = build_participants(match.entries, members, settings, None)
         except UserError as error:
             raise UserError(f"line {match.line} (match {match.label!r}): {error}") from None
-        now = self.clock()
         return NewMatch(None, now, match.played_at, f"import:{batch}:{match.label}", participants)
 
 

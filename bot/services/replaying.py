@@ -1,14 +1,15 @@
-"""Adapter from stored log rows to the ladder's replay (bot.ratings): no math here."""
+"""Adapter from stored log rows to the ladder's replay (bot.ratings.replay): no math here."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import pairwise
 
 import numpy as np
 
-from bot.ratings.ladder import LadderSettings, rating_changes
+from bot.ratings.ladder import LadderSettings
+from bot.ratings.replay import replay_waves
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,24 +36,25 @@ def replay_log(
     rows: Sequence[ReplayRow], starts: Mapping[int, float], settings: LadderSettings
 ) -> ReplayResult:
     """Apply the matches in order; a member's first rating is starts[user] or initial_rating."""
-    ratings = dict(starts)
-    before: list[float] = []
-    after: list[float] = []
-    for _, match_rows in groupby(rows, key=lambda row: row.match_id):
-        group = list(match_rows)
-        current = np.array(
-            [ratings.get(row.user_id, settings.initial_rating) for row in group], np.float64
-        )
-        changes = rating_changes(
-            current,
-            [row.side for row in group],
-            [row.score for row in group],
-            [row.minutes for row in group],
-            settings,
-        )
-        updated = current + changes
-        before.extend(current.tolist())
-        after.extend(updated.tolist())
-        ratings.update(zip((row.user_id for row in group), updated.tolist(), strict=True))
-    final = {row.user_id: ratings[row.user_id] for row in rows}
-    return ReplayResult(before, after, final)
+    if not rows:
+        return ReplayResult([], [], {})
+    players: dict[int, int] = {}
+    sides: dict[str, int] = {}
+    match_index = np.cumsum([0] + [int(a.match_id != b.match_id) for a, b in pairwise(rows)])
+    player = np.array([players.setdefault(row.user_id, len(players)) for row in rows], np.int64)
+    side = np.array([sides.setdefault(row.side, len(sides)) for row in rows], np.int64)
+    start_ratings = np.array(
+        [starts.get(user_id, settings.initial_rating) for user_id in players], np.float64
+    )
+    replay = replay_waves(
+        match_index,
+        player,
+        side,
+        [row.score for row in rows],
+        [row.minutes for row in rows],
+        len(players),
+        settings,
+        start_ratings,
+    )
+    final = dict(zip(players, replay.final.tolist(), strict=True))
+    return ReplayResult(replay.before.tolist(), replay.after.tolist(), final)
