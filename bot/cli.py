@@ -8,17 +8,26 @@ stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import math
 import os
+import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import NoReturn, TextIO
+from pathlib import Path
+from typing import Any, NoReturn, TextIO, TypeVar
 
+from bot.config import Config, ConfigError, load_config
 from bot.ratings.gamelist import GameListError, parse_games
-from bot.ratings.performance import format_stability, rating_accuracy, stability
+from bot.ratings.performance import format_rating, format_stability, rating_accuracy, stability
 from bot.ratings.rep import RepError, rep
 from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
+from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services.ladder import MEASURES
 
 PROGRAM = "ladderbot"
 EXIT_OK = 0
@@ -29,7 +38,13 @@ class UsageError(Exception):
     """The command line itself is wrong (unknown command, missing or bad argument)."""
 
 
-USER_ERRORS: tuple[type[Exception], ...] = (UsageError, GameListError, RepError)
+USER_ERRORS: tuple[type[Exception], ...] = (
+    UsageError,
+    GameListError,
+    RepError,
+    UserError,
+    ConfigError,
+)
 """Errors that are the user's input, reported as one line; anything else is a bug."""
 
 
@@ -127,11 +142,224 @@ def _add_bot_command(commands: argparse._SubParsersAction[_Parser]) -> None:
     run_command.set_defaults(handler=run_discord_bot)
 
 
+# --- the database commands (SPEC 5) ---------------------------------------------------------
+
+DEFAULT_CONFIG = "config.toml"
+CLI_ACTOR = Actor(user_id=0, is_moderator=True)
+"""The command line acts as a moderator (whoever can open the database file can edit it)."""
+Result = TypeVar("Result")
+
+
+def _config(arguments: argparse.Namespace) -> Config:
+    """The config file; without one at the default place, the built-in defaults."""
+    if arguments.config is None and not Path(DEFAULT_CONFIG).exists():
+        return Config()
+    return load_config(arguments.config or DEFAULT_CONFIG)
+
+
+def _with_ladder(
+    arguments: argparse.Namespace, use: Callable[[Ladder], Awaitable[Result]]
+) -> Result:
+    """Open the database (--db, else the config's path), run `use`, always close it."""
+    config = _config(arguments)
+    path = arguments.db or config.database.path
+
+    async def session() -> Result:
+        try:
+            ladder = await Ladder.open(path, config)
+        except sqlite3.Error as error:
+            raise UsageError(f"cannot open the database {path}: {error}") from None
+        try:
+            return await use(ladder)
+        finally:
+            await ladder.close()
+
+    return asyncio.run(session())
+
+
+def _finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def run_gr(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`gr MEMBER`: the member's games in the game-list format, newest first (SPEC 1.8)."""
+
+    async def history(ladder: Ladder) -> str:
+        member = await ladder.find_member(arguments.guild, arguments.member)
+        return await ladder.history_text(arguments.guild, member.user_id)
+
+    streams.stdout.write(_with_ladder(arguments, history))
+    return EXIT_OK
+
+
+def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`report 'LINEUP'`: records and applies one match at once."""
+    lineup = parse_lineup(arguments.lineup)
+
+    async def report(ladder: Ladder) -> list[str]:
+        result = await ladder.report(
+            arguments.guild, CLI_ACTOR, lineup, request_id=f"cli:{uuid.uuid4().hex}"
+        )
+        lines = [f"match #{result.match.id} {result.match.status}"]
+        for p in result.match.participants:
+            who = p.name if p.user_id is None else f"{p.name} ({p.user_id})"
+            if p.rating_before is None or p.rating_after is None:
+                lines.append(f"{who}: not rated")
+            else:
+                change = p.rating_after - p.rating_before
+                lines.append(
+                    f"{who}: {p.rating_before:.4f} -> {p.rating_after:.4f} ({change:+.4f})"
+                )
+        return lines
+
+    print("\n".join(_with_ladder(arguments, report)), file=streams.stdout)
+    return EXIT_OK
+
+
+def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`rating MEMBER`: the rating card of /rating (text or --json)."""
+
+    async def card(ladder: Ladder) -> dict[str, Any]:
+        member = await ladder.find_member(arguments.guild, arguments.member)
+        found = await ladder.rating_card(arguments.guild, member.user_id, arguments.variant)
+        return {
+            "user_id": member.user_id,
+            "name": member.name,
+            "rating": found.rating,
+            "rank": found.rank,
+            "games": found.games,
+            "wins": found.wins,
+            "draws": found.draws,
+            "losses": found.losses,
+            "variant": found.variant,
+            "performance": _finite_or_none(found.performance),
+            "performance_text": format_rating(found.performance),
+            "up": _finite_or_none(found.up),
+            "down": _finite_or_none(found.down),
+            "ra": found.ra,
+        }
+
+    found = _with_ladder(arguments, card)
+    if arguments.json:
+        print(json.dumps(found), file=streams.stdout)
+        return EXIT_OK
+    rank = "unranked" if found["rank"] is None else f"rank {found['rank']}"
+    performance = found["performance_text"]
+    if found["up"] is not None:
+        performance += f" +{format_rating(found['up'])} -{format_rating(found['down'])}"
+    print(
+        f"{found['name']} ({found['user_id']}): ladder {found['rating']:.1f}, {rank}, "
+        f"{found['games']} games ({found['wins']}-{found['draws']}-{found['losses']}), "
+        f"{found['variant']} {performance}, RA {found['ra']:.2f}",
+        file=streams.stdout,
+    )
+    return EXIT_OK
+
+
+def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`leaderboard [--by MEASURE]`: every ranked member (text or --json)."""
+
+    async def board(ladder: Ladder) -> list[dict[str, Any]]:
+        page = await ladder.leaderboard(arguments.guild, arguments.by, page_size=0)
+        return [
+            {
+                "rank": row.rank,
+                "user_id": row.user_id,
+                "name": row.name,
+                "rating": row.rating,
+                "value": _finite_or_none(row.value),
+                "games": row.games,
+                "wins": row.wins,
+                "draws": row.draws,
+                "losses": row.losses,
+            }
+            for row in page.rows
+        ]
+
+    rows = _with_ladder(arguments, board)
+    if arguments.json:
+        print(json.dumps(rows), file=streams.stdout)
+        return EXIT_OK
+    for row in rows:
+        value = "undefined" if row["value"] is None else f"{row['value']:.2f}"
+        print(
+            f"{row['rank']:>4}. {row['name']} ({row['user_id']}) {arguments.by} {value} "
+            f"{row['games']} games ({row['wins']}-{row['draws']}-{row['losses']})",
+            file=streams.stdout,
+        )
+    return EXIT_OK
+
+
+def run_export(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`export`: every match of the guild as CSV on stdout."""
+    streams.stdout.write(_with_ladder(arguments, lambda ladder: ladder.export_csv(arguments.guild)))
+    return EXIT_OK
+
+
+def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`import FILE`: matches from CSV ('-': stdin), all or nothing."""
+    try:
+        text = (
+            streams.stdin.read()
+            if arguments.file == "-"
+            else Path(arguments.file).read_text(encoding="utf-8")
+        )
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read {arguments.file}: {error}") from None
+    result = _with_ladder(
+        arguments, lambda ladder: ladder.import_csv(arguments.guild, CLI_ACTOR, text)
+    )
+    print(f"imported {result.matches} matches, replayed {result.replayed}", file=streams.stdout)
+    return EXIT_OK
+
+
+def run_recompute(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`recompute`: replays the guild from its log."""
+    replayed = _with_ladder(arguments, lambda ladder: ladder.recompute(arguments.guild, CLI_ACTOR))
+    print(f"replayed {replayed} matches", file=streams.stdout)
+    return EXIT_OK
+
+
+def _guild_id(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a guild id is a number, not {text!r}")
+    return int(text)
+
+
+def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
+    def database_command(name: str, handler: Handler, help_text: str) -> _Parser:
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("--guild", type=_guild_id, required=True, metavar="ID")
+        command.add_argument("--db", metavar="PATH", help="database (default: the config's)")
+        command.add_argument(
+            "--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)"
+        )
+        command.set_defaults(handler=handler)
+        return command
+
+    gr = database_command("gr", run_gr, "a member's games in the game-list format")
+    gr.add_argument("member", metavar="MEMBER", help="user id or display name")
+    report = database_command("report", run_report, "record and apply a match")
+    report.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
+    rating = database_command("rating", run_rating, "a member's rating card")
+    rating.add_argument("member", metavar="MEMBER", help="user id or display name")
+    rating.add_argument("--variant", choices=list(VARIANTS), help="p1 … p8 (guild default)")
+    rating.add_argument("--json", action="store_true", help="one JSON object")
+    board = database_command("leaderboard", run_leaderboard, "the whole leaderboard")
+    board.add_argument("--by", choices=list(MEASURES), default="ladder", metavar="MEASURE")
+    board.add_argument("--json", action="store_true", help="a JSON list")
+    database_command("export", run_export, "every match as CSV")
+    imported = database_command("import", run_import, "matches from a CSV file, all or nothing")
+    imported.add_argument("file", metavar="FILE", help="CSV file ('-' for stdin)")
+    database_command("recompute", run_recompute, "replay the guild from its log")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROGRAM, description="Ranked matches: ladder and performance ratings.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_performance_commands(commands)
     _add_bot_command(commands)
+    _add_database_commands(commands)
     return parser
 
 
