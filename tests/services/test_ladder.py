@@ -1,0 +1,189 @@
+"""The ladder service: idempotency, confirmation, refusals, voids, imports, concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+
+import pytest
+
+from bot.config import GuildSettings
+from bot.services import Actor, Ladder, MemberInfo, UserError, parse_lineup
+from bot.storage import Database
+from tests.services.conftest import Clock
+from tests.services.invariants import assert_log_is_truth
+
+GUILD = 5
+MOD = Actor(999, is_moderator=True)
+
+
+async def report(ladder: Ladder, actor: Actor, text: str, request: str) -> int:
+    result = await ladder.report(GUILD, actor, parse_lineup(text), request_id=request)
+    return result.match.id
+
+
+async def test_same_request_id_twice_records_one_match(ladder: Ladder) -> None:
+    first = await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="r")
+    again = await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="r")
+    assert (first.created, again.created) == (True, False)
+    assert again.match == first.match
+    assert len(await ladder.db.read.all_matches(GUILD)) == 1
+    assert (await ladder.db.read.member(GUILD, 1)).games == 1  # type: ignore[union-attr]
+
+
+async def test_pending_until_an_opponent_confirms_once(ladder: Ladder) -> None:
+    match_id = await report(ladder, Actor(1), "<@1> 1 | <@2> 0", "a")
+    assert (await ladder.show_match(GUILD, match_id)).status == "pending"
+    with pytest.raises(UserError, match="opponent of the reporter"):
+        await ladder.confirm(GUILD, Actor(1), match_id)  # the reporter cannot confirm
+    first = await ladder.confirm(GUILD, Actor(2), match_id)
+    second = await ladder.confirm(GUILD, Actor(2), match_id)
+    assert (first.applied_now, second.applied_now) == (True, False)
+    member = await ladder.db.read.member(GUILD, 1)
+    assert member is not None and (member.rating, member.games) == (520.0, 1)
+    await assert_log_is_truth(ladder, GUILD)
+
+
+async def test_dispute_blocks_auto_confirm_but_not_moderators(ladder: Ladder, clock: Clock) -> None:
+    disputed = await report(ladder, Actor(1), "<@1> 1 | <@2> 0", "a")
+    waiting = await report(ladder, Actor(3), "<@3> 1 | <@4> 0", "b")
+    await ladder.dispute(GUILD, Actor(2), disputed)
+    clock.now += 23 * 3600
+    assert await ladder.auto_confirm() == []
+    clock.now += 3600
+    assert [m.id for m in await ladder.auto_confirm()] == [waiting]
+    assert (await ladder.show_match(GUILD, disputed)).status == "disputed"
+    with pytest.raises(UserError, match="disputed"):
+        await ladder.confirm(GUILD, Actor(2), disputed)
+    assert (await ladder.confirm(GUILD, MOD, disputed)).applied_now
+    await assert_log_is_truth(ladder, GUILD)
+
+
+async def test_leaving_keeps_past_matches_and_unrates_future_ones(ladder: Ladder) -> None:
+    await report(ladder, MOD, "<@1> 1 | <@2> 0 | <@3> 0", "a")
+    await ladder.leave(GUILD, MemberInfo(3, "three"))
+    match_id = await report(ladder, MOD, "<@1> 0 | <@2> 1 | <@3> 5", "b")
+    third = next(
+        p for p in (await ladder.show_match(GUILD, match_id)).participants if p.user_id == 3
+    )
+    assert not third.enabled and third.rating_after is None
+    assert (await ladder.db.read.member(GUILD, 3)).games == 1  # type: ignore[union-attr]
+    page = await ladder.leaderboard(GUILD)
+    assert 3 not in [row.user_id for row in page.rows]
+    await ladder.join(GUILD, MemberInfo(3, "three"))
+    assert 3 in [row.user_id for row in (await ladder.leaderboard(GUILD)).rows]
+    await assert_log_is_truth(ladder, GUILD)
+
+
+async def test_void_replays_only_successors(ladder: Ladder) -> None:
+    ids = [await report(ladder, MOD, f"<@{i}> 1 | <@{i + 1}> 0", str(i)) for i in range(1, 6)]
+    assert (await ladder.void(GUILD, MOD, ids[-1])).replayed == 0
+    assert (await ladder.void(GUILD, MOD, ids[1], "typo")).replayed == 2
+    voided = await ladder.show_match(GUILD, ids[1])
+    assert (voided.status, voided.void_reason) == ("void", "typo")
+    assert (await ladder.void(GUILD, MOD, ids[1])).replayed == 0  # again: nothing to do
+    await assert_log_is_truth(ladder, GUILD)
+
+
+async def test_settings_change_replays_the_guild(ladder: Ladder) -> None:
+    for i in range(3):
+        await report(ladder, MOD, "<@1> 1 | <@2> 0", str(i))
+    result = await ladder.change_settings(GUILD, MOD, {"t": 200, "min_games": 0})
+    assert (result.settings.t, result.replayed) == (200.0, 3)
+    assert (await ladder.change_settings(GUILD, MOD, {"variant": "p3"})).replayed == 0
+    await assert_log_is_truth(ladder, GUILD)
+
+
+async def test_leaderboard_order_pages_and_min_games(ladder: Ladder) -> None:
+    await report(ladder, MOD, "<@1> 1 | <@2> 0", "a")
+    await report(ladder, MOD, "<@3> 1 | <@4> 0", "b")
+    await report(ladder, MOD, "<@3> 1 | <@5> 0", "c")
+    page = await ladder.leaderboard(GUILD, page_size=2)
+    assert (page.pages, page.total) == (3, 5)
+    first = page.rows[0]
+    assert first.user_id == 3  # rating above 520 after two wins
+    all_rows = (await ladder.leaderboard(GUILD, page_size=0)).rows
+    keys = [(-row.value, -row.games, row.user_id) for row in all_rows]
+    assert keys == sorted(keys)
+    await ladder.change_settings(GUILD, MOD, {"min_games": 2})
+    assert [row.user_id for row in (await ladder.leaderboard(GUILD)).rows] == [3]
+    for measure in ("p1", "p8", "ra"):
+        rows = (await ladder.leaderboard(GUILD, by=measure, page_size=0)).rows
+        assert [row.user_id for row in rows] == [3]
+    assert (await ladder.leaderboard(GUILD, by="ra")).rows[0].value == pytest.approx(2.0)
+
+
+async def test_rating_card_and_prediction(ladder: Ladder) -> None:
+    await report(ladder, MOD, "<@1> 1 | <@2> 0", "a")
+    await report(ladder, MOD, "<@1> 0 | <@2> 1", "b")
+    await report(ladder, MOD, "<@1> 1 | <@3> 0", "c")
+    card = await ladder.rating_card(GUILD, 1, "p3")
+    assert (card.games, card.wins, card.losses, card.rank) == (3, 2, 1, 1)
+    assert [point.match_id for point in card.history] == sorted(p.match_id for p in card.history)
+    assert card.history[-1].rating == card.rating
+    assert card.ra == pytest.approx(math.sqrt(2) + 1)
+    assert card.up > 0 and card.down > 0
+    prediction = await ladder.predict(GUILD, 1, 2)
+    assert 0.5 < prediction.ladder < 1
+    reverse = await ladder.predict(GUILD, 2, 1)
+    assert prediction.ladder + reverse.ladder == pytest.approx(1.0)
+    assert prediction.performance is not None and reverse.performance is not None
+    assert prediction.performance + reverse.performance == pytest.approx(1.0)
+
+
+async def test_live_board_is_due_after_changes_at_most_once_per_interval(
+    ladder: Ladder, clock: Clock
+) -> None:
+    await ladder.set_live_channel(GUILD, MOD, 42)
+    assert [b.channel_id for b in await ladder.live_boards_due()] == [42]  # never posted
+    await ladder.mark_live_board_edited(GUILD, 4242)
+    assert await ladder.live_boards_due() == []
+    clock.now += 1
+    await report(ladder, MOD, "<@1> 1 | <@2> 0", "a")
+    assert await ladder.live_boards_due() == []  # edited a second ago
+    clock.now += 60
+    due = await ladder.live_boards_due()
+    assert [(b.channel_id, b.message_id) for b in due] == [(42, 4242)]
+
+
+async def test_history_text_is_the_game_list(ladder: Ladder) -> None:
+    await report(ladder, MOD, "<@1> 1 | <@2> 0, <@3> 0", "a")
+    text = await ladder.history_text(GUILD, 1)
+    assert text == "+1500 2\n+1500 3\n"  # initial rating = 1500 Elo; opponents by id
+
+
+async def test_concurrent_operations_equal_the_same_operations_one_by_one(
+    tmp_path: Path,
+) -> None:
+    async def scenario(ladder: Ladder, concurrently: bool) -> dict[int, float | None]:
+        async def run_all(calls: list) -> list:  # type: ignore[type-arg]
+            if concurrently:
+                return await asyncio.gather(*(call() for call in calls))
+            return [await call() for call in calls]
+
+        def reporter(i: int):  # type: ignore[no-untyped-def]
+            a, b, c = i % 13 + 1, (i * 7) % 13 + 20, (i * 5) % 11 + 40
+            text = f"<@{a}> {i % 5} {5 + i % 15} | <@{b}> {(i * 3) % 5}, <@{c}> {i % 2}"
+            return lambda: ladder.report(GUILD, Actor(a), parse_lineup(text), request_id=str(i))
+
+        pending = await run_all([reporter(i) for i in range(100)])
+        mixed = []
+        for i, result in enumerate(pending):
+            opponent = next(p.user_id for p in result.match.participants if p.side == "2")
+            mixed.append(lambda m=result.match.id, o=opponent: ladder.confirm(GUILD, Actor(o), m))
+            mixed.append(reporter(100 + i))
+        await run_all(mixed)
+        return {m.user_id: m.rating for m in await ladder.db.read.members(GUILD)}
+
+    results = []
+    for name, concurrently in (("serial", False), ("gathered", True)):
+        db = await Database.open(tmp_path / f"{name}.sqlite3")
+        try:
+            service = Ladder(db, GuildSettings(confirm="opponent"), clock=Clock())
+            results.append(await scenario(service, concurrently))
+            await assert_log_is_truth(service, GUILD)
+        finally:
+            await db.close()
+    assert results[0] == results[1]
+    assert len(results[0]) == 13 + 13 + 11
