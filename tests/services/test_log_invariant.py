@@ -1,0 +1,114 @@
+"""SPEC 2.5 under random use: ratings always equal a replay of the log from scratch."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.config import GuildSettings
+from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError
+from bot.services.csvio import format_time
+from bot.storage import Database
+from tests.services.conftest import Clock
+from tests.services.invariants import assert_log_is_truth
+
+GUILD = 3
+MOD = Actor(999, is_moderator=True)
+USERS = st.integers(1, 40)
+
+member = USERS.map(lambda user: Player(user_id=user))
+player = st.one_of(
+    member,
+    member,
+    member,
+    st.sampled_from(["bob", "eve", "zed"]).map(lambda name: Player(guest=name)),
+)
+number = st.floats(0, 50, allow_nan=False).map(lambda x: round(x, 1))
+minutes = st.one_of(st.none(), st.floats(0.5, 60).map(lambda x: round(x, 1)))
+
+
+@st.composite
+def lineups(draw: st.DrawFn) -> tuple[LineupEntry, ...]:
+    players = draw(st.lists(player, min_size=2, max_size=32, unique=True))
+    teams = draw(st.booleans())
+    return tuple(
+        LineupEntry(
+            p, str(draw(st.integers(1, 3))) if teams else str(i), draw(number), draw(minutes)
+        )
+        for i, p in enumerate(players)
+    )
+
+
+operation = st.one_of(
+    st.tuples(st.just("report"), lineups(), st.booleans()),
+    st.tuples(st.just("confirm"), st.integers(0, 30), st.booleans()),
+    st.tuples(st.just("dispute"), st.integers(0, 30), st.booleans()),
+    st.tuples(st.just("void"), st.integers(0, 30), st.booleans()),
+    st.tuples(
+        st.just("settings"), st.sampled_from([60.0, 120.0, 300.0]), st.sampled_from([1.0, 2.0])
+    ),
+    st.tuples(st.just("leave"), USERS, st.booleans()),
+    st.tuples(st.just("import"), st.lists(lineups(), min_size=1, max_size=3), st.integers(-5, 5)),
+)
+
+
+def csv_of(matches: list[tuple[LineupEntry, ...]], start: float) -> str:
+    lines = ["match,played_at,side,player,score,minutes"]
+    for n, lineup in enumerate(matches):
+        for e in lineup:
+            who = str(e.player.user_id) if e.player.user_id is not None else f"~{e.player.guest}"
+            lines.append(
+                f"x{n},{format_time(start + 3600 * n)},{e.side},{who},{e.score},{e.minutes or 15}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+async def apply(ladder: Ladder, clock: Clock, step: int, op: tuple[object, ...]) -> None:
+    kind, first, second = op
+    clock.now += 600
+    matches = await ladder.db.read.all_matches(GUILD)
+    target = matches[first % len(matches)] if matches and isinstance(first, int) else None
+    if kind == "report":
+        lineup = first  # type: ignore[assignment]
+        playing = [e.player.user_id for e in lineup if e.player.user_id is not None]  # type: ignore[attr-defined]
+        actor = MOD if second or not playing else Actor(playing[0])
+        await ladder.report(GUILD, actor, lineup, request_id=str(step))  # type: ignore[arg-type]
+    elif kind in ("confirm", "dispute") and target is not None:
+        opponents = [p.user_id for p in target.participants if p.user_id != target.reporter_id]
+        actor = MOD if second or opponents[0] is None else Actor(opponents[0])
+        await getattr(ladder, kind)(GUILD, actor, target.id)
+    elif kind == "void" and target is not None:
+        await ladder.void(GUILD, MOD, target.id)
+    elif kind == "settings":
+        await ladder.change_settings(GUILD, MOD, {"t": first, "game_mult": second})
+    elif kind == "leave":
+        await ladder.leave(GUILD, MemberInfo(first, f"u{first}"))  # type: ignore[arg-type]
+    elif kind == "import":
+        start = clock.now + 86400 * second  # type: ignore[operator]
+        await ladder.import_csv(GUILD, MOD, csv_of(first, start))  # type: ignore[arg-type]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(operation, min_size=1, max_size=16))
+def test_ratings_are_a_replay_of_the_log(operations: list[tuple[object, ...]]) -> None:
+    asyncio.run(run_operations(operations))
+
+
+async def run_operations(operations: list[tuple[object, ...]]) -> None:
+    """Each operation (a refused one must change nothing), then the invariant."""
+    with tempfile.TemporaryDirectory() as folder:
+        db = await Database.open(Path(folder) / "ladder.sqlite3")
+        clock = Clock()
+        ladder = Ladder(db, GuildSettings(), clock=clock)
+        try:
+            for step, op in enumerate(operations):
+                with contextlib.suppress(UserError):
+                    await apply(ladder, clock, step, op)
+                await assert_log_is_truth(ladder, GUILD)
+        finally:
+            await db.close()
