@@ -1,0 +1,112 @@
+"""Storage: migrations, crash safety, and a void in a big guild replaying only successors."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bot.config import GuildSettings
+from bot.services import Actor, Ladder
+from bot.services.csvio import format_time
+from bot.storage import Database
+from bot.storage.database import MIGRATIONS
+from tests.services.invariants import assert_log_is_truth
+
+GUILD = 1
+MOD = Actor(0, is_moderator=True)
+ROOT = Path(__file__).resolve().parents[2]
+
+WRITER = """
+import asyncio, sys
+from bot.config import GuildSettings
+from bot.services import Actor, Ladder, parse_lineup
+from bot.storage import Database
+
+async def main():
+    db = await Database.open(sys.argv[1])
+    ladder = Ladder(db, GuildSettings(confirm="none"))
+    for i in range(100000):
+        a, b, c = i % 17 + 1, i % 5 + 30, i % 3 + 40
+        lineup = parse_lineup(f"<@{a}> {i % 4} | <@{b}> {i % 3}, <@{c}> 1 | guest {i % 2}")
+        await ladder.report(1, Actor(a), lineup, request_id=str(i))
+        if i == 20:
+            print("writing", flush=True)
+
+asyncio.run(main())
+"""
+
+
+async def test_migrations_set_the_user_version_and_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "x.sqlite3"
+    db = await Database.open(path)
+    await db.close()
+    db = await Database.open(path)  # a second open applies nothing and keeps the data
+    try:
+        assert await db.read.integrity_check() == "ok"
+        async with db.write() as tx:
+            assert (await tx.ensure_guild(7, GuildSettings(t=99))).t == 99
+    finally:
+        await db.close()
+    with sqlite3.connect(path) as plain:
+        assert plain.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert plain.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_killed_writer_leaves_a_consistent_database(tmp_path: Path) -> None:
+    path = tmp_path / "crash.sqlite3"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert writer.stdout is not None
+    assert writer.stdout.readline().strip() == b"writing"
+    time.sleep(0.3)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    db = await Database.open(path)
+    try:
+        assert await db.read.integrity_check() == "ok"
+        matches = await db.read.all_matches(GUILD)
+        assert len(matches) > 20
+        for match in matches:
+            assert match.status == "applied"
+            assert len(match.participants) == 4
+            rated = [p for p in match.participants if p.enabled]
+            assert len(rated) == 3
+            assert all(p.rating_before is not None and p.rating_after is not None for p in rated)
+        await assert_log_is_truth(Ladder(db, GuildSettings()), GUILD)
+    finally:
+        await db.close()
+
+
+async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
+    tmp_path: Path,
+) -> None:
+    db = await Database.open(tmp_path / "big.sqlite3")
+    ladder = Ladder(db, GuildSettings())
+    try:
+        lines = ["match,played_at,side,player,score,minutes"]
+        for i in range(100_000):
+            when = format_time(1_600_000_000 + 60 * i)
+            lines.append(f"{i},{when},a,{i % 199 + 1},{i % 5},20")
+            lines.append(f"{i},{when},b,{(i * 7) % 199 + 200},{i % 3},20")
+        imported = await ladder.import_csv(GUILD, MOD, "\n".join(lines))
+        assert (imported.matches, imported.replayed) == (100_000, 100_000)
+        log = await db.read.applied_matches(GUILD)
+        newest, fourth_from_end = log[-1], log[-5]
+        started = time.perf_counter()
+        assert (await ladder.void(GUILD, MOD, newest.id)).replayed == 0
+        assert (await ladder.void(GUILD, MOD, fourth_from_end.id)).replayed == 3
+        assert time.perf_counter() - started < 2.0
+        for p in newest.participants:
+            member = await db.read.member(GUILD, p.user_id)  # type: ignore[arg-type]
+            assert member is not None and member.rating == p.rating_before
+    finally:
+        await db.close()
