@@ -103,19 +103,19 @@ def solve_with_brentq(
 
 @contextlib.contextmanager
 def counting_exponentials() -> Iterator[list[int]]:
-    """Count the values the solver passes through its W(RD) (one exponential each)."""
+    """Count the values the solver passes through its exponential (one exponential each)."""
     count = [0]
-    original = solver.expected_score
+    original = solver.power_denominators
 
-    def counted(rating_difference: NDArray[np.float64]) -> NDArray[np.float64]:
-        count[0] += np.size(rating_difference)
-        return original(rating_difference)
+    def counted(exponents: NDArray[np.float64]) -> NDArray[np.float64]:
+        count[0] += np.size(exponents)
+        return original(exponents)
 
-    solver.expected_score = counted
+    solver.power_denominators = counted
     try:
         yield count
     finally:
-        solver.expected_score = original
+        solver.power_denominators = original
 
 
 def exp_throughput(runs: int) -> float:

@@ -1,9 +1,11 @@
 """Roots of f(RP) = Σ k_i (w_i - W(r_i - RP)) for many independent game lists at once (SPEC 1.3).
 
 W(RD) = 1 / (1 + 10^(RD/400)). f is strictly decreasing, so each segment has one root when
-it has weight on both a win side and a loss side. All segments advance together: one Newton
+it has weight on both a win side and a loss side. All segments advance together, one Newton
 step per iteration (one exponential per game), safeguarded by bisection on a bracket that is
-known in closed form, until every root is pinned to well below 1e-6 rating points.
+known in closed form. Newton starts at the weighted mean opponent rating plus
+400·log10(wins/losses), the root itself when all opponents are rated alike, so three
+iterations settle almost every segment; the few that need more continue on their own games.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from bot.ratings.variants import FictitiousGame
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 SCALE = 400.0
 _LN10_OVER_SCALE = math.log(10) / SCALE
@@ -31,21 +34,47 @@ def expected_score(rating_difference: FloatArray) -> FloatArray:
         return 1.0 / (1.0 + np.exp(np.asarray(rating_difference) * _LN10_OVER_SCALE))
 
 
-def _segment_sums(values: FloatArray, segment_ids: IntArray, segment_count: int) -> FloatArray:
-    sums = np.bincount(segment_ids, weights=values, minlength=segment_count)
-    return sums.astype(np.float64, copy=False)  # bincount of nothing is int64
+def power_denominators(exponents: FloatArray) -> FloatArray:
+    """1 + e^x in place, so 1 / (1 + 10^(RD/400)) = W(RD) for x = RD·ln10/400.
+
+    The solver's only exponentials, each a pass over all games: in place, because a fresh
+    array per pass costs about as much as the arithmetic."""
+    with np.errstate(over="ignore"):  # e^x = inf: W = 0, as it should be
+        np.exp(exponents, out=exponents)
+    exponents += 1.0
+    return exponents
 
 
-def _segment_extreme(
-    ratings: FloatArray, offsets: IntArray, take: np.ufunc, also: float
-) -> FloatArray:
-    """min or max of each segment's ratings together with `also` (the fictitious games)."""
-    starts = offsets[:-1]
-    nonempty = offsets[1:] > starts
-    extreme = np.full(len(starts), also)
-    if nonempty.any():
-        extreme[nonempty] = take(take.reduceat(ratings, starts[nonempty]), also)
-    return extreme
+class _Segments:
+    """Consecutive segments of flat per-game arrays, given by their lengths (maybe zero)."""
+
+    def __init__(self, lengths: IntArray) -> None:
+        self.lengths = lengths
+        self.starts = np.cumsum(lengths) - lengths
+        self.nonempty = lengths > 0
+        self.all_nonempty = bool(self.nonempty.all())
+
+    def sums(self, values: FloatArray) -> FloatArray:
+        """The sum of each segment's values: reduceat alone would give an empty segment the
+        next game's value."""
+        if self.all_nonempty:
+            sums: FloatArray = np.add.reduceat(values, self.starts)
+            return sums
+        sums = np.zeros(len(self.lengths))
+        sums[self.nonempty] = np.add.reduceat(values, self.starts[self.nonempty])
+        return sums
+
+    def spread(self, per_segment: FloatArray) -> FloatArray:
+        """Each segment's value repeated for each of its games."""
+        return np.repeat(per_segment, self.lengths)
+
+    def subset(self, chosen: BoolArray) -> tuple[_Segments, IntArray]:
+        """The chosen segments, and the positions of their games in the flat arrays."""
+        lengths = self.lengths[chosen]
+        kept = _Segments(lengths)
+        games = np.repeat(self.starts[chosen] - kept.starts, lengths)
+        games += np.arange(len(games))
+        return kept, games
 
 
 def solve_segments(
@@ -64,96 +93,161 @@ def solve_segments(
     ratings = np.asarray(ratings, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
     offsets = np.asarray(offsets, dtype=np.int64)
-    extra = tuple(fictitious)
-    segment_count = len(offsets) - 1
-    segment_ids = np.repeat(np.arange(segment_count), np.diff(offsets))
+    segments = _Segments(offsets[1:] - offsets[:-1])
+    extra = _Fictitious(tuple(fictitious))
 
-    wins = _segment_sums(weights * results, segment_ids, segment_count)
-    wins += sum(game.weight * game.result for game in extra)
-    losses = _segment_sums(weights * (1.0 - results), segment_ids, segment_count)
-    losses += sum(game.weight * (1.0 - game.result) for game in extra)
+    won = weights * results
+    wins = segments.sums(won) + extra.weights @ extra.results
+    lost = np.subtract(weights, won, out=won)
+    losses = segments.sums(lost) + extra.weights @ (1.0 - extra.results)
 
-    solution = np.full(segment_count, np.nan)
+    solution = np.full(len(segments.lengths), np.nan)
     solution[(wins > 0) & (losses == 0)] = np.inf
     solution[(losses > 0) & (wins == 0)] = -np.inf
     finite = (wins > 0) & (losses > 0)
     if not finite.any():
         return solution
 
-    # Bracket: for RP >= max r + d every W(r - RP) >= W(-d), so f < 0 once
-    # d > 400·log10(wins/losses); symmetrically below min r.
-    extra_ratings = [game.rating for game in extra]
-    lowest = _segment_extreme(ratings, offsets, np.minimum, min(extra_ratings, default=np.inf))
-    highest = _segment_extreme(ratings, offsets, np.maximum, max(extra_ratings, default=-np.inf))
     with np.errstate(divide="ignore", invalid="ignore"):  # only where not finite: masked
-        logit = SCALE * np.log10(wins / losses)
-    low = np.where(finite, lowest + logit - 1.0, 0.0)
-    high = np.where(finite, highest + logit + 1.0, 0.0)
-
-    solution[finite] = _safeguarded_newton(
-        ratings,
+        logit = np.where(finite, SCALE * np.log10(wins / losses), 0.0)
+        mean_rating = (segments.sums(weights * ratings) + extra.weights @ extra.ratings) / (
+            wins + losses
+        )
+    # Bracket: for RP >= max r + d every W(r - RP) >= W(-d), so f < 0 once
+    # d > 400·log10(wins/losses); symmetrically below min r. The extremes over all segments
+    # serve every segment: the bracket only matters when Newton falters, and per-segment
+    # extremes would cost two more passes over the games.
+    lowest = min(ratings.min(initial=np.inf), extra.ratings.min(initial=np.inf))
+    highest = max(ratings.max(initial=-np.inf), extra.ratings.max(initial=-np.inf))
+    newton = _SafeguardedNewton(
+        ratings * _LN10_OVER_SCALE,
         weights,
-        wins,
-        segment_ids,
+        segments,
         extra,
-        low,
-        high,
-        finite,
-    )[finite]
+        wins=np.where(finite, wins, 0.0),
+        guess=np.where(finite, mean_rating + logit, 0.0),
+        low=np.where(finite, lowest + logit - 1.0, 0.0),
+        high=np.where(finite, highest + logit + 1.0, 0.0),
+        pending=finite,
+    )
+    solution[finite] = newton.solve()[finite]
     return solution
 
 
-def _safeguarded_newton(
-    ratings: FloatArray,
-    weights: FloatArray,
-    wins: FloatArray,
-    segment_ids: IntArray,
-    fictitious: tuple[FictitiousGame, ...],
-    low: FloatArray,
-    high: FloatArray,
-    active: npt.NDArray[np.bool_],
-) -> FloatArray:
-    """Newton's method on every active segment, falling back to bisection whenever a step
-    would leave the bracket [low, high] or would not halve the step before last (rtsafe)."""
-    segment_count = len(low)
-    low, high = low.copy(), high.copy()
-    guess = 0.5 * (low + high)
-    step_before_last = high - low
-    step = step_before_last.copy()
-    pending = active.copy()
-    for _ in range(MAX_ITERATIONS):
-        expected = expected_score(ratings - guess[segment_ids])
-        weighted_expected = weights * expected
-        expected_total = _segment_sums(weighted_expected, segment_ids, segment_count)
-        slope_total = _segment_sums(
-            weighted_expected * (1.0 - expected), segment_ids, segment_count
-        )
-        for game in fictitious:
-            game_expected = expected_score(game.rating - guess)
-            expected_total += game.weight * game_expected
-            slope_total += game.weight * game_expected * (1.0 - game_expected)
-        value = wins - expected_total
-        derivative = -_LN10_OVER_SCALE * slope_total
+class _Fictitious:
+    """The fictitious games as arrays, added to every segment."""
+
+    def __init__(self, games: tuple[FictitiousGame, ...]) -> None:
+        self.weights = np.array([game.weight for game in games], dtype=np.float64)
+        self.results = np.array([game.result for game in games], dtype=np.float64)
+        self.ratings = np.array([game.rating for game in games], dtype=np.float64)
+
+    def expected(self, guess: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Σ k W and Σ k W (1 - W) over the fictitious games, per segment at its guess."""
+        exponents = (self.ratings[:, None] - guess) * _LN10_OVER_SCALE
+        expected = 1.0 / power_denominators(exponents)
+        return self.weights @ expected, self.weights @ (expected * (1.0 - expected))
+
+
+class _SafeguardedNewton:
+    """Newton's method on every pending segment, falling back to bisection whenever a step
+    would leave the bracket [low, high] or would not halve the step before last (rtsafe).
+
+    Works on the flat arrays of the segments still in play; once the pending ones hold at
+    most half of those games, it continues on a copy of their games alone.
+    """
+
+    def __init__(
+        self,
+        scaled_ratings: FloatArray,
+        weights: FloatArray,
+        segments: _Segments,
+        fictitious: _Fictitious,
+        wins: FloatArray,
+        guess: FloatArray,
+        low: FloatArray,
+        high: FloatArray,
+        pending: BoolArray,
+    ) -> None:
+        self.scaled_ratings = scaled_ratings
+        self.weights = weights
+        self.segments = segments
+        self.fictitious = fictitious
+        self.solution = guess.copy()
+        self.index = np.arange(len(guess))
+        """Position in `solution` of each segment in play."""
+        self.wins = wins
+        self.guess = guess
+        self.low = low
+        self.high = high
+        self.step_before_last = high - low
+        self.step = self.step_before_last.copy()
+        self.pending = pending.copy()
+
+    def solve(self) -> FloatArray:
+        """Every segment's root (garbage where it was not pending at the start)."""
+        for _ in range(MAX_ITERATIONS):
+            self._iterate()
+            if not self.pending.any():
+                break
+            pending_games = int(self.segments.lengths[self.pending].sum())
+            if 2 * pending_games <= len(self.weights):
+                self._keep_pending()
+        self.solution[self.index] = self.guess
+        return self.solution
+
+    def _value_and_slope(self) -> tuple[FloatArray, FloatArray]:
+        """f at each segment's guess, and Σ k W (1 - W) (f' = -ln10/400 · that)."""
+        segments = self.segments
+        exponents = segments.spread(self.guess * _LN10_OVER_SCALE)
+        np.subtract(self.scaled_ratings, exponents, out=exponents)
+        denominators = power_denominators(exponents)
+        weighted = np.divide(self.weights, denominators)  # k W
+        expected = segments.sums(weighted)
+        np.divide(weighted, denominators, out=weighted)  # k W²
+        slope = expected - segments.sums(weighted)
+        fictitious_expected, fictitious_slope = self.fictitious.expected(self.guess)
+        return self.wins - expected - fictitious_expected, slope + fictitious_slope
+
+    def _iterate(self) -> None:
+        guess, low, high = self.guess, self.low, self.high
+        value, slope = self._value_and_slope()
+        derivative = -_LN10_OVER_SCALE * slope
         # f is decreasing: a positive value means the root lies above the guess.
-        low = np.where(value > 0, guess, low)
-        high = np.where(value < 0, guess, high)
+        np.copyto(low, guess, where=value > 0)
+        np.copyto(high, guess, where=value < 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             newton_step = np.where(value == 0, 0.0, -value / derivative)
         newton = guess + newton_step
-        # A Newton step within the tolerance ends the search: it may be too small to move
-        # the guess at all, and must not be mistaken for a step onto the bracket's edge.
         tolerance = ABSOLUTE_TOLERANCE + 8 * np.finfo(np.float64).eps * np.abs(guess)
-        converged = np.abs(newton_step) <= tolerance
+        # |f''| <= ln10/400 · |f'|, so a Newton step of size s lands within
+        # ln10/800 · s² of the root: below the tolerance for s <= √(tolerance·400/ln10),
+        # and the step is the last one. It must not be mistaken for a step onto the edge of
+        # the bracket either: it may be too small to move the guess at all.
+        converged = np.abs(newton_step) <= np.sqrt(tolerance / _LN10_OVER_SCALE)
         bisect = ~converged & (
             ~np.isfinite(newton)
             | (newton <= low)
             | (newton >= high)
-            | (np.abs(2.0 * value) > np.abs(step_before_last * derivative))
+            | (np.abs(2.0 * value) > np.abs(self.step_before_last * derivative))
         )
         proposal = np.where(bisect, 0.5 * (low + high), newton)
-        step_before_last, step = step, proposal - guess
-        guess = np.where(pending, proposal, guess)
-        pending &= ~converged & (high - low > tolerance)
-        if not pending.any():
-            break
-    return guess
+        self.step_before_last, self.step = self.step, proposal - guess
+        np.copyto(guess, proposal, where=self.pending)
+        self.pending &= ~converged & (high - low > tolerance)
+
+    def _keep_pending(self) -> None:
+        """Drop the settled segments: record their roots, keep only the pending games."""
+        kept = self.pending
+        self.solution[self.index] = self.guess
+        self.segments, games = self.segments.subset(kept)
+        self.scaled_ratings = self.scaled_ratings[games]
+        self.weights = self.weights[games]
+        self.index = self.index[kept]
+        self.wins = self.wins[kept]
+        self.guess = self.guess[kept]
+        self.low = self.low[kept]
+        self.high = self.high[kept]
+        self.step_before_last = self.step_before_last[kept]
+        self.step = self.step[kept]
+        self.pending = self.pending[kept]

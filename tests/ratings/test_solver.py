@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.ratings.solver import expected_score, solve_segments
 from bot.ratings.variants import FictitiousGame
@@ -64,3 +66,46 @@ def test_a_long_list_with_vanishing_weights_still_converges() -> None:
     value = np.sum(weights * (results - expected)) + 0.1 * (0.5 - 1 / (1 + 10 ** (-root / 400)))
     slope = np.log(10) / 400 * np.sum(weights * expected * (1 - expected))
     assert abs(value) / slope < 1e-6
+
+
+def spec_value(
+    results: list[float], ratings: list[float], weights: list[float], rp: float
+) -> float:
+    """f(RP) of SPEC 1.3 with the fictitious draw, one term at a time."""
+    terms = [*zip(weights, results, ratings, strict=True), (0.1, 0.5, 0.0)]
+    return sum(k * (w - 1 / (1 + 10 ** ((r - rp) / 400))) for k, w, r in terms)
+
+
+segment_games = st.lists(
+    st.tuples(
+        st.sampled_from((0.0, 0.5, 1.0)),
+        st.floats(-20_000, 20_000, allow_nan=False),
+        st.floats(1e-3, 10.0),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(segments=st.lists(segment_games, min_size=1, max_size=8))
+def test_every_segment_is_the_root_of_its_own_equation_solved_alone_or_together(
+    segments: list[list[tuple[float, float, float]]],
+) -> None:
+    """Far-apart ratings make Newton falter (bisection takes over); segments that settle at
+    different iterations make the solver continue on the pending ones alone."""
+    flat = [game for games in segments for game in games]
+    results, ratings, weights = (
+        (np.array(column, dtype=np.float64) for column in zip(*flat, strict=True))
+        if flat
+        else (np.zeros(0),) * 3
+    )
+    offsets = np.cumsum([0, *(len(games) for games in segments)])
+    together = solve_segments(results, ratings, weights, offsets, DRAW_WITH_ZERO)
+    for games, root in zip(segments, together.tolist(), strict=True):
+        columns = [list(column) for column in zip(*games, strict=True)] or [[], [], []]
+        alone = solve_segments(
+            *(np.array(column) for column in columns), np.array([0, len(games)]), DRAW_WITH_ZERO
+        )[0]
+        assert root == pytest.approx(alone, abs=1e-6)
+        assert spec_value(*columns, root - 1e-6) > -1e-12
+        assert spec_value(*columns, root + 1e-6) < 1e-12
