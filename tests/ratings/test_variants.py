@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,3 +44,26 @@ def test_weights_of_many_lists_equal_the_table_list_by_list(
     weights = variant_named(name).weights(GameArrays.from_game_lists(lists))
     expected = [k for games in lists for k in spec_weights(games, name)]
     assert weights.tolist() == pytest.approx(expected, rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    codes=st.lists(st.lists(st.integers(0, 5), max_size=12), min_size=1, max_size=5),
+    spread=st.sampled_from((1, 1_000, 2**59)),
+)
+def test_opponent_groups_depend_only_on_which_codes_are_equal(
+    codes: list[list[int]], spread: int
+) -> None:
+    """Codes far apart (too far to pack with the segment and age into one int64) group the
+    games exactly as small ones do."""
+    lists = [[Game(1.0, 0.0, str(code)) for code in segment] for segment in codes]
+    small = GameArrays.from_game_lists(lists)
+    spread_out = GameArrays(
+        small.results,
+        small.ratings,
+        np.array([code * spread - 2**40 for segment in codes for code in segment], dtype=np.int64),
+        small.offsets,
+    )
+    assert spread_out.opponent_game_count.tolist() == small.opponent_game_count.tolist()
+    assert spread_out.newer_against_opponent.tolist() == small.newer_against_opponent.tolist()
+    assert spread_out.distinct_newer_opponents.tolist() == small.distinct_newer_opponents.tolist()
