@@ -6,10 +6,11 @@ only enabled participants (guests, bots and opted-out members are never compared
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -116,38 +117,72 @@ def pair_results(scores: FloatArray, minutes: FloatArray) -> FloatArray:
     return np.asarray(0.5 + 0.5 * score_rate_order(scores, minutes), dtype=np.float64)
 
 
+@functools.cache
+def seat_pairs(seats: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """The seats p and q of every seat pair p < q of c seats (the pairs' order everywhere).
+
+    indiv_qp = -indiv_pq (result and P_pq - 0.5 are antisymmetric, time symmetric): each
+    unordered pair is computed once.
+    """
+    first, second = np.triu_indices(seats, 1)
+    first.flags.writeable = second.flags.writeable = False  # shared through the cache
+    return first, second
+
+
+@functools.cache
+def pair_incidence(seats: int) -> FloatArray:
+    """[pairs, c]: +1 at p and -1 at q, so x @ incidence adds x_pq to p and takes it from q."""
+    first, second = seat_pairs(seats)
+    incidence = np.zeros((len(first), seats))
+    incidence[np.arange(len(first)), first] = 1.0
+    incidence[np.arange(len(first)), second] = -1.0
+    incidence.flags.writeable = False
+    return incidence
+
+
 @dataclass(frozen=True, slots=True)
 class PairTerms:
-    """What steps 4-7 need besides the ratings, for K matches padded to c seats.
+    """The rating-free part of steps 4-7 for K matches padded to c seats, per seat pair.
 
-    indiv_pq = (result_pq - P_pq)·g·time_pq = won_pq - tanh((R_p - R_q) / 2t)·weight_pq,
-    since P_pq - 0.5 = 0.5·tanh((R_p - R_q) / 2t). Both are 0 for teammates and empty seats.
+    With weight_pq = 0.5·g·time_pq (0 for teammates and empty seats) and P_pq - 0.5 =
+    0.5·tanh((R_p - R_q) / 2t): offset_p = won_p - sum over pairs of ±tanh(...)·weight_pq.
     """
 
-    won: FloatArray  # [K, c, c]: (result_pq - 0.5)·game_mult·time_pq
-    weight: FloatArray  # [K, c, c]: 0.5·game_mult·time_pq
-    minutes: FloatArray  # [K, c]: minutes in game, +inf on empty seats
+    weight: FloatArray  # [K, pairs]
+    won: (
+        FloatArray  # [K, c]: sum over q of (result_pq - 0.5)·g·time_pq, the offset at equal ratings
+    )
+    cap: FloatArray  # [K, c]: min(minutes, max_game_length)·g, the most h may move (step 7)
+    minutes: FloatArray  # [K, c]: minutes in game, +inf on empty seats (the tie break of h)
+
+    def __getitem__(self, matches: slice) -> PairTerms:
+        return PairTerms(
+            self.weight[matches], self.won[matches], self.cap[matches], self.minutes[matches]
+        )
 
 
 def pair_terms(
-    sides: NDArray[np.int64],
+    sides: NDArray[np.integer[Any]],
     scores: FloatArray,
     minutes: FloatArray,
     seated: NDArray[np.bool_],
     settings: LadderSettings,
 ) -> PairTerms:
     """The rating-free part of the update for K matches ([K, c] arrays; seated marks real seats)."""
-    opponents = sides[:, :, None] != sides[:, None, :]
-    if not seated.all():
-        opponents &= seated[:, :, None] & seated[:, None, :]
-    # 0.5·g·min(L, m_p, m_q) as the smaller of the seats' own 0.5·g·min(L, m): the same
-    # number (multiplying by a positive constant keeps the order), one [K, c, c] pass less.
-    half_points = (0.5 * settings.game_mult) * np.minimum(minutes, settings.max_game_length)
-    weight = np.minimum(half_points[:, :, None], half_points[:, None, :])
-    weight *= opponents
+    first, second = seat_pairs(sides.shape[1])
+    played = np.where(seated, minutes, 0.0)  # an empty seat plays 0 minutes: weight 0
+    capped = np.minimum(played, settings.max_game_length)
+    # 0.5·g·min(L, m_p, m_q) as the smaller of the seats' own 0.5·g·min(L, m): the same number
+    # (multiplying by a positive constant keeps the order).
+    half_points = (0.5 * settings.game_mult) * capped
+    weight = np.minimum(half_points[:, first], half_points[:, second])
+    weight *= sides[:, first] != sides[:, second]
+    # Step 4: score_p·minutes_q against score_q·minutes_p, exactly equal for equal rates.
+    order = np.sign(scores[:, first] * played[:, second] - scores[:, second] * played[:, first])
     return PairTerms(
-        won=score_rate_order(scores, minutes) * weight,
         weight=weight,
+        won=(order * weight) @ pair_incidence(sides.shape[1]),
+        cap=capped * settings.game_mult,
         minutes=np.where(seated, minutes, np.inf),
     )
 
@@ -155,20 +190,34 @@ def pair_terms(
 def batch_rating_changes(
     ratings: FloatArray, terms: PairTerms, settings: LadderSettings
 ) -> FloatArray:
-    """Steps 3-8 for K independent matches at once: ratings [K, c] in, changes [K, c] out."""
-    scaled = ratings * (0.5 / settings.t)
-    individual = terms.won - np.tanh(scaled[:, :, None] - scaled[:, None, :]) * terms.weight
-    offsets = individual.sum(axis=2)
-    # Step 7: h has the largest |offset| (ties within 1e-9: fewest minutes, then the larger
-    # |offset|); every offset shrinks so that h moves at most game_mult per minute of h.
+    """Steps 3-8 for K independent matches at once: ratings [K, c] in, changes [K, c] out.
+
+    Few, whole-batch numpy calls: the wave replay calls this once per wave.
+    """
+    count, seats = ratings.shape
+    incidence = pair_incidence(seats)
+    # R_p - R_q through the ±1 incidence: exactly one rounding, 0 for equal ratings.
+    differences = ratings @ incidence.T
+    differences *= 0.5 / settings.t
+    np.tanh(differences, out=differences)
+    differences *= terms.weight
+    offsets = terms.won - differences @ incidence
+    # Step 7: h has the largest |offset|; every offset shrinks so that h moves at most
+    # g·min(minutes_h, L). A runner-up within 1e-9 (rare once ratings differ) takes the tie
+    # rule: fewest minutes, then the larger |offset|.
     magnitude = np.abs(offsets)
-    tied = magnitude >= magnitude.max(axis=1, keepdims=True) - OFFSET_TIE_TOLERANCE
-    fewest = np.where(tied, terms.minutes, np.inf).min(axis=1, keepdims=True)
-    h_magnitude = np.where(tied & (terms.minutes == fewest), magnitude, 0.0).max(
-        axis=1, keepdims=True
-    )
-    cap = np.minimum(fewest, settings.max_game_length) * settings.game_mult
-    return np.asarray(offsets * (cap / np.maximum(h_magnitude, cap)), dtype=np.float64)
+    h = magnitude.argmax(axis=1)
+    h += np.arange(0, count * seats, seats)
+    top = magnitude.ravel()[h]
+    if np.count_nonzero(magnitude >= (top - OFFSET_TIE_TOLERANCE)[:, None]) == count:
+        cap = terms.cap.ravel()[h]
+    else:
+        tied = magnitude >= magnitude.max(axis=1, keepdims=True) - OFFSET_TIE_TOLERANCE
+        fewest = np.where(tied, terms.minutes, np.inf).min(axis=1, keepdims=True)
+        top = np.where(tied & (terms.minutes == fewest), magnitude, 0.0).max(axis=1)
+        cap = np.minimum(fewest[:, 0], settings.max_game_length) * settings.game_mult
+    scale = cap / np.maximum(top, cap)
+    return np.asarray(offsets * scale[:, None], dtype=np.float64)
 
 
 def rating_changes(

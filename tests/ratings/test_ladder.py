@@ -31,14 +31,16 @@ def literal_update(
 ) -> list[float]:
     """Steps 1-8 written out as the seed states them, one pair at a time (the test oracle)."""
     n = len(ratings)
-    sph = [scores[p] / (minutes[p] / 60) for p in range(n)]
     offsets = [0.0] * n
     for p in range(n):
         for q in range(n):
             if sides[p] == sides[q]:
                 continue
             predicted = 1.0 / (1.0 + math.exp((ratings[q] - ratings[p]) / s.t))
-            result = 1.0 if sph[p] > sph[q] else 0.0 if sph[p] < sph[q] else 0.5
+            # SPH_p against SPH_q as step 4 says to compare them: score_p·minutes_q against
+            # score_q·minutes_p (dividing would make 50 pts in 5 min beat 19 in 1.9 min).
+            mine, theirs = scores[p] * minutes[q], scores[q] * minutes[p]
+            result = 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
             time = min(s.max_game_length, minutes[p], minutes[q])
             offsets[p] += (result - predicted) * s.game_mult * time
     largest = max(abs(o) for o in offsets)

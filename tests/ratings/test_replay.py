@@ -80,6 +80,27 @@ def test_waves_equal_sequential_on_a_long_log() -> None:
     assert abs(fast.final.sum() - 300 * 500.0) < 1e-6  # zero-sum over the whole log
 
 
+def test_compact_integer_columns_replay_like_int64_ones() -> None:
+    rng = np.random.default_rng(8)
+    match, player, side, score, minutes = random_log(rng, 300, 50, 12)
+    wide = replay_waves(match, player, side, score, minutes, 50)
+    compact = replay_waves(
+        match.astype(np.int32), player.astype(np.int32), side.astype(np.int8), score, minutes, 50
+    )
+    assert_same(compact, wide)
+    assert (
+        check_log(
+            match.astype(np.int32),
+            player.astype(np.int32),
+            side.astype(np.int8),
+            score,
+            minutes,
+            50,
+        ).player.dtype
+        == np.int32
+    )  # used as given, not widened
+
+
 def test_sequential_replay_applies_rating_changes_in_order() -> None:
     # Duel a-b twice (a wins, then b wins), then a three-way match with c.
     match = np.array([0, 0, 1, 1, 2, 2, 2])
