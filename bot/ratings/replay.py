@@ -11,6 +11,7 @@ matches in log order. Two replays give the same ratings (to rounding):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -32,6 +33,8 @@ IntArray = NDArray[np.integer[Any]]
 
 CHUNK_PAIRS: Final = 1 << 15
 """Pair terms are prepared for about this many seat pairs at a time (bounds memory)."""
+CHUNK_ROWS: Final = 1 << 18
+"""Row-long passes go this many rows at a time (bounds memory)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,14 +50,14 @@ class Replay:
 class MatchLog:
     """A checked columnar log plus where each match's rows are."""
 
+    match: IntArray
     player: IntArray  # any integer type: compact columns are used as they are, not copied
     side: IntArray
     score: FloatArray
     minutes: FloatArray
-    starts: NDArray[np.int64]  # first row of each match
-    sizes: NDArray[np.int64]  # rows of each match
+    starts: NDArray[np.int32]  # first row of each match
+    sizes: NDArray[np.int32]  # rows of each match
     start_ratings: FloatArray  # per player, before the log
-    next_row: NDArray[np.int32]  # the same player's next row, -1 if none
 
     @property
     def match_count(self) -> int:
@@ -78,7 +81,11 @@ def check_log(
     settings: LadderSettings = DEFAULT_SETTINGS,
     start_ratings: ArrayLike | None = None,
 ) -> MatchLog:
-    """Validate the columns; a ValueError names the column and the first bad row."""
+    """Validate the columns; a ValueError names the column and the first bad row.
+
+    A player twice in one match is found with each row's next match (next_matches), which
+    the wave replay needs anyway and the reference computes for the check alone.
+    """
     columns = {
         "match": np.asarray(match),
         "player": np.asarray(player),
@@ -87,6 +94,8 @@ def check_log(
         "minutes": np.asarray(minutes, dtype=np.float64),
     }
     row_count = len(columns["match"])
+    if row_count >= 2**31:  # rows are int32 (and the low half of the keys of _rows_by_player)
+        raise ValueError("a log of 2**31 rows or more is too long to replay at once")
     for name, column in columns.items():
         if column.ndim != 1 or len(column) != row_count:
             raise ValueError(f"{name} must be a flat array of {row_count} rows like match")
@@ -108,26 +117,25 @@ def check_log(
                 f"start_ratings: player {bad} has {ratings[bad].item()!r}, not a number"
             )
     match_ = columns["match"]
-    checks = (
-        ("match", np.append(True, match_[1:] >= match_[:-1]), "in log order"),
-        ("player", (columns["player"] >= 0) & (columns["player"] < player_count), "a player"),
-        ("score", np.isfinite(columns["score"]) & (columns["score"] >= 0), "finite and >= 0"),
+    checks: tuple[tuple[str, Callable[[IntArray | FloatArray], NDArray[np.bool_]], str], ...] = (
+        ("match", lambda _: np.append(True, match_[1:] >= match_[:-1]), "in log order"),
+        ("player", lambda player: (player >= 0) & (player < player_count), "a player"),
+        ("score", lambda score: np.isfinite(score) & (score >= 0), "finite and >= 0"),
         (
             "minutes",
-            np.isfinite(columns["minutes"])
-            & (columns["minutes"] > 0)
-            & (columns["minutes"] <= MAX_MINUTES),
+            lambda minutes: np.isfinite(minutes) & (minutes > 0) & (minutes <= MAX_MINUTES),
             f"finite, > 0 and <= {MAX_MINUTES:g}",
         ),
     )
-    for name, valid, requirement in checks:
-        bad = _first_bad_row(valid)
+    for name, check, requirement in checks:  # one at a time: a row-long mask each
+        bad = _first_bad_row(check(columns[name]))
         if bad is not None:
             value = columns[name][bad].item()
             raise ValueError(f"row {bad}: {name} {value!r} is not {requirement}")
     boundaries = np.append(True, match_[1:] != match_[:-1])[:row_count]
-    starts = np.flatnonzero(boundaries).astype(np.int64)
+    starts = np.flatnonzero(boundaries).astype(np.int32)
     log = MatchLog(
+        match_,
         columns["player"],
         columns["side"],
         columns["score"],
@@ -135,51 +143,61 @@ def check_log(
         starts,
         np.diff(starts, append=row_count),
         ratings,
-        next_row_of_player(columns["player"]),
     )
     if row_count:
-        _check_sides_and_players(log, columns["match"])
+        one_sided = np.maximum.reduceat(log.side, starts) == np.minimum.reduceat(log.side, starts)
+        bad = _first_bad_row(~one_sided)
+        if bad is not None:
+            raise ValueError(
+                f"match {match_[starts[bad]].item()!r}: every participant is on one side"
+            )
     return log
 
 
-def _check_sides_and_players(log: MatchLog, match: IntArray) -> None:
-    one_sided = np.maximum.reduceat(log.side, log.starts) == np.minimum.reduceat(
-        log.side, log.starts
-    )
-    bad = _first_bad_row(~one_sided)
-    if bad is not None:
-        raise ValueError(
-            f"match {match[log.starts[bad]].item()!r}: every participant is on one side"
-        )
-    repeated = match[log.next_row] == match  # next_row -1 reads the last row: masked next
-    repeated &= log.next_row >= 0
-    bad = _first_bad_row(~repeated)
-    if bad is not None:
-        raise ValueError(
-            f"match {match[bad].item()!r}: player {log.player[bad].item()!r} appears twice"
-        )
+def _rows_by_player(player: IntArray) -> NDArray[np.int64]:
+    """Keys player << 32 | row, sorted: the rows grouped by player, in row order.
 
-
-def next_row_of_player(player: IntArray) -> NDArray[np.int32]:
-    """For every row, the next row of the same player (-1 if none).
-
-    One in-place sort of int64 keys player << 32 | row groups the rows by player, in row
-    order (keys are distinct, so any sort is stable): faster than an argsort, and the rows come
-    back as int32 (4 bytes a row, not the 8 of argsort's indices).
+    One in-place sort of distinct int64 keys (so any sort is stable): faster than an argsort,
+    and no 8-byte index array beside it.
     """
-    if len(player) >= 2**31:
-        raise ValueError("a log of 2**31 rows or more is too long to replay at once")
-    key = player.astype(np.int64)
-    key <<= 32
-    key |= np.arange(len(player), dtype=np.int32)
-    key.sort()
-    order = key.astype(np.int32)  # the low 32 bits: the rows, grouped by player
-    key >>= 32
-    same_player = key[1:] == key[:-1]
-    del key
-    next_row = np.full(len(player), -1, dtype=np.int32)
-    next_row[order[:-1]] = np.where(same_player, order[1:], np.int32(-1))
-    return next_row
+    keys = np.left_shift(player, 32, dtype=np.int64)
+    for start in range(0, len(keys), CHUNK_ROWS):
+        stop = min(start + CHUNK_ROWS, len(keys))
+        keys[start:stop] |= np.arange(start, stop)
+    keys.sort()
+    return keys
+
+
+def next_matches(log: MatchLog, out: NDArray[np.int32] | None = None) -> NDArray[np.int32]:
+    """For every row, the match of the same player's next row (match_count if none).
+
+    Raises ValueError if a player appears twice in one match (the next row in the same match).
+    Built in place (in out if given) from the rows' own matches, a chunk of player-sorted rows
+    at a time: each row's match is read (as the next row of the row before) before it is
+    overwritten.
+    """
+    count = log.match_count
+    keys = _rows_by_player(log.player)
+    following = np.zeros(len(keys), dtype=np.int32) if out is None else out
+    following[:] = 0
+    following[log.starts[1:]] = 1
+    np.cumsum(following, out=following)  # the match of every row
+    repeated: list[int] = []
+    for start in range(0, len(keys), CHUNK_ROWS):
+        chunk = keys[start : start + CHUNK_ROWS + 1]  # and the next row after it
+        rows = (chunk & 0xFFFFFFFF).astype(np.intp)
+        own, next_match = following[rows[:-1]], following[rows[1:]]
+        same_player = (chunk[1:] >> 32) == (chunk[:-1] >> 32)
+        repeated += rows[:-1][same_player & (next_match == own)].tolist()
+        following[rows[:-1]] = np.where(same_player, next_match, count)
+    if len(keys):
+        following[keys[-1] & 0xFFFFFFFF] = count  # the last row of the last player
+    if repeated:
+        bad = min(repeated)
+        raise ValueError(
+            f"match {log.match[bad].item()!r}: player {log.player[bad].item()!r} appears twice"
+        )
+    return following
 
 
 # --- the reference -------------------------------------------------------------------------
@@ -197,6 +215,7 @@ def replay_sequential(
 ) -> Replay:
     """One match after another through rating_changes (the reference for replay_waves)."""
     log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
+    next_matches(log)  # the check for repeated players
     ratings = log.start_ratings.copy()
     before = np.empty(len(log.player))
     after = np.empty(len(log.player))
@@ -214,11 +233,10 @@ def replay_sequential(
 # --- the fast one --------------------------------------------------------------------------
 
 
-def _next_matches(log: MatchLog) -> NDArray[np.int32]:
+def _next_match_table(log: MatchLog, scratch: NDArray[np.int32] | None) -> NDArray[np.int32]:
     """[matches, largest size]: the next match of each seat's player; match_count if none."""
     count = log.match_count
-    following = np.repeat(np.arange(count, dtype=np.int32), log.sizes)[log.next_row]
-    following[log.next_row < 0] = count
+    following = next_matches(log, scratch)
     width = int(log.sizes.max())
     if (log.sizes == width).all():
         return following.reshape(count, width)
@@ -230,61 +248,70 @@ def _next_matches(log: MatchLog) -> NDArray[np.int32]:
     return table
 
 
-def waves(log: MatchLog) -> list[NDArray[np.intp]]:
-    """The matches of every wave, in log order within the wave.
+def wave_order(
+    log: MatchLog, scratch: NDArray[np.int32] | None = None
+) -> tuple[NDArray[np.int32], list[int]]:
+    """The matches wave by wave (in log order within a wave), and the size of every wave.
 
     A match's wave is 1 + the latest wave of any of its players (the longest chain of
     matches sharing a player that leads to it), found by peeling: a match is ready once the
     previous matches of all its players are done. A few small numpy calls a wave: the sorted
     next matches of a wave give each match once, with how many of its players it frees.
+    The order is written into one array made first, so that no small array a wave outlives
+    the large temporaries (their freed memory would stay resident below it). scratch: room
+    for a row-long int32 array, so that the largest temporary costs no memory of its own.
     """
     count = log.match_count
-    following = _next_matches(log)
+    order = np.empty(count, dtype=np.int32)
+    sizes: list[int] = []
+    following = _next_match_table(log, scratch)
     waiting = np.bincount(following.ravel(), minlength=count + 1)
     waiting[count] = -1  # the "no next match" slot: never ready
     ready = np.flatnonzero(waiting == 0)
-    result = []
+    done = 0
     while ready.size:
-        result.append(ready)
+        order[done : done + ready.size] = ready
+        done += ready.size
+        sizes.append(ready.size)
         freed = np.sort(following[ready], axis=None)
         ends = np.flatnonzero(np.append(freed[1:] != freed[:-1], True))  # of runs of equal
         freed = freed[ends]
         waiting[freed] -= np.diff(ends, prepend=-1)
         ready = freed[waiting[freed] == 0]
-    return result
+    return order, sizes
 
 
 @dataclass(frozen=True, slots=True)
 class Schedule:
     """The order of rating: wave by wave, each wave's matches grouped by seat count."""
 
-    ordered: NDArray[np.intp]  # match indices
-    seats: NDArray[np.int64]  # seats of each ordered match
+    ordered: NDArray[np.int32]  # match indices
     bounds: list[int]  # batch b is ordered[bounds[b]:bounds[b + 1]]
+    seats: list[int]  # of the matches of batch b
     chunk_starts: list[int]  # the first batch of every chunk of pair terms
 
 
-def _seat_count(sizes: NDArray[np.int64]) -> NDArray[np.int64]:
+def _seat_count(sizes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     """Seats of each match: its size rounded up to a power of two (few shapes, little waste)."""
     return np.asarray(1 << np.ceil(np.log2(np.maximum(sizes, 2))).astype(np.int64), np.int64)
 
 
-def schedule(log: MatchLog) -> Schedule:
-    wave_list = waves(log)
-    ordered = np.concatenate(wave_list)
-    seats = _seat_count(log.sizes)[ordered]
-    wave_of = np.repeat(np.arange(len(wave_list)), [len(wave) for wave in wave_list])
-    del wave_list
+def schedule(log: MatchLog, scratch: NDArray[np.int32] | None = None) -> Schedule:
+    """Waves (see wave_order), each split by seat count, grouped into chunks of pair terms."""
+    ordered, wave_sizes = wave_order(log, scratch)
+    wave_of = np.repeat(np.arange(len(wave_sizes), dtype=np.int32), wave_sizes)
+    seats = _seat_count(log.sizes[ordered])
     if (seats != seats[0]).any():  # mixed sizes: group each wave's matches by seat count
-        regroup = np.argsort(wave_of * (int(seats.max()) + 1) + seats, kind="stable")
+        key = wave_of.astype(np.int64) * (int(seats.max()) + 1) + seats
+        regroup = np.argsort(key, kind="stable")
         ordered, seats, wave_of = ordered[regroup], seats[regroup], wave_of[regroup]
     batch_starts = np.flatnonzero(np.diff(wave_of, prepend=-1) | np.diff(seats, prepend=-1))
     batch_pairs = np.add.reduceat(seats * (seats - 1) // 2, batch_starts)
     chunk_of_batch = (np.cumsum(batch_pairs) - batch_pairs) // CHUNK_PAIRS
     return Schedule(
         ordered,
-        seats,
         [*batch_starts.tolist(), len(ordered)],
+        seats[batch_starts].tolist(),
         np.flatnonzero(np.diff(chunk_of_batch, prepend=-1)).tolist(),
     )
 
@@ -302,7 +329,7 @@ class SeatGroup:
 
 
 def _seat_group(
-    log: MatchLog, matches: NDArray[np.intp], seats: int, settings: LadderSettings
+    log: MatchLog, matches: NDArray[np.int32], seats: int, settings: LadderSettings
 ) -> SeatGroup:
     starts = log.starts[matches][:, None]
     seat = np.arange(seats)
@@ -332,23 +359,26 @@ def replay_waves(
     log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
     if not log.match_count:
         return Replay(np.empty(0), np.empty(0), log.start_ratings)
-    plan = schedule(log)  # before the outputs exist: scheduling has the larger temporaries
-    ratings = np.append(log.start_ratings, 0.0)  # + the spare player of empty seats
     before = np.empty(len(log.player))
     after = np.empty(len(log.player))
+    # Scheduling lends after's memory (rated over later): its largest temporary, 4 bytes a
+    # row, would otherwise come on top of the outputs' 16 and stay resident once freed.
+    plan = schedule(log, scratch=after.view(np.int32)[: len(log.player)])
+    ratings = np.append(log.start_ratings, 0.0)  # + the spare player of empty seats
     bounds = plan.bounds
     chunk_ends = [*plan.chunk_starts[1:], len(bounds) - 1]
     for first_batch, end_batch in zip(plan.chunk_starts, chunk_ends, strict=True):
         first, last = bounds[first_batch], bounds[end_batch]
-        chunk_seats = plan.seats[first:last]
+        chunk = plan.ordered[first:last]
+        chunk_seats = _seat_count(log.sizes[chunk])
         groups = {}
         positions = {}
         for count in np.unique(chunk_seats).tolist():
             mine = chunk_seats == count
-            groups[count] = _seat_group(log, plan.ordered[first:last][mine], count, settings)
+            groups[count] = _seat_group(log, chunk[mine], count, settings)
             positions[count] = (np.cumsum(mine) - mine).tolist()  # index within the group
         for b in range(first_batch, end_batch):
-            count = int(plan.seats[bounds[b]])
+            count = plan.seats[b]
             group = groups[count]
             k0 = positions[count][bounds[b] - first]
             k1 = k0 + bounds[b + 1] - bounds[b]

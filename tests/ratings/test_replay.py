@@ -11,11 +11,11 @@ from bot.ratings.ladder import LadderSettings, rating_changes
 from bot.ratings.replay import (
     Replay,
     check_log,
-    next_row_of_player,
+    next_matches,
     ratings_before,
     replay_sequential,
     replay_waves,
-    waves,
+    wave_order,
 )
 
 Columns = tuple[
@@ -164,12 +164,22 @@ def test_waves_are_longest_chains() -> None:
     log = check_log(
         np.repeat(np.arange(5), 2), player, np.tile([0, 1], 5), np.ones(10), np.full(10, 20.0), 6
     )
-    assert [wave.tolist() for wave in waves(log)] == [[0, 1, 3], [2, 4]]
+    order, sizes = wave_order(log)
+    assert (order.tolist(), sizes) == ([0, 1, 3, 2, 4], [3, 2])
 
 
-def test_next_row_of_player_handles_large_player_indices() -> None:
-    player = np.array([70_000, 5, 70_000, 131_077, 5, 131_077, 65_541])
-    assert next_row_of_player(player).tolist() == [2, 4, -1, 5, -1, -1, -1]
+def test_next_matches_handle_large_player_indices() -> None:
+    # m0 {70000, 5}, m1 {70000, 131077}, m2 {5, 131077}, m3 {65541, 0}; 4 means none.
+    player = np.array([70_000, 5, 70_000, 131_077, 5, 131_077, 65_541, 0])
+    log = check_log(
+        np.repeat(np.arange(4), 2),
+        player,
+        np.tile([0, 1], 4),
+        np.ones(8),
+        np.full(8, 20.0),
+        131_078,
+    )
+    assert next_matches(log).tolist() == [1, 2, 4, 2, 4, 4, 4, 4]
 
 
 def test_an_empty_log_keeps_the_start_ratings() -> None:
