@@ -178,7 +178,7 @@ def next_matches(log: MatchLog, out: NDArray[np.int32] | None = None) -> NDArray
     """
     count = log.match_count
     keys = _rows_by_player(log.player)
-    following = np.zeros(len(keys), dtype=np.int32) if out is None else out
+    following = np.empty(len(keys), dtype=np.int32) if out is None else out
     following[:] = 0
     following[log.starts[1:]] = 1
     np.cumsum(following, out=following)  # the match of every row
