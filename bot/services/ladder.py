@@ -34,7 +34,7 @@ from bot.config import RATING_CONSTANTS, VARIANTS, Config, GuildSettings, KeyedS
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game, format_games
 from bot.ratings.games import MatchRecord, ParticipantRecord, member_games
-from bot.ratings.ladder import LadderSettings, expected_score, pair_results
+from bot.ratings.ladder import LadderSettings, expected_score, pair_results, rating_changes
 from bot.ratings.performance import performance_many, rating_accuracy, stability
 from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
@@ -52,6 +52,7 @@ from bot.storage import (
     NewMatch,
     NewParticipant,
     Outcome,
+    Participant,
     WriteTransaction,
 )
 
@@ -173,6 +174,11 @@ def elo_bridge(settings: GuildSettings) -> EloBridge:
     return EloBridge(settings.t, settings.initial_rating)
 
 
+def _rating(member: Member, settings: GuildSettings) -> float:
+    """The member's ladder rating; initial_rating before their first applied match."""
+    return settings.initial_rating if member.rating is None else member.rating
+
+
 def _not_found(match_id: int) -> UserError:
     return UserError(f"there is no match #{match_id} in this server; see /match list for ids")
 
@@ -218,12 +224,19 @@ def outcomes(
 
 
 async def _known_members(
-    tx: WriteTransaction, guild_id: int, lineups: Iterable[Lineup]
+    tx: WriteTransaction,
+    guild_id: int,
+    lineups: Iterable[Lineup],
+    infos: Iterable[MemberInfo] = (),
 ) -> dict[int, Member]:
-    """The members playing in the lineups (created on first sight), by user id."""
-    user_ids = {e.player.user_id for lineup in lineups for e in lineup} - {None}
-    await tx.add_members(guild_id, sorted(uid for uid in user_ids if uid is not None))
-    return {m.user_id: m for m in await tx.members(guild_id) if m.user_id in user_ids}
+    """The members playing in the lineups by user id, after storing what the front end told
+    us of them (`infos`); members nobody told us about are created on first sight."""
+    user_ids = {e.player.user_id for lineup in lineups for e in lineup if e.player.user_id}
+    known = {member.user_id: member for member in await tx.upsert_members(guild_id, infos)}
+    missing = user_ids - known.keys()
+    if missing:
+        known.update((member.user_id, member) for member in await tx.add_members(guild_id, missing))
+    return {user_id: known[user_id] for user_id in user_ids}
 
 
 def build_participants(
@@ -369,57 +382,72 @@ class Ladder:
         check_lineup(lineup, minutes)
         async with self.db.write() as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
-            existing = await tx.match_by_request(guild_id, request_id)
+            existing = await tx.match_id_by_request(guild_id, request_id)
             if existing is not None:
-                return ReportResult(existing, existing.status == "applied", created=False)
-            await tx.upsert_members(guild_id, members)
+                match = await self._load(tx, guild_id, existing)
+                return ReportResult(match, match.status == "applied", created=False)
             players = {entry.player.user_id for entry in lineup}
             if not actor.is_moderator and actor.user_id not in players:
                 raise UserError(
                     "you can only report matches you played in (moderators can report any)"
                 )
-            members_ = await _known_members(tx, guild_id, [lineup])
-            participants = build_participants(lineup, members_, settings, minutes)
+            known = await _known_members(tx, guild_id, [lineup], members)
+            participants = build_participants(lineup, known, settings, minutes)
             now = self.clock()
             new = NewMatch(actor.user_id, now, now, request_id, participants)
-            [match_id] = await tx.insert_matches(guild_id, [new], "pending")
-            match = await tx.match(guild_id, match_id)
-            assert match is not None
+            names = {user_id: member.name for user_id, member in known.items()}
             if settings.confirm == "none" or actor.is_moderator:
-                match = await self._apply(tx, settings, match)
+                applied_at, ratings = await self._ratings(
+                    tx, settings, guild_id, participants, known
+                )
+                new = new.rated(ratings)
+                match_id = await tx.add_applied_match(guild_id, new, applied_at)
+                await tx.mark_changed(guild_id, self.clock())
+                match = new.stored(match_id, guild_id, "applied", applied_at, names)
+            else:
+                [match_id] = await tx.insert_matches(guild_id, [new], "pending")
+                match = new.stored(match_id, guild_id, "pending", None, names)
         return ReportResult(match, match.status == "applied", created=True)
 
-    async def _apply(self, tx: WriteTransaction, settings: GuildSettings, match: Match) -> Match:
-        """Apply a match at the end of the log (incremental: nothing is replayed)."""
-        rated = [p for p in match.participants if p.enabled and p.user_id is not None]
-        before = []
-        for p in rated:
-            assert p.user_id is not None
-            member = await tx.member(match.guild_id, p.user_id)
-            rating = None if member is None else member.rating
-            before.append(settings.initial_rating if rating is None else rating)
-        changes = replay_log(
-            [ReplayRow(0, p.user_id or 0, p.side, p.score, p.minutes) for p in rated],
-            dict(zip([p.user_id or 0 for p in rated], before, strict=True)),
+    async def _ratings(
+        self,
+        tx: WriteTransaction,
+        settings: GuildSettings,
+        guild_id: int,
+        participants: Sequence[NewParticipant | Participant],
+        members: Mapping[int, Member],
+    ) -> tuple[float, dict[int, tuple[float, float]]]:
+        """Applying a match at the end of the log (incremental: nothing is replayed): its
+        applied_at, and each rated member's rating before and after it."""
+        rated = [(p, p.user_id) for p in participants if p.enabled and p.user_id is not None]
+        before = [_rating(members[user_id], settings) for _, user_id in rated]
+        changes = rating_changes(
+            before,
+            [p.side for p, _ in rated],
+            [p.score for p, _ in rated],
+            [p.minutes for p, _ in rated],
             ladder_settings(settings),
         )
+        newest = await tx.newest_log_key(guild_id)
         now = self.clock()
-        newest = await tx.newest_log_key(match.guild_id)
         applied_at = (
             now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
         )
-        await tx.apply_match(
-            match,
-            applied_at,
-            {
-                p.user_id or 0: (b, a)
-                for p, b, a in zip(rated, changes.before, changes.after, strict=True)
-            },
+        return applied_at, {
+            user_id: (rating, rating + float(change))
+            for (_, user_id), rating, change in zip(rated, before, changes, strict=True)
+        }
+
+    async def _apply(self, tx: WriteTransaction, settings: GuildSettings, match: Match) -> Match:
+        """Apply a pending match at the end of the log."""
+        rated_ids = [p.user_id for p in match.participants if p.enabled and p.user_id is not None]
+        members = {m.user_id: m for m in await tx.members_by_id(match.guild_id, rated_ids)}
+        applied_at, ratings = await self._ratings(
+            tx, settings, match.guild_id, match.participants, members
         )
-        await tx.mark_changed(match.guild_id, now)
-        applied = await tx.match(match.guild_id, match.id)
-        assert applied is not None
-        return applied
+        await tx.apply_match(match, applied_at, ratings)
+        await tx.mark_changed(match.guild_id, self.clock())
+        return match.applied(applied_at, ratings)
 
     async def _replay(
         self,

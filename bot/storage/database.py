@@ -39,6 +39,8 @@ from bot.storage.models import (
 )
 
 BUSY_TIMEOUT_MS: Final = 10_000
+_UPSERT_CHUNK: Final = 5_000
+"""Rows per multi-row upsert (4 parameters each, well under SQLite's 32,766)."""
 LOG_START: Final[LogKey] = (-math.inf, 0)
 """A key before every match: replaying from it replays the whole guild."""
 
@@ -145,12 +147,12 @@ class Queries:
         self._connection = connection
 
     async def _all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
-        async with self._connection.execute(sql, parameters) as cursor:
-            return list(await cursor.fetchall())
+        """All rows in one trip to the connection's thread (a cursor would take three)."""
+        return list(await self._connection.execute_fetchall(sql, parameters))
 
     async def _one(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
-        async with self._connection.execute(sql, parameters) as cursor:
-            return await cursor.fetchone()
+        rows = await self._all(sql, parameters)
+        return rows[0] if rows else None
 
     async def guild_settings(self, guild_id: int) -> GuildSettings | None:
         row = await self._one(
@@ -169,6 +171,14 @@ class Queries:
         rows = await self._all(
             f"SELECT {_MEMBER_COLUMNS} FROM members WHERE guild_id = ? ORDER BY user_id",
             (guild_id,),
+        )
+        return [_member(row) for row in rows]
+
+    async def members_by_id(self, guild_id: int, user_ids: Iterable[int]) -> list[Member]:
+        rows = await self._all(
+            f"SELECT {_MEMBER_COLUMNS} FROM members WHERE guild_id = ? "
+            "AND user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id",
+            (guild_id, _json_ints(user_ids)),
         )
         return [_member(row) for row in rows]
 
@@ -221,9 +231,11 @@ class Queries:
         found = await self._matches("m.guild_id = ? AND m.id = ?", (guild_id, match_id))
         return found[0] if found else None
 
-    async def match_by_request(self, guild_id: int, request_id: str) -> Match | None:
-        found = await self._matches("m.guild_id = ? AND m.request_id = ?", (guild_id, request_id))
-        return found[0] if found else None
+    async def match_id_by_request(self, guild_id: int, request_id: str) -> int | None:
+        row = await self._one(
+            "SELECT id FROM matches WHERE guild_id = ? AND request_id = ?", (guild_id, request_id)
+        )
+        return None if row is None else int(row[0])
 
     async def recent_matches(
         self, guild_id: int, user_id: int | None = None, limit: int = 10
@@ -355,10 +367,25 @@ class Queries:
 
 
 class WriteTransaction(Queries):
-    """The writes; only exists inside `Database.write()` (one BEGIN IMMEDIATE transaction)."""
+    """The writes; only exists inside `Database.write()` (one BEGIN IMMEDIATE transaction).
+
+    `known_settings` are the committed settings of guilds seen before (the bot is the only
+    writer of settings, so they stay true); what this transaction learns or changes goes to
+    `settings_seen`, which `Database.write()` keeps only once the transaction commits.
+    """
+
+    def __init__(
+        self, connection: aiosqlite.Connection, known_settings: Mapping[int, GuildSettings]
+    ) -> None:
+        super().__init__(connection)
+        self._known_settings = known_settings
+        self.settings_seen: dict[int, GuildSettings] = {}
 
     async def ensure_guild(self, guild_id: int, defaults: GuildSettings) -> GuildSettings:
         """The guild's settings, creating the guild with the defaults on first use."""
+        known = self.settings_seen.get(guild_id) or self._known_settings.get(guild_id)
+        if known is not None:
+            return known
         await self._connection.execute(
             f"INSERT OR IGNORE INTO guilds (guild_id, {', '.join(SETTING_COLUMNS)}) "
             f"VALUES (?, {', '.join('?' * len(SETTING_COLUMNS))})",
@@ -366,6 +393,7 @@ class WriteTransaction(Queries):
         )
         settings = await self.guild_settings(guild_id)
         assert settings is not None
+        self.settings_seen[guild_id] = settings
         return settings
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
@@ -374,22 +402,34 @@ class WriteTransaction(Queries):
             "WHERE guild_id = ?",
             (*astuple(settings), guild_id),
         )
+        self.settings_seen[guild_id] = settings
 
-    async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
-        """Record display names and bot flags as the front end sees them."""
-        await self._connection.executemany(
-            "INSERT INTO members (guild_id, user_id, name, is_bot) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name, "
-            "is_bot = excluded.is_bot",
-            [(guild_id, info.user_id, info.name, int(info.is_bot)) for info in members],
-        )
+    async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> list[Member]:
+        """Record display names and bot flags as the front end sees them; returns those
+        members as stored (in no particular order)."""
+        rows = [(guild_id, info.user_id, info.name, int(info.is_bot)) for info in members]
+        stored: list[Member] = []
+        for start in range(0, len(rows), _UPSERT_CHUNK):
+            chunk = rows[start : start + _UPSERT_CHUNK]
+            found = await self._all(
+                "INSERT INTO members (guild_id, user_id, name, is_bot) VALUES "
+                + ", ".join(["(?, ?, ?, ?)"] * len(chunk))
+                + " ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name, "
+                f"is_bot = excluded.is_bot RETURNING {_MEMBER_COLUMNS}",
+                [value for row in chunk for value in row],
+            )
+            stored.extend(_member(row) for row in found)
+        return stored
 
-    async def add_members(self, guild_id: int, user_ids: Iterable[int]) -> None:
-        """Make sure members exist (name = their id until the front end tells us more)."""
+    async def add_members(self, guild_id: int, user_ids: Iterable[int]) -> list[Member]:
+        """Make sure members exist (name = their id until the front end tells us more);
+        returns them as stored."""
+        wanted = sorted(set(user_ids))
         await self._connection.executemany(
             "INSERT OR IGNORE INTO members (guild_id, user_id, name) VALUES (?, ?, ?)",
-            [(guild_id, user_id, str(user_id)) for user_id in user_ids],
+            [(guild_id, user_id, str(user_id)) for user_id in wanted],
         )
+        return await self.members_by_id(guild_id, wanted)
 
     async def set_enabled(self, guild_id: int, user_id: int, enabled: bool) -> None:
         await self._connection.execute(
@@ -404,31 +444,38 @@ class WriteTransaction(Queries):
         status: MatchStatus,
         applied_at: Sequence[float | None] | None = None,
     ) -> list[int]:
-        """Insert matches with their participants in bulk; returns their ids in order."""
-        row = await self._one("SELECT coalesce(max(id), 0) FROM matches")
-        first_id = int(row[0]) + 1
-        ids = list(range(first_id, first_id + len(matches)))
+        """Insert matches with their participants in bulk; returns their ids in order.
+
+        The first match takes the next free id (RETURNING it); the others follow it."""
+        if not matches:
+            return []
         stamps = applied_at if applied_at is not None else [None] * len(matches)
-        await self._connection.executemany(
-            "INSERT INTO matches (id, guild_id, status, reporter_id, created_at, played_at, "
-            "applied_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    match_id,
-                    guild_id,
-                    status,
-                    new.reporter_id,
-                    new.created_at,
-                    new.played_at,
-                    stamp,
-                    new.request_id,
-                )
-                for match_id, new, stamp in zip(ids, matches, stamps, strict=True)
-            ],
+        rows = [
+            (
+                guild_id,
+                status,
+                new.reporter_id,
+                new.created_at,
+                new.played_at,
+                stamp,
+                new.request_id,
+            )
+            for new, stamp in zip(matches, stamps, strict=True)
+        ]
+        columns = "guild_id, status, reporter_id, created_at, played_at, applied_at, request_id"
+        first = await self._one(
+            f"INSERT INTO matches ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id", rows[0]
         )
+        ids = list(range(int(first[0]), int(first[0]) + len(matches)))
+        if len(rows) > 1:
+            await self._connection.executemany(
+                f"INSERT INTO matches (id, {columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(match_id, *row) for match_id, row in zip(ids[1:], rows[1:], strict=True)],
+            )
         await self._connection.executemany(
             "INSERT INTO participants (match_id, position, user_id, guest, side, score, "
-            "minutes, enabled, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "minutes, enabled, outcome, rating_before, rating_after) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     match_id,
@@ -440,6 +487,8 @@ class WriteTransaction(Queries):
                     p.minutes,
                     int(p.enabled),
                     p.outcome,
+                    p.rating_before,
+                    p.rating_after,
                 )
                 for match_id, new in zip(ids, matches, strict=True)
                 for position, p in enumerate(new.participants)
@@ -467,15 +516,29 @@ class WriteTransaction(Queries):
             (channel_id, message_id, match_id),
         )
 
+    async def add_applied_match(self, guild_id: int, new: NewMatch, applied_at: float) -> int:
+        """Insert a match applied at once at the end of the log (its rated participants carry
+        their ratings before and after); returns its id. Each rated member's rating becomes
+        `after` and its record counts one more game."""
+        [match_id] = await self.insert_matches(guild_id, [new], "applied", [applied_at])
+        await self._count_game(
+            guild_id,
+            [
+                (p.user_id, p.rating_after, p.outcome)
+                for p in new.participants
+                if p.user_id is not None and p.rating_after is not None
+            ],
+        )
+        return match_id
+
     async def apply_match(
         self,
         match: Match,
         applied_at: float,
         ratings: Mapping[int, tuple[float, float]],
     ) -> None:
-        """Mark a match applied at the end of the log; ratings: user id -> (before, after).
-
-        Each rated member's rating becomes `after` and its record counts one more game.
+        """Mark a pending match applied at the end of the log; ratings: user id -> (before,
+        after). Each rated member's rating becomes `after` and its record counts one more game.
         """
         await self._connection.execute(
             "UPDATE matches SET status = 'applied', applied_at = ? WHERE id = ?",
@@ -491,12 +554,21 @@ class WriteTransaction(Queries):
             "WHERE match_id = ? AND position = ?",
             [(*ratings[user_id], match.id, position) for position, user_id, _ in rated],
         )
+        await self._count_game(
+            match.guild_id,
+            [(user_id, ratings[user_id][1], outcome) for _, user_id, outcome in rated],
+        )
+
+    async def _count_game(
+        self, guild_id: int, rated: Iterable[tuple[int, float, Outcome | None]]
+    ) -> None:
+        """(user id, rating after, outcome) of each rated member of one applied match."""
         await self._connection.executemany(
             "UPDATE members SET rating = ?, games = games + 1, wins = wins + ?, "
             "draws = draws + ?, losses = losses + ? WHERE guild_id = ? AND user_id = ?",
             [
-                (ratings[user_id][1], *_record_increment(outcome), match.guild_id, user_id)
-                for _, user_id, outcome in rated
+                (after, *_record_increment(outcome), guild_id, user_id)
+                for user_id, after, outcome in rated
             ],
         )
 
@@ -592,7 +664,7 @@ def _record_increment(outcome: Outcome | None) -> tuple[int, int, int]:
     return (int(outcome == "win"), int(outcome == "draw"), int(outcome == "loss"))
 
 
-def _json_ints(values: Sequence[int]) -> str:
+def _json_ints(values: Iterable[int]) -> str:
     return "[" + ",".join(str(int(value)) for value in values) + "]"
 
 
@@ -603,6 +675,8 @@ class Database:
         self._writer = writer
         self._reader = reader
         self._lock = asyncio.Lock()
+        self._settings: dict[int, GuildSettings] = {}
+        """Committed settings per guild: this process is the only writer of settings."""
         self.read = Queries(reader)
 
     @classmethod
@@ -636,12 +710,14 @@ class Database:
         """One write transaction: committed when the block ends, rolled back on an error."""
         async with self._lock:
             await self._writer.execute("BEGIN IMMEDIATE")
+            transaction = WriteTransaction(self._writer, self._settings)
             try:
-                yield WriteTransaction(self._writer)
+                yield transaction
             except BaseException:
                 await self._writer.execute("ROLLBACK")
                 raise
             await self._writer.execute("COMMIT")
+            self._settings.update(transaction.settings_seen)
 
 
 async def _migrate(connection: aiosqlite.Connection) -> None:

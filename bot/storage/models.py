@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Literal, TypeVar
 
 MatchStatus = Literal["pending", "disputed", "applied", "void"]
 Outcome = Literal["win", "draw", "loss"]
@@ -46,6 +47,9 @@ class NewParticipant:
     enabled: bool
     outcome: Outcome | None
     """Win/draw/loss of an enabled participant (the record); None when not rated."""
+    rating_before: float | None = None
+    rating_after: float | None = None
+    """Set when the match is stored already applied."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,53 @@ class NewMatch:
     played_at: float
     request_id: str
     participants: tuple[NewParticipant, ...]
+
+    def rated(self, ratings: Mapping[int, tuple[float, float]]) -> NewMatch:
+        """The match with its rated members' (rating before, rating after), by user id."""
+        return replace(
+            self,
+            participants=_with_ratings(self.participants, ratings),
+        )
+
+    def stored(
+        self,
+        match_id: int,
+        guild_id: int,
+        status: MatchStatus,
+        applied_at: float | None,
+        names: Mapping[int, str],
+    ) -> Match:
+        """The match as the database now holds it (names: display names by user id)."""
+        return Match(
+            match_id,
+            guild_id,
+            status,
+            self.reporter_id,
+            self.created_at,
+            self.played_at,
+            applied_at,
+            self.request_id,
+            None,
+            None,
+            None,
+            None,
+            tuple(
+                Participant(
+                    position,
+                    p.user_id,
+                    p.guest,
+                    names[p.user_id] if p.user_id is not None else p.guest or "",
+                    p.side,
+                    p.score,
+                    p.minutes,
+                    p.enabled,
+                    p.outcome,
+                    p.rating_before,
+                    p.rating_after,
+                )
+                for position, p in enumerate(self.participants)
+            ),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +152,15 @@ class Match:
     def log_key(self) -> LogKey | None:
         return None if self.applied_at is None else (self.applied_at, self.id)
 
+    def applied(self, applied_at: float, ratings: Mapping[int, tuple[float, float]]) -> Match:
+        """The match once applied: ratings are (before, after) of its rated members."""
+        return replace(
+            self,
+            status="applied",
+            applied_at=applied_at,
+            participants=_with_ratings(self.participants, ratings),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class LogRow:
@@ -121,3 +181,18 @@ class LiveBoard:
     channel_id: int
     message_id: int | None
     edited_at: float | None
+
+
+_Rated = TypeVar("_Rated", NewParticipant, Participant)
+
+
+def _with_ratings(
+    participants: tuple[_Rated, ...], ratings: Mapping[int, tuple[float, float]]
+) -> tuple[_Rated, ...]:
+    """The participants with the (before, after) ratings of the rated members set."""
+    return tuple(
+        p
+        if p.user_id is None or p.user_id not in ratings
+        else replace(p, rating_before=ratings[p.user_id][0], rating_after=ratings[p.user_id][1])
+        for p in participants
+    )
