@@ -595,8 +595,14 @@ class WriteTransaction(Queries):
         """games/wins/draws/losses from the applied matches (all members when None);
         a member left without a rated match has no rating."""
         chosen = "" if user_ids is None else "AND user_id IN (SELECT value FROM json_each(?))"
-        chosen_p = chosen.replace("user_id", "p.user_id")
         extra: tuple[Any, ...] = () if user_ids is None else (_json_ints(user_ids),)
+        # The chosen members' rows come through the participants_user index; only a
+        # recount of everyone reads the whole guild.
+        played = (
+            "FROM participants p"
+            if user_ids is None
+            else "FROM json_each(?) AS chosen CROSS JOIN participants p ON p.user_id = chosen.value"
+        )
         await self._connection.execute(
             "UPDATE members SET games = 0, wins = 0, draws = 0, losses = 0 "
             f"WHERE guild_id = ? {chosen}",
@@ -605,13 +611,13 @@ class WriteTransaction(Queries):
         await self._connection.execute(
             "WITH record AS (SELECT p.user_id, count(*) AS games, "
             "sum(p.outcome = 'win') AS wins, sum(p.outcome = 'draw') AS draws, "
-            "sum(p.outcome = 'loss') AS losses FROM participants p "
+            f"sum(p.outcome = 'loss') AS losses {played} "
             "JOIN matches m ON m.id = p.match_id WHERE m.guild_id = ? AND m.status = 'applied' "
-            f"AND p.enabled {chosen_p} GROUP BY p.user_id) "
+            "AND p.enabled GROUP BY p.user_id) "
             "UPDATE members SET games = record.games, wins = record.wins, "
             "draws = record.draws, losses = record.losses FROM record "
             "WHERE members.guild_id = ? AND members.user_id = record.user_id",
-            (guild_id, *extra, guild_id),
+            (*extra, guild_id, guild_id),
         )
         await self._connection.execute(
             f"UPDATE members SET rating = NULL WHERE guild_id = ? AND games = 0 {chosen}",
