@@ -20,11 +20,9 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
@@ -32,14 +30,14 @@ import numpy as np
 
 from bot.config import RATING_CONSTANTS, VARIANTS, Config, GuildSettings, KeyedSettingError
 from bot.ratings.elo import EloBridge
-from bot.ratings.gamelist import Game, format_games
-from bot.ratings.games import MatchRecord, ParticipantRecord, member_games
+from bot.ratings.gamelist import format_games
 from bot.ratings.ladder import LadderSettings, expected_score, pair_results, rating_changes
-from bot.ratings.performance import performance_many, rating_accuracy, stability
+from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError
 from bot.services.lineup import MENTION, Lineup
+from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
 from bot.services.replaying import ReplayRow, replay_log
 from bot.storage import (
     LOG_START,
@@ -53,6 +51,7 @@ from bot.storage import (
     NewParticipant,
     Outcome,
     Participant,
+    Performance,
     WriteTransaction,
 )
 
@@ -627,44 +626,39 @@ class Ladder:
 
     # --- reading -------------------------------------------------------------------------
 
-    async def _game_lists(
-        self, guild_id: int, settings: GuildSettings, user_ids: Sequence[int] | None = None
-    ) -> dict[int, list[Game]]:
-        """Game lists (SPEC 3.3, opponent ratings in Elo units) of the given members (None:
-        everyone who has a rated match)."""
-        bridge = elo_bridge(settings)
-        by_match: dict[int, tuple[float, list[ParticipantRecord]]] = {}
-        for (
-            match_id,
-            _,
-            played_at,
-            user_id,
-            side,
-            score,
-            minutes,
-            before,
-        ) in await self.db.read.guild_log_rows(guild_id):
-            entry = by_match.setdefault(match_id, (played_at, []))
-            entry[1].append(ParticipantRecord(user_id, side, score, minutes, bridge.to_elo(before)))
-        per_member: dict[int, list[MatchRecord]] = defaultdict(list)
-        for match_id, (played_at, participants) in by_match.items():
-            record = MatchRecord(
-                match_id, datetime.fromtimestamp(played_at, UTC), tuple(participants)
-            )
-            for participant in participants:
-                per_member[participant.user_id].append(record)
-        now = datetime.fromtimestamp(self.clock(), UTC)
-        wanted = per_member.keys() if user_ids is None else user_ids
-        return {
-            user_id: member_games(user_id, per_member.get(user_id, []), now) for user_id in wanted
-        }
+    async def _performances(
+        self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
+    ) -> dict[tuple[int, str], Performance]:
+        """The measures ("p1".."p8", "ra") of the members by (user id, measure), from the
+        cache; the members it lacks are computed in one vectorized pass and stored."""
+        found = await self.db.read.performances(guild_id, user_ids, measures)
+        if all((user_id, measure) in found for user_id in user_ids for measure in measures):
+            return found
+        async with self.db.write() as tx:
+            # Computed and stored in one transaction: from the log exactly as it is now.
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            found = await tx.performances(guild_id, user_ids, measures)
+            stale = sorted({u for u in user_ids for m in measures if (u, m) not in found})
+            if stale:
+                bridge = elo_bridge(settings)
+                games = game_arrays(await tx.member_games(guild_id, stale), stale, bridge)
+                computed = {
+                    (user_id, measure): performance
+                    for measure in measures
+                    for user_id, performance in zip(
+                        stale, performances(games, measure, bridge), strict=True
+                    )
+                }
+                await tx.store_performances(guild_id, computed)
+                found.update(computed)
+        return found
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
         settings = await self._settings(guild_id)
         await self._member(guild_id, user_id)
-        games = await self._game_lists(guild_id, settings, [user_id])
-        return format_games(games[user_id])
+        rows = await self.db.read.member_games(guild_id, [user_id])
+        return format_games(game_list(rows, elo_bridge(settings), self.clock()))
 
     async def _ranked(
         self, guild_id: int, settings: GuildSettings, by: str
@@ -676,20 +670,12 @@ class Ladder:
             for member in await self.db.read.members(guild_id)
             if member.enabled and not member.is_bot and member.games >= settings.min_games
         ]
-        ratings = [
-            settings.initial_rating if member.rating is None else member.rating
-            for member in members
-        ]
+        ratings = [_rating(member, settings) for member in members]
         if by == "ladder":
             values = ratings
         else:
-            lists = await self._game_lists(guild_id, settings, [m.user_id for m in members])
-            game_lists = [lists[member.user_id] for member in members]
-            if by == "ra":
-                values = [rating_accuracy(games) for games in game_lists]
-            else:
-                elo = performance_many(game_lists, by) if game_lists else np.array([])
-                values = [float(v) for v in elo_bridge(settings).from_elo(elo)]
+            found = await self._performances(guild_id, [m.user_id for m in members], [by])
+            values = [found[member.user_id, by].value for member in members]
         order = sorted(
             range(len(members)),
             key=lambda i: (
@@ -737,37 +723,31 @@ class Ladder:
         if chosen not in VARIANTS:
             raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
         member = await self._member(guild_id, user_id)
-        games = (await self._game_lists(guild_id, settings, [user_id]))[user_id]
-        result = stability(games, chosen)
-        bridge = elo_bridge(settings)
-        rank = next(
-            (
-                row.rank
-                for row in await self._ranked(guild_id, settings, "ladder")
-                if row.user_id == user_id
-            ),
-            None,
+        found = await self._performances(guild_id, [user_id], [chosen, RATING_ACCURACY])
+        result = found[user_id, chosen]
+        eligible = member.enabled and not member.is_bot and member.games >= settings.min_games
+        rank = (
+            await self.db.read.ladder_rank(member, settings.min_games, settings.initial_rating)
+            if eligible
+            else None
         )
-        log = await self.db.read.member_log(guild_id, user_id)
         history = tuple(
-            RatingPoint(match.played_at, p.rating_after, match.id)
-            for match in reversed(log)
-            for p in match.participants
-            if p.user_id == user_id and p.enabled and p.rating_after is not None
+            RatingPoint(played_at, rating, match_id)
+            for played_at, rating, match_id in await self.db.read.rating_history(guild_id, user_id)
         )
         return RatingCard(
             member=member,
-            rating=settings.initial_rating if member.rating is None else member.rating,
+            rating=_rating(member, settings),
             rank=rank,
             games=member.games,
             wins=member.wins,
             draws=member.draws,
             losses=member.losses,
             variant=chosen,
-            performance=float(bridge.from_elo(result.rating)),
-            up=result.up * bridge.points_per_elo,
-            down=result.down * bridge.points_per_elo,
-            ra=rating_accuracy(games),
+            performance=result.value,
+            up=result.up,
+            down=result.down,
+            ra=found[user_id, RATING_ACCURACY].value,
             recent=tuple(await self.db.read.recent_matches(guild_id, user_id, recent)),
             history=history,
         )
@@ -775,12 +755,12 @@ class Ladder:
     async def predict(self, guild_id: int, a: int, b: int) -> Prediction:
         settings = await self._settings(guild_id)
         first, second = await self._member(guild_id, a), await self._member(guild_id, b)
-        ratings = [
-            settings.initial_rating if m.rating is None else m.rating for m in (first, second)
-        ]
+        ratings = [_rating(m, settings) for m in (first, second)]
         ladder = float(expected_score(ratings[0], ratings[1], settings.t))
-        lists = await self._game_lists(guild_id, settings, [a, b])
-        rp = performance_many([lists[a], lists[b]], settings.variant)
+        games = game_arrays(
+            await self.db.read.member_games(guild_id, [a, b]), [a, b], elo_bridge(settings)
+        )
+        rp = performance_arrays(games, settings.variant)
         performance = (
             float(elo_expected_score(np.array([rp[1] - rp[0]]))[0])
             if np.isfinite(rp).all()

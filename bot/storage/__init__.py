@@ -2,6 +2,7 @@
 
 from bot.storage.database import LOG_START, Database, Queries, WriteTransaction
 from bot.storage.models import (
+    GameRows,
     LiveBoard,
     LogKey,
     LogRow,
@@ -13,11 +14,13 @@ from bot.storage.models import (
     NewParticipant,
     Outcome,
     Participant,
+    Performance,
 )
 
 __all__ = [
     "LOG_START",
     "Database",
+    "GameRows",
     "LiveBoard",
     "LogKey",
     "LogRow",
@@ -29,6 +32,7 @@ __all__ = [
     "NewParticipant",
     "Outcome",
     "Participant",
+    "Performance",
     "Queries",
     "WriteTransaction",
 ]

@@ -14,6 +14,7 @@ applied_at = played_at, so it merges by time and the caller replays from there.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -23,9 +24,11 @@ from pathlib import Path
 from typing import Any, Final
 
 import aiosqlite
+import numpy as np
 
 from bot.config import GuildSettings
 from bot.storage.models import (
+    GameRows,
     LiveBoard,
     LogKey,
     LogRow,
@@ -36,6 +39,7 @@ from bot.storage.models import (
     NewMatch,
     Outcome,
     Participant,
+    Performance,
 )
 
 BUSY_TIMEOUT_MS: Final = 10_000
@@ -112,11 +116,27 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ) WITHOUT ROWID;
     CREATE INDEX participants_user ON participants (user_id, match_id);
     """,
+    # 2: performances, a cache derived from the log (see `Queries.performances`).
+    """
+    CREATE TABLE performances (
+        guild_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        measure TEXT NOT NULL,
+        value REAL,
+        up REAL,
+        down REAL,
+        PRIMARY KEY (guild_id, user_id, measure)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER performances_stale AFTER UPDATE OF rating ON members
+    BEGIN
+        DELETE FROM performances WHERE guild_id = NEW.guild_id AND user_id = NEW.user_id;
+    END;
+    """,
 )
 
 _MATCH_COLUMNS: Final = (
-    "id, guild_id, status, reporter_id, created_at, played_at, applied_at, request_id, "
-    "channel_id, message_id, void_reason, disputed_by"
+    "m.id, m.guild_id, m.status, m.reporter_id, m.created_at, m.played_at, m.applied_at, "
+    "m.request_id, m.channel_id, m.message_id, m.void_reason, m.disputed_by"
 )
 _PARTICIPANT_COLUMNS: Final = (
     "p.match_id, p.position, p.user_id, p.guest, coalesce(mb.name, p.guest, ''), p.side, "
@@ -191,9 +211,11 @@ class Queries:
         )
         return [_member(row) for row in rows]
 
-    async def _matches(self, where: str, parameters: Sequence[Any], tail: str = "") -> list[Match]:
+    async def _matches(
+        self, where: str, parameters: Sequence[Any], tail: str = "", source: str = "matches m"
+    ) -> list[Match]:
         rows = await self._all(
-            f"SELECT {_MATCH_COLUMNS} FROM matches m WHERE {where} {tail}", parameters
+            f"SELECT {_MATCH_COLUMNS} FROM {source} WHERE {where} {tail}", parameters
         )
         if not rows:
             return []
@@ -241,14 +263,15 @@ class Queries:
         self, guild_id: int, user_id: int | None = None, limit: int = 10
     ) -> list[Match]:
         """Newest reports first (by creation); with a user id, only matches they played."""
-        played = (
-            ""
-            if user_id is None
-            else ("AND m.id IN (SELECT match_id FROM participants WHERE user_id = ?)")
-        )
-        parameters = (guild_id, limit) if user_id is None else (guild_id, user_id, limit)
+        tail = "ORDER BY m.created_at DESC, m.id DESC LIMIT ?"
+        if user_id is None:
+            return await self._matches("m.guild_id = ?", (guild_id, limit), tail)
+        # From the member's rows of participants_user (a member plays a match at most once).
         return await self._matches(
-            f"m.guild_id = ? {played}", parameters, "ORDER BY m.created_at DESC, m.id DESC LIMIT ?"
+            "p.user_id = ? AND m.guild_id = ?",
+            (user_id, guild_id, limit),
+            tail,
+            "participants p CROSS JOIN matches m ON m.id = p.match_id",
         )
 
     async def applied_matches(self, guild_id: int) -> list[Match]:
@@ -261,14 +284,87 @@ class Queries:
         """Every match of the guild whatever its status, oldest report first."""
         return await self._matches("m.guild_id = ?", (guild_id,), "ORDER BY m.id")
 
-    async def member_log(self, guild_id: int, user_id: int) -> list[Match]:
-        """The applied matches in which the member was rated, newest first."""
-        return await self._matches(
-            "m.guild_id = ? AND m.status = 'applied' AND m.id IN "
-            "(SELECT match_id FROM participants WHERE user_id = ? AND enabled)",
-            (guild_id, user_id),
-            "ORDER BY m.applied_at DESC, m.id DESC",
+    async def ladder_rank(self, member: Member, min_games: int, initial_rating: float) -> int:
+        """The place on the ladder leaderboard of a member who is on it (enabled, no bot, at
+        least min_games): 1 + the members ahead (higher rating, then more games, then a
+        lower user id)."""
+        rating = initial_rating if member.rating is None else member.rating
+        row = await self._one(
+            "SELECT 1 + count(*) FROM members WHERE guild_id = ? AND enabled AND NOT is_bot "
+            "AND games >= ? AND (coalesce(rating, ?) > ? OR (coalesce(rating, ?) = ? "
+            "AND (games > ? OR (games = ? AND user_id < ?))))",
+            (
+                member.guild_id,
+                min_games,
+                initial_rating,
+                rating,
+                initial_rating,
+                rating,
+                member.games,
+                member.games,
+                member.user_id,
+            ),
         )
+        return int(row[0])
+
+    async def rating_history(self, guild_id: int, user_id: int) -> list[tuple[float, float, int]]:
+        """(played_at, rating after, match id) of each applied match in which the member was
+        rated, in log order."""
+        rows = await self._all(
+            "SELECT m.played_at, p.rating_after, m.id FROM participants p "
+            "JOIN matches m ON m.id = p.match_id WHERE p.user_id = ? AND p.enabled "
+            "AND p.rating_after IS NOT NULL AND m.guild_id = ? AND m.status = 'applied' "
+            "ORDER BY m.applied_at, m.id",
+            (user_id, guild_id),
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    async def member_games(self, guild_id: int, user_ids: Iterable[int]) -> GameRows:
+        """The games (SPEC 3.3) of the given members, through the participants_user index:
+        one row per applied match in which the member was rated and per rated opponent on
+        another side; by member, then newest match first (played_at, then id), then
+        opponent id."""
+        rows = await self._all(
+            "SELECT me.user_id, m.played_at, opponent.user_id, me.score, me.minutes, "
+            "opponent.score, opponent.minutes, opponent.rating_before "
+            "FROM json_each(?) AS chosen CROSS JOIN participants me ON me.user_id = chosen.value "
+            "JOIN matches m ON m.id = me.match_id "
+            "JOIN participants opponent ON opponent.match_id = me.match_id "
+            "WHERE m.guild_id = ? AND m.status = 'applied' AND me.enabled AND opponent.enabled "
+            "AND opponent.side <> me.side "
+            "ORDER BY me.user_id, m.played_at DESC, m.id DESC, opponent.user_id",
+            (_json_ints(sorted(set(user_ids))), guild_id),
+        )
+        columns = list(zip(*rows, strict=True)) if rows else [()] * 8
+        member, played_at, opponent, score, minutes, *theirs = columns
+        return GameRows(
+            np.array(member, dtype=np.int64),
+            np.array(played_at, dtype=np.float64),
+            np.array(opponent, dtype=np.int64),
+            np.array(score, dtype=np.float64),
+            np.array(minutes, dtype=np.float64),
+            *(np.array(column, dtype=np.float64) for column in theirs),
+        )
+
+    async def performances(
+        self, guild_id: int, user_ids: Iterable[int], measures: Iterable[str]
+    ) -> dict[tuple[int, str], Performance]:
+        """The cached performances of the given members by (user id, measure).
+
+        The cache is derived from the log: `store_performances` fills it and a member's rows
+        go whenever their rating is rewritten (trigger performances_stale), which every
+        apply, replay, void, import and recompute does for each member whose game list
+        changes (participants of the matches replayed, everyone on a full replay)."""
+        rows = await self._all(
+            "SELECT user_id, measure, value, up, down FROM performances WHERE guild_id = ? "
+            "AND measure IN (SELECT value FROM json_each(?)) "
+            "AND user_id IN (SELECT value FROM json_each(?))",
+            (guild_id, json.dumps(list(measures)), _json_ints(user_ids)),
+        )
+        return {
+            (user_id, measure): Performance(*(math.nan if v is None else v for v in values))
+            for user_id, measure, *values in rows
+        }
 
     async def log_rows(self, guild_id: int, start: LogKey = LOG_START) -> list[LogRow]:
         """Enabled participants of the applied matches from `start` on, in log order."""
@@ -280,18 +376,6 @@ class Queries:
             (guild_id, *start),
         )
         return [LogRow(*row) for row in rows]
-
-    async def guild_log_rows(self, guild_id: int) -> list[tuple[Any, ...]]:
-        """For the performance of a whole guild: every enabled participant of every applied
-        match as (match_id, applied_at, played_at, user_id, side, score, minutes,
-        rating_before), in log order."""
-        return await self._all(
-            "SELECT m.id, m.applied_at, m.played_at, p.user_id, p.side, p.score, p.minutes, "
-            "p.rating_before FROM matches m JOIN participants p ON p.match_id = m.id "
-            "WHERE m.guild_id = ? AND m.status = 'applied' AND p.enabled "
-            "ORDER BY m.applied_at, m.id, p.position",
-            (guild_id,),
-        )
 
     async def newest_log_key(self, guild_id: int) -> LogKey | None:
         row = await self._one(
@@ -624,6 +708,24 @@ class WriteTransaction(Queries):
             (guild_id, *extra),
         )
 
+    async def store_performances(
+        self, guild_id: int, performances: Mapping[tuple[int, str], Performance]
+    ) -> None:
+        """Cache performances by (user id, measure); nan is stored as NULL."""
+        await self._connection.executemany(
+            "INSERT OR REPLACE INTO performances (guild_id, user_id, measure, value, up, down) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    guild_id,
+                    user_id,
+                    measure,
+                    *(None if math.isnan(v) else v for v in (found.value, found.up, found.down)),
+                )
+                for (user_id, measure), found in performances.items()
+            ],
+        )
+
     async def mark_changed(self, guild_id: int, now: float) -> None:
         """Ratings of the guild changed (its live leaderboard needs an edit)."""
         await self._connection.execute(
@@ -749,5 +851,14 @@ async def _migrate(connection: aiosqlite.Connection) -> None:
 
 
 def _statements(script: str) -> list[str]:
-    """Split a migration into statements (executescript would commit on its own)."""
-    return [statement.strip() for statement in script.split(";") if statement.strip()]
+    """Split a migration into statements (executescript would commit on its own); a
+    trigger's body holds semicolons, so a statement ends where SQLite says it is complete."""
+    statements: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                statements.append(pending.strip())
+            pending = ""
+    return statements

@@ -6,8 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 MatchStatus = Literal["pending", "disputed", "applied", "void"]
 Outcome = Literal["win", "draw", "loss"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 LogKey = tuple[float, int]
 """A match's place in the guild's log: (applied_at, id); applied matches sort by it."""
@@ -173,6 +179,33 @@ class LogRow:
     score: float
     minutes: float
     rating_before: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRows:
+    """Members' games as columns, one row per (member, match, rated opponent on another
+    side), grouped by member (ascending id), each member's newest match first."""
+
+    member: IntArray
+    played_at: FloatArray
+    opponent: IntArray
+    score: FloatArray
+    minutes: FloatArray
+    """The member's score and minutes in the match."""
+    opponent_score: FloatArray
+    opponent_minutes: FloatArray
+    opponent_rating: FloatArray
+    """The opponent's ladder rating before the match."""
+
+
+@dataclass(frozen=True, slots=True)
+class Performance:
+    """A cached measure of one member, in ladder units: the performance rating with its
+    stability (±inf, or nan when undefined; up and down nan then), or RA (up, down nan)."""
+
+    value: float
+    up: float
+    down: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,20 @@
-"""The invariant of SPEC 2.5, checked against an independent replay of the stored log."""
+"""The invariant of SPEC 2.5, checked against an independent replay of the stored log; and
+the cached performances, checked against game lists built from scratch."""
 
 from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from itertools import pairwise
 
 import numpy as np
 import pytest
 
+from bot.ratings.elo import EloBridge
+from bot.ratings.gamelist import Game
+from bot.ratings.games import MatchRecord, ParticipantRecord, member_games
 from bot.ratings.ladder import LadderSettings
+from bot.ratings.performance import performance_many, rating_accuracy, stability
 from bot.ratings.replay import replay_sequential
 from bot.services import Ladder
 
@@ -48,3 +57,70 @@ async def assert_log_is_truth(ladder: Ladder, guild_id: int) -> None:
         else:
             assert member.rating is None
     assert np.isfinite(replay.final).all()
+
+
+SOLVER_TOLERANCE = 1e-6
+"""Performances solved in different batches agree to the solver's tolerance, not bit for bit."""
+
+
+async def assert_performances_are_fresh(ladder: Ladder, guild_id: int, measure: str) -> None:
+    """The leaderboard by `measure` (served from the cache where it can) and the card of its
+    top member equal performances computed from scratch: game lists from every applied
+    match (bot.ratings.games), solved by bot.ratings.performance."""
+    settings = await ladder.settings(guild_id)
+    bridge = EloBridge(settings.t, settings.initial_rating)
+    records = [
+        MatchRecord(
+            m.id,
+            datetime.fromtimestamp(m.played_at, UTC),
+            tuple(
+                ParticipantRecord(
+                    p.user_id, p.side, p.score, p.minutes, bridge.to_elo(p.rating_before)
+                )
+                for p in m.participants
+                if p.enabled and p.user_id is not None and p.rating_before is not None
+            ),
+        )
+        for m in await ladder.db.read.applied_matches(guild_id)
+    ]
+    now = datetime.fromtimestamp(ladder.clock(), UTC)
+
+    def games_of(user_id: int) -> list[Game]:
+        played = [r for r in records if any(p.user_id == user_id for p in r.participants)]
+        return member_games(user_id, played, now)
+
+    eligible = {
+        m.user_id
+        for m in await ladder.db.read.members(guild_id)
+        if m.enabled and not m.is_bot and m.games >= settings.min_games
+    }
+    page = await ladder.leaderboard(guild_id, by=measure, page_size=0)
+    assert {row.user_id for row in page.rows} == eligible
+    lists = [games_of(row.user_id) for row in page.rows]
+    if measure == "ra":
+        expected = [rating_accuracy(games) for games in lists]
+    else:
+        elo = performance_many(lists, measure) if lists else np.array([])
+        expected = [float(value) for value in bridge.from_elo(elo)]
+    assert [row.value for row in page.rows] == pytest.approx(
+        expected, abs=SOLVER_TOLERANCE, nan_ok=True
+    )
+    for ahead, behind in pairwise(expected):  # the cached order, judged by the scratch values
+        if math.isnan(ahead):
+            assert math.isnan(behind)
+        elif not math.isnan(behind):
+            assert behind <= ahead + SOLVER_TOLERANCE
+    if page.rows and measure != "ra":
+        top = page.rows[0].user_id
+        card = await ladder.rating_card(guild_id, top, measure)
+        scratch = stability(games_of(top), measure)
+        assert [card.performance, card.up, card.down] == pytest.approx(
+            [
+                float(bridge.from_elo(scratch.rating)),
+                scratch.up * bridge.points_per_elo,
+                scratch.down * bridge.points_per_elo,
+            ],
+            abs=SOLVER_TOLERANCE,
+            nan_ok=True,
+        )
+        assert card.ra == pytest.approx(rating_accuracy(games_of(top)), abs=SOLVER_TOLERANCE)

@@ -10,12 +10,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.config import GuildSettings
+from bot.config import VARIANTS, GuildSettings
 from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError
 from bot.services.csvio import format_time
 from bot.storage import Database
 from tests.services.conftest import Clock
-from tests.services.invariants import assert_log_is_truth
+from tests.services.invariants import assert_log_is_truth, assert_performances_are_fresh
 
 GUILD = 3
 MOD = Actor(999, is_moderator=True)
@@ -93,22 +93,30 @@ async def apply(ladder: Ladder, clock: Clock, step: int, op: tuple[object, ...])
         await ladder.import_csv(GUILD, MOD, csv_of(first, start))  # type: ignore[arg-type]
 
 
+measure = st.one_of(st.just("p8"), st.sampled_from([*VARIANTS, "ra"]))
+"""Checked after each operation; p8 (the default variant) often, so its cached rows live
+through several operations before they are checked again."""
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(operation, min_size=1, max_size=16))
-def test_ratings_are_a_replay_of_the_log(operations: list[tuple[object, ...]]) -> None:
-    asyncio.run(run_operations(operations))
+@given(st.lists(st.tuples(operation, measure), min_size=1, max_size=16))
+def test_ratings_are_a_replay_of_the_log(steps: list[tuple[tuple[object, ...], str]]) -> None:
+    asyncio.run(run_operations(steps))
 
 
-async def run_operations(operations: list[tuple[object, ...]]) -> None:
-    """Each operation (a refused one must change nothing), then the invariant."""
+async def run_operations(steps: list[tuple[tuple[object, ...], str]]) -> None:
+    """Each operation (a refused one must change nothing), then the invariant, then the
+    cached performances by a measure (and RA) against a computation from scratch."""
     with tempfile.TemporaryDirectory() as folder:
         db = await Database.open(Path(folder) / "ladder.sqlite3")
         clock = Clock()
         ladder = Ladder(db, GuildSettings(), clock=clock)
         try:
-            for step, op in enumerate(operations):
+            for step, (op, checked) in enumerate(steps):
                 with contextlib.suppress(UserError):
                     await apply(ladder, clock, step, op)
                 await assert_log_is_truth(ladder, GUILD)
+                await assert_performances_are_fresh(ladder, GUILD, checked)
+                await assert_performances_are_fresh(ladder, GUILD, "ra")
         finally:
             await db.close()

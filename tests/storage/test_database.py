@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import signal
 import sqlite3
@@ -13,7 +15,7 @@ from pathlib import Path
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder
 from bot.services.csvio import format_time
-from bot.storage import Database
+from bot.storage import Database, Performance
 from bot.storage.database import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 
@@ -108,5 +110,54 @@ async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
         for p in newest.participants:
             member = await db.read.member(GUILD, p.user_id)  # type: ignore[arg-type]
             assert member is not None and member.rating == p.rating_before
+    finally:
+        await db.close()
+
+
+async def test_cached_performances_round_trip_and_go_with_the_members_rating(
+    tmp_path: Path,
+) -> None:
+    db = await Database.open(tmp_path / "cache.sqlite3")
+    try:
+        async with db.write() as tx:
+            await tx.ensure_guild(GUILD, GuildSettings())
+            await tx.add_members(GUILD, [1, 2])
+            await tx.store_performances(
+                GUILD,
+                {
+                    (1, "p8"): Performance(1600.5, 10.25, 12.0),
+                    (1, "p1"): Performance(math.inf, math.nan, math.nan),
+                    (2, "p1"): Performance(math.nan, math.nan, math.nan),
+                },
+            )
+        found = await db.read.performances(GUILD, [1, 2], ["p1", "p8"])
+        assert found[1, "p8"] == Performance(1600.5, 10.25, 12.0)
+        assert found[1, "p1"].value == math.inf and math.isnan(found[1, "p1"].up)
+        assert math.isnan(found[2, "p1"].value) and math.isnan(found[2, "p1"].down)
+        assert list(await db.read.performances(GUILD, [2], ["p8"])) == []
+        async with db.write() as tx:  # a replay rewrites member 1's rating
+            await tx.write_replay(GUILD, [], {1: 1510.0})
+        assert sorted(await db.read.performances(GUILD, [1, 2], ["p1", "p8"])) == [(2, "p1")]
+    finally:
+        await db.close()
+
+
+async def test_settings_seen_in_a_rolled_back_transaction_are_forgotten(tmp_path: Path) -> None:
+    db = await Database.open(tmp_path / "settings.sqlite3")
+    try:
+        with contextlib.suppress(KeyError):
+            async with db.write() as tx:
+                await tx.ensure_guild(GUILD, GuildSettings(t=99))
+                raise KeyError("refused")
+        async with db.write() as tx:  # the guild was rolled back: created again, with t=77
+            assert (await tx.ensure_guild(GUILD, GuildSettings(t=77))).t == 77
+        with contextlib.suppress(KeyError):
+            async with db.write() as tx:
+                await tx.save_settings(GUILD, GuildSettings(t=55))
+                assert (await tx.ensure_guild(GUILD, GuildSettings())).t == 55
+                raise KeyError("refused")
+        async with db.write() as tx:
+            assert (await tx.ensure_guild(GUILD, GuildSettings())).t == 77
+        assert await db.read.guild_settings(GUILD) == GuildSettings(t=77)
     finally:
         await db.close()
