@@ -53,6 +53,7 @@ from bot.storage import (
     Participant,
     Performance,
     WriteTransaction,
+    in_one_trip,
 )
 
 MAX_PARTICIPANTS: Final = 32
@@ -226,16 +227,25 @@ async def _known_members(
     tx: WriteTransaction,
     guild_id: int,
     lineups: Iterable[Lineup],
-    infos: Iterable[MemberInfo] = (),
+    upserted: Iterable[Member] = (),
 ) -> dict[int, Member]:
-    """The members playing in the lineups by user id, after storing what the front end told
-    us of them (`infos`); members nobody told us about are created on first sight."""
+    """The members playing in the lineups by user id: those just `upserted` from what the
+    front end told us, the others created on first sight."""
     user_ids = {e.player.user_id for lineup in lineups for e in lineup if e.player.user_id}
-    known = {member.user_id: member for member in await tx.upsert_members(guild_id, infos)}
+    known = {member.user_id: member for member in upserted}
     missing = user_ids - known.keys()
     if missing:
         known.update((member.user_id, member) for member in await tx.add_members(guild_id, missing))
     return {user_id: known[user_id] for user_id in user_ids}
+
+
+class _Retried(Exception):  # noqa: N818 (control flow, not an error)
+    """A request id seen before: its match is the answer, and the transaction rolls back
+    what it stored meanwhile (a retried request changes nothing)."""
+
+    def __init__(self, match: Match) -> None:
+        super().__init__(match.id)
+        self.match = match
 
 
 def build_participants(
@@ -379,45 +389,52 @@ class Ladder:
         """Record a match: pending for a non-moderator when the guild asks the opponents to
         confirm, else applied at once. The same request id twice records one match."""
         check_lineup(lineup, minutes)
-        async with self.db.write() as tx:
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            existing = await tx.match_id_by_request(guild_id, request_id)
-            if existing is not None:
-                match = await self._load(tx, guild_id, existing)
-                return ReportResult(match, match.status == "applied", created=False)
-            players = {entry.player.user_id for entry in lineup}
-            if not actor.is_moderator and actor.user_id not in players:
-                raise UserError(
-                    "you can only report matches you played in (moderators can report any)"
+        players = {entry.player.user_id for entry in lineup}
+        try:
+            async with self.db.write() as tx:
+                settings = await tx.ensure_guild(guild_id, self.defaults)
+                existing: int | None
+                newest: LogKey | None
+                match_id: int
+                upserted: list[Member]
+                existing, newest, match_id, upserted = await in_one_trip(
+                    tx.match_id_by_request(guild_id, request_id),
+                    tx.newest_log_key(guild_id),
+                    tx.next_match_id(),
+                    tx.upsert_members(guild_id, members),
                 )
-            known = await _known_members(tx, guild_id, [lineup], members)
-            participants = build_participants(lineup, known, settings, minutes)
-            now = self.clock()
-            new = NewMatch(actor.user_id, now, now, request_id, participants)
-            names = {user_id: member.name for user_id, member in known.items()}
-            if settings.confirm == "none" or actor.is_moderator:
-                applied_at, ratings = await self._ratings(
-                    tx, settings, guild_id, participants, known
-                )
-                new = new.rated(ratings)
-                match_id = await tx.add_applied_match(guild_id, new, applied_at)
-                await tx.mark_changed(guild_id, self.clock())
-                match = new.stored(match_id, guild_id, "applied", applied_at, names)
-            else:
-                [match_id] = await tx.insert_matches(guild_id, [new], "pending")
-                match = new.stored(match_id, guild_id, "pending", None, names)
+                if existing is not None:
+                    raise _Retried(await self._load(tx, guild_id, existing))
+                if not actor.is_moderator and actor.user_id not in players:
+                    raise UserError(
+                        "you can only report matches you played in (moderators can report any)"
+                    )
+                known = await _known_members(tx, guild_id, [lineup], upserted)
+                participants = build_participants(lineup, known, settings, minutes)
+                now = self.clock()
+                new = NewMatch(actor.user_id, now, now, request_id, participants)
+                names = {user_id: member.name for user_id, member in known.items()}
+                if settings.confirm == "none" or actor.is_moderator:
+                    applied_at, ratings = self._ratings(settings, newest, participants, known)
+                    new = new.rated(ratings)
+                    await tx.add_applied_match(guild_id, new, match_id, applied_at, self.clock())
+                    match = new.stored(match_id, guild_id, "applied", applied_at, names)
+                else:
+                    await tx.insert_matches(guild_id, [new], "pending", match_id)
+                    match = new.stored(match_id, guild_id, "pending", None, names)
+        except _Retried as retried:
+            return ReportResult(retried.match, retried.match.status == "applied", created=False)
         return ReportResult(match, match.status == "applied", created=True)
 
-    async def _ratings(
+    def _ratings(
         self,
-        tx: WriteTransaction,
         settings: GuildSettings,
-        guild_id: int,
+        newest: LogKey | None,
         participants: Sequence[NewParticipant | Participant],
         members: Mapping[int, Member],
     ) -> tuple[float, dict[int, tuple[float, float]]]:
-        """Applying a match at the end of the log (incremental: nothing is replayed): its
-        applied_at, and each rated member's rating before and after it."""
+        """Applying a match after `newest`, the end of the log (incremental: nothing is
+        replayed): its applied_at, and each rated member's rating before and after it."""
         rated = [(p, p.user_id) for p in participants if p.enabled and p.user_id is not None]
         before = [_rating(members[user_id], settings) for _, user_id in rated]
         changes = rating_changes(
@@ -427,7 +444,6 @@ class Ladder:
             [p.minutes for p, _ in rated],
             ladder_settings(settings),
         )
-        newest = await tx.newest_log_key(guild_id)
         now = self.clock()
         applied_at = (
             now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
@@ -441,9 +457,8 @@ class Ladder:
         """Apply a pending match at the end of the log."""
         rated_ids = [p.user_id for p in match.participants if p.enabled and p.user_id is not None]
         members = {m.user_id: m for m in await tx.members_by_id(match.guild_id, rated_ids)}
-        applied_at, ratings = await self._ratings(
-            tx, settings, match.guild_id, match.participants, members
-        )
+        newest = await tx.newest_log_key(match.guild_id)
+        applied_at, ratings = self._ratings(settings, newest, match.participants, members)
         await tx.apply_match(match, applied_at, ratings)
         await tx.mark_changed(match.guild_id, self.clock())
         return match.applied(applied_at, ratings)
@@ -803,7 +818,9 @@ class Ladder:
             new = [self._imported(m, known, settings, now, batch) for m in parsed]
             if not new:
                 return ImportResult(0, 0)
-            ids = await tx.insert_matches(guild_id, new, "applied", [m.played_at for m in new])
+            ids = await tx.insert_matches(
+                guild_id, new, "applied", await tx.next_match_id(), [m.played_at for m in new]
+            )
             start = min(zip((m.played_at for m in new), ids, strict=True))
             replayed = await self._replay(tx, guild_id, settings, start, {})
         return ImportResult(len(new), replayed)

@@ -1,6 +1,6 @@
 """SQLite storage: the only place with SQL (schema, migrations, queries)."""
 
-from bot.storage.database import LOG_START, Database, Queries, WriteTransaction
+from bot.storage.database import LOG_START, Database, Queries, WriteTransaction, in_one_trip
 from bot.storage.models import (
     GameRows,
     LiveBoard,
@@ -35,4 +35,5 @@ __all__ = [
     "Performance",
     "Queries",
     "WriteTransaction",
+    "in_one_trip",
 ]

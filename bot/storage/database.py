@@ -17,11 +17,12 @@ import asyncio
 import json
 import math
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import astuple, fields
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import aiosqlite
 import numpy as np
@@ -453,24 +454,74 @@ class Queries:
 class WriteTransaction(Queries):
     """The writes; only exists inside `Database.write()` (one BEGIN IMMEDIATE transaction).
 
+    Its queries run on the writer's thread (`_Writer`), not the reader's. Writes whose
+    results nobody reads are queued and go to that thread together with the next statement
+    that returns rows, or with the COMMIT: an applied report waits for the thread twice
+    (its reads, then its writes and the COMMIT), not once per statement. Statements still
+    run in the order made; a failing one rolls the whole transaction back.
+
     `known_settings` are the committed settings of guilds seen before (the bot is the only
     writer of settings, so they stay true); what this transaction learns or changes goes to
     `settings_seen`, which `Database.write()` keeps only once the transaction commits.
     """
 
-    def __init__(
-        self, connection: aiosqlite.Connection, known_settings: Mapping[int, GuildSettings]
-    ) -> None:
-        super().__init__(connection)
+    def __init__(self, writer: _Writer, known_settings: Mapping[int, GuildSettings]) -> None:
+        self._writer = writer
+        self._queued: list[_Statement] = [("BEGIN IMMEDIATE", (), False)]
         self._known_settings = known_settings
         self.settings_seen: dict[int, GuildSettings] = {}
+
+    def _write(self, sql: str, parameters: Sequence[Any] = ()) -> None:
+        self._queued.append((sql, parameters, False))
+
+    def _write_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self._queued.append((sql, list(rows), True))
+
+    def _take_queued(self) -> list[_Statement]:
+        queued, self._queued = self._queued, []
+        return queued
+
+    async def _all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        queued = self._take_queued()
+
+        def run(connection: sqlite3.Connection) -> list[Any]:
+            _run_statements(connection, queued)
+            return connection.execute(sql, parameters).fetchall()
+
+        return await self._writer.run(run)
+
+    async def commit(self) -> None:
+        """Run what is queued and COMMIT, in one trip; all or nothing."""
+        queued = self._take_queued()
+
+        def run(connection: sqlite3.Connection) -> None:
+            try:
+                _run_statements(connection, queued)
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+
+        await self._writer.run(run)
+
+    async def roll_back(self) -> None:
+        """Forget what is queued and ROLLBACK what ran (if BEGIN ever did)."""
+        if self._take_queued()[:1] == [("BEGIN IMMEDIATE", (), False)]:
+            return
+
+        def run(connection: sqlite3.Connection) -> None:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+
+        await self._writer.run(run)
 
     async def ensure_guild(self, guild_id: int, defaults: GuildSettings) -> GuildSettings:
         """The guild's settings, creating the guild with the defaults on first use."""
         known = self.settings_seen.get(guild_id) or self._known_settings.get(guild_id)
         if known is not None:
             return known
-        await self._connection.execute(
+        self._write(
             f"INSERT OR IGNORE INTO guilds (guild_id, {', '.join(SETTING_COLUMNS)}) "
             f"VALUES (?, {', '.join('?' * len(SETTING_COLUMNS))})",
             (guild_id, *astuple(defaults)),
@@ -481,7 +532,7 @@ class WriteTransaction(Queries):
         return settings
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
-        await self._connection.execute(
+        self._write(
             f"UPDATE guilds SET {', '.join(f'{name} = ?' for name in SETTING_COLUMNS)} "
             "WHERE guild_id = ?",
             (*astuple(settings), guild_id),
@@ -509,30 +560,34 @@ class WriteTransaction(Queries):
         """Make sure members exist (name = their id until the front end tells us more);
         returns them as stored."""
         wanted = sorted(set(user_ids))
-        await self._connection.executemany(
+        self._write_many(
             "INSERT OR IGNORE INTO members (guild_id, user_id, name) VALUES (?, ?, ?)",
             [(guild_id, user_id, str(user_id)) for user_id in wanted],
         )
         return await self.members_by_id(guild_id, wanted)
 
     async def set_enabled(self, guild_id: int, user_id: int, enabled: bool) -> None:
-        await self._connection.execute(
+        self._write(
             "UPDATE members SET enabled = ? WHERE guild_id = ? AND user_id = ?",
             (int(enabled), guild_id, user_id),
         )
+
+    async def next_match_id(self) -> int:
+        """The id the next inserted match takes (ids are only assigned inside the one write
+        transaction, so it stays free until this one inserts)."""
+        row = await self._one("SELECT coalesce(max(id), 0) + 1 FROM matches")
+        return int(row[0])
 
     async def insert_matches(
         self,
         guild_id: int,
         matches: Sequence[NewMatch],
         status: MatchStatus,
+        first_id: int,
         applied_at: Sequence[float | None] | None = None,
     ) -> list[int]:
-        """Insert matches with their participants in bulk; returns their ids in order.
-
-        The first match takes the next free id (RETURNING it); the others follow it."""
-        if not matches:
-            return []
+        """Insert matches with their participants in bulk, with the ids first_id,
+        first_id + 1, ... (first_id from `next_match_id`); returns the ids in order."""
         stamps = applied_at if applied_at is not None else [None] * len(matches)
         rows = [
             (
@@ -546,36 +601,18 @@ class WriteTransaction(Queries):
             )
             for new, stamp in zip(matches, stamps, strict=True)
         ]
-        columns = "guild_id, status, reporter_id, created_at, played_at, applied_at, request_id"
-        first = await self._one(
-            f"INSERT INTO matches ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id", rows[0]
+        ids = list(range(first_id, first_id + len(matches)))
+        self._write_many(
+            f"INSERT INTO matches (id, {_MATCH_INSERT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(match_id, *row) for match_id, row in zip(ids, rows, strict=True)],
         )
-        ids = list(range(int(first[0]), int(first[0]) + len(matches)))
-        if len(rows) > 1:
-            await self._connection.executemany(
-                f"INSERT INTO matches (id, {columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(match_id, *row) for match_id, row in zip(ids[1:], rows[1:], strict=True)],
-            )
-        await self._connection.executemany(
-            "INSERT INTO participants (match_id, position, user_id, guest, side, score, "
-            "minutes, enabled, outcome, rating_before, rating_after) "
+        self._write_many(
+            f"INSERT INTO participants ({_PARTICIPANT_COLUMNS_IN}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (
-                    match_id,
-                    position,
-                    p.user_id,
-                    p.guest,
-                    p.side,
-                    p.score,
-                    p.minutes,
-                    int(p.enabled),
-                    p.outcome,
-                    p.rating_before,
-                    p.rating_after,
-                )
+                (match_id, *row)
                 for match_id, new in zip(ids, matches, strict=True)
-                for position, p in enumerate(new.participants)
+                for row in _participant_rows(new)
             ],
         )
         return ids
@@ -588,23 +625,25 @@ class WriteTransaction(Queries):
         void_reason: str | None = None,
         disputed_by: int | None = None,
     ) -> None:
-        await self._connection.execute(
+        self._write(
             "UPDATE matches SET status = ?, void_reason = coalesce(?, void_reason), "
             "disputed_by = coalesce(?, disputed_by) WHERE id = ?",
             (status, void_reason, disputed_by, match_id),
         )
 
     async def set_match_message(self, match_id: int, channel_id: int, message_id: int) -> None:
-        await self._connection.execute(
+        self._write(
             "UPDATE matches SET channel_id = ?, message_id = ? WHERE id = ?",
             (channel_id, message_id, match_id),
         )
 
-    async def add_applied_match(self, guild_id: int, new: NewMatch, applied_at: float) -> int:
-        """Insert a match applied at once at the end of the log (its rated participants carry
-        their ratings before and after); returns its id. Each rated member's rating becomes
-        `after` and its record counts one more game."""
-        [match_id] = await self.insert_matches(guild_id, [new], "applied", [applied_at])
+    async def add_applied_match(
+        self, guild_id: int, new: NewMatch, match_id: int, applied_at: float, changed_at: float
+    ) -> None:
+        """Insert a match (id from `next_match_id`) applied at once at the end of the log (its
+        rated participants carry their ratings before and after) and mark the guild changed.
+        Each rated member's rating becomes `after` and its record counts one more game."""
+        await self.insert_matches(guild_id, [new], "applied", match_id, [applied_at])
         await self._count_game(
             guild_id,
             [
@@ -613,7 +652,7 @@ class WriteTransaction(Queries):
                 if p.user_id is not None and p.rating_after is not None
             ],
         )
-        return match_id
+        await self.mark_changed(guild_id, changed_at)
 
     async def apply_match(
         self,
@@ -624,7 +663,7 @@ class WriteTransaction(Queries):
         """Mark a pending match applied at the end of the log; ratings: user id -> (before,
         after). Each rated member's rating becomes `after` and its record counts one more game.
         """
-        await self._connection.execute(
+        self._write(
             "UPDATE matches SET status = 'applied', applied_at = ? WHERE id = ?",
             (applied_at, match.id),
         )
@@ -633,7 +672,7 @@ class WriteTransaction(Queries):
             for p in match.participants
             if p.user_id is not None and p.user_id in ratings
         ]
-        await self._connection.executemany(
+        self._write_many(
             "UPDATE participants SET rating_before = ?, rating_after = ? "
             "WHERE match_id = ? AND position = ?",
             [(*ratings[user_id], match.id, position) for position, user_id, _ in rated],
@@ -647,7 +686,7 @@ class WriteTransaction(Queries):
         self, guild_id: int, rated: Iterable[tuple[int, float, Outcome | None]]
     ) -> None:
         """(user id, rating after, outcome) of each rated member of one applied match."""
-        await self._connection.executemany(
+        self._write_many(
             "UPDATE members SET rating = ?, games = games + 1, wins = wins + ?, "
             "draws = draws + ?, losses = losses + ? WHERE guild_id = ? AND user_id = ?",
             [
@@ -664,12 +703,12 @@ class WriteTransaction(Queries):
     ) -> None:
         """Store a replay: (before, after, match_id, position) per participant, the final
         rating per member (None: no rated match left); then recount their records."""
-        await self._connection.executemany(
+        self._write_many(
             "UPDATE participants SET rating_before = ?, rating_after = ? "
             "WHERE match_id = ? AND position = ?",
             participant_ratings,
         )
-        await self._connection.executemany(
+        self._write_many(
             "UPDATE members SET rating = ? WHERE guild_id = ? AND user_id = ?",
             [(rating, guild_id, user_id) for user_id, rating in member_ratings.items()],
         )
@@ -687,12 +726,12 @@ class WriteTransaction(Queries):
             if user_ids is None
             else "FROM json_each(?) AS chosen CROSS JOIN participants p ON p.user_id = chosen.value"
         )
-        await self._connection.execute(
+        self._write(
             "UPDATE members SET games = 0, wins = 0, draws = 0, losses = 0 "
             f"WHERE guild_id = ? {chosen}",
             (guild_id, *extra),
         )
-        await self._connection.execute(
+        self._write(
             "WITH record AS (SELECT p.user_id, count(*) AS games, "
             "sum(p.outcome = 'win') AS wins, sum(p.outcome = 'draw') AS draws, "
             f"sum(p.outcome = 'loss') AS losses {played} "
@@ -703,7 +742,7 @@ class WriteTransaction(Queries):
             "WHERE members.guild_id = ? AND members.user_id = record.user_id",
             (*extra, guild_id, guild_id),
         )
-        await self._connection.execute(
+        self._write(
             f"UPDATE members SET rating = NULL WHERE guild_id = ? AND games = 0 {chosen}",
             (guild_id, *extra),
         )
@@ -712,7 +751,7 @@ class WriteTransaction(Queries):
         self, guild_id: int, performances: Mapping[tuple[int, str], Performance]
     ) -> None:
         """Cache performances by (user id, measure); nan is stored as NULL."""
-        await self._connection.executemany(
+        self._write_many(
             "INSERT OR REPLACE INTO performances (guild_id, user_id, measure, value, up, down) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [
@@ -728,12 +767,10 @@ class WriteTransaction(Queries):
 
     async def mark_changed(self, guild_id: int, now: float) -> None:
         """Ratings of the guild changed (its live leaderboard needs an edit)."""
-        await self._connection.execute(
-            "UPDATE guilds SET changed_at = ? WHERE guild_id = ?", (now, guild_id)
-        )
+        self._write("UPDATE guilds SET changed_at = ? WHERE guild_id = ?", (now, guild_id))
 
     async def set_live_board(self, guild_id: int, channel_id: int | None) -> None:
-        await self._connection.execute(
+        self._write(
             "UPDATE guilds SET live_channel_id = ?, live_message_id = NULL, "
             "live_edited_at = NULL WHERE guild_id = ?",
             (channel_id, guild_id),
@@ -742,7 +779,7 @@ class WriteTransaction(Queries):
     async def mark_live_board_edited(
         self, guild_id: int, message_id: int, edited_at: float
     ) -> None:
-        await self._connection.execute(
+        self._write(
             "UPDATE guilds SET live_message_id = ?, live_edited_at = ? WHERE guild_id = ?",
             (message_id, edited_at, guild_id),
         )
@@ -768,6 +805,46 @@ def _match(row: Sequence[Any], participants: tuple[Participant, ...]) -> Match:
     )
 
 
+_MATCH_INSERT: Final = (
+    "guild_id, status, reporter_id, created_at, played_at, applied_at, request_id"
+)
+_PARTICIPANT_COLUMNS_IN: Final = (
+    "match_id, position, user_id, guest, side, score, minutes, enabled, outcome, "
+    "rating_before, rating_after"
+)
+
+
+def _participant_rows(new: NewMatch) -> list[tuple[Any, ...]]:
+    """The values of _PARTICIPANT_COLUMNS_IN after match_id, one tuple per participant."""
+    return [
+        (
+            position,
+            p.user_id,
+            p.guest,
+            p.side,
+            p.score,
+            p.minutes,
+            int(p.enabled),
+            p.outcome,
+            p.rating_before,
+            p.rating_after,
+        )
+        for position, p in enumerate(new.participants)
+    ]
+
+
+async def in_one_trip(*calls: Awaitable[Any]) -> list[Any]:
+    """Await calls of one transaction whose statements need nothing from each other: their
+    statements are queued back to back, in order, on the connection's thread, for one wait
+    instead of one per statement. All run even when one fails (the transaction then rolls
+    back); the first failure is raised. Returns the results in order."""
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return results
+
+
 def _record_increment(outcome: Outcome | None) -> tuple[int, int, int]:
     return (int(outcome == "win"), int(outcome == "draw"), int(outcome == "loss"))
 
@@ -776,10 +853,71 @@ def _json_ints(values: Iterable[int]) -> str:
     return "[" + ",".join(str(int(value)) for value in values) + "]"
 
 
+_Statement = tuple[str, Sequence[Any], bool]
+"""(sql, parameters, many): many runs executemany with a list of parameter rows."""
+
+_Result = TypeVar("_Result")
+
+
+def _run_statements(connection: sqlite3.Connection, statements: Iterable[_Statement]) -> None:
+    for sql, parameters, many in statements:
+        if many:
+            connection.executemany(sql, parameters)
+        else:
+            connection.execute(sql, parameters)
+
+
+class _Writer:
+    """The writer's sqlite3 connection, used only on a thread of its own (as aiosqlite
+    does for the reader), where `run` executes a whole function: any number of statements
+    for one wait (the standard library's executor, no private aiosqlite API)."""
+
+    def __init__(self, executor: ThreadPoolExecutor, connection: sqlite3.Connection) -> None:
+        self._executor = executor
+        self._connection = connection
+
+    @classmethod
+    async def open(cls, path: str) -> _Writer:
+        """Connect on the writer thread, set the pragmas and migrate."""
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ladderbot-writer")
+        loop = asyncio.get_running_loop()
+        try:
+            connection = await loop.run_in_executor(executor, _connect_writer, path)
+        except BaseException:
+            executor.shutdown()
+            raise
+        return cls(executor, connection)
+
+    async def run(self, function: Callable[[sqlite3.Connection], _Result]) -> _Result:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, function, self._connection)
+
+    async def close(self) -> None:
+        await self.run(sqlite3.Connection.close)
+        self._executor.shutdown()
+
+
+def _connect_writer(path: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        for pragma in (
+            "journal_mode = WAL",
+            "synchronous = FULL",
+            "foreign_keys = ON",
+            f"busy_timeout = {BUSY_TIMEOUT_MS}",
+        ):
+            connection.execute(f"PRAGMA {pragma}")
+        _migrate(connection)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
 class Database:
     """The open database: `read` answers queries, `write()` opens the one write transaction."""
 
-    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+    def __init__(self, writer: _Writer, reader: aiosqlite.Connection) -> None:
         self._writer = writer
         self._reader = reader
         self._lock = asyncio.Lock()
@@ -790,16 +928,8 @@ class Database:
     @classmethod
     async def open(cls, path: str | Path) -> Database:
         """Open (creating if needed) and migrate the database file at `path`."""
-        writer = await aiosqlite.connect(str(path), isolation_level=None)
+        writer = await _Writer.open(str(path))
         try:
-            for pragma in (
-                "journal_mode = WAL",
-                "synchronous = FULL",
-                "foreign_keys = ON",
-                f"busy_timeout = {BUSY_TIMEOUT_MS}",
-            ):
-                await writer.execute(f"PRAGMA {pragma}")
-            await _migrate(writer)
             reader = await aiosqlite.connect(str(path), isolation_level=None)
         except BaseException:
             await writer.close()
@@ -817,37 +947,34 @@ class Database:
     async def write(self) -> AsyncIterator[WriteTransaction]:
         """One write transaction: committed when the block ends, rolled back on an error."""
         async with self._lock:
-            await self._writer.execute("BEGIN IMMEDIATE")
             transaction = WriteTransaction(self._writer, self._settings)
             try:
                 yield transaction
             except BaseException:
-                await self._writer.execute("ROLLBACK")
+                await transaction.roll_back()
                 raise
-            await self._writer.execute("COMMIT")
+            await transaction.commit()
             self._settings.update(transaction.settings_seen)
 
 
-async def _migrate(connection: aiosqlite.Connection) -> None:
+def _migrate(connection: sqlite3.Connection) -> None:
     """Apply the migrations the file has not seen yet, each in its own transaction."""
-    async with connection.execute("PRAGMA user_version") as cursor:
-        row = await cursor.fetchone()
-    version = int(row[0]) if row else 0
+    version = int(connection.execute("PRAGMA user_version").fetchone()[0])
     if version > len(MIGRATIONS):
         raise RuntimeError(
             f"the database is at schema version {version}, newer than this ladderbot "
             f"({len(MIGRATIONS)}): upgrade ladderbot"
         )
     for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-        await connection.execute("BEGIN IMMEDIATE")
+        connection.execute("BEGIN IMMEDIATE")
         try:
             for statement in _statements(script):
-                await connection.execute(statement)
-            await connection.execute(f"PRAGMA user_version = {number}")
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {number}")
         except BaseException:
-            await connection.execute("ROLLBACK")
+            connection.execute("ROLLBACK")
             raise
-        await connection.execute("COMMIT")
+        connection.execute("COMMIT")
 
 
 def _statements(script: str) -> list[str]:
