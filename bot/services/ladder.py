@@ -645,28 +645,32 @@ class Ladder:
         self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
         """The measures ("p1".."p8", "ra") of the members by (user id, measure), from the
-        cache; the members it lacks are computed in one vectorized pass and stored."""
+        cache; the members it lacks are computed (`_compute_performances`)."""
         found = await self.db.read.performances(guild_id, user_ids, measures)
-        if all((user_id, measure) in found for user_id in user_ids for measure in measures):
-            return found
-        async with self.db.write() as tx:
-            # Computed and stored in one transaction: from the log exactly as it is now.
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            found = await tx.performances(guild_id, user_ids, measures)
-            stale = sorted({u for u in user_ids for m in measures if (u, m) not in found})
-            if stale:
-                bridge = elo_bridge(settings)
-                games = game_arrays(await tx.member_games(guild_id, stale), stale, bridge)
-                computed = {
-                    (user_id, measure): performance
-                    for measure in measures
-                    for user_id, performance in zip(
-                        stale, performances(games, measure, bridge), strict=True
-                    )
-                }
-                await tx.store_performances(guild_id, computed)
-                found.update(computed)
+        missing = sorted({u for u in user_ids for m in measures if (u, m) not in found})
+        if missing:
+            found.update(await self._compute_performances(guild_id, missing, measures))
         return found
+
+    async def _compute_performances(
+        self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
+    ) -> dict[tuple[int, str], Performance]:
+        """The measures of the members (ascending ids) computed in one vectorized pass and
+        cached, in one write transaction: from the log exactly as it is when stored (a
+        write that changes a game list meanwhile waits, then drops the rows again)."""
+        async with self.db.write() as tx:
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            bridge = elo_bridge(settings)
+            games = game_arrays(await tx.member_games(guild_id, user_ids), user_ids, bridge)
+            computed = {
+                (user_id, measure): performance
+                for measure in measures
+                for user_id, performance in zip(
+                    user_ids, performances(games, measure, bridge), strict=True
+                )
+            }
+            await tx.store_performances(guild_id, computed)
+        return computed
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
@@ -677,43 +681,35 @@ class Ladder:
 
     async def _ranked(
         self, guild_id: int, settings: GuildSettings, by: str
-    ) -> list[LeaderboardRow]:
+    ) -> list[tuple[Member, float, float]]:
+        """(member, value of `by`, ladder rating) of everyone on the leaderboard, best first."""
         if by not in MEASURES:
             raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
-        members = [
-            member
-            for member in await self.db.read.members(guild_id)
+        measured = [
+            (member, cached)
+            for member, cached in await self.db.read.members_measured(guild_id, by)
             if member.enabled and not member.is_bot and member.games >= settings.min_games
         ]
-        ratings = [_rating(member, settings) for member in members]
+        ratings = [_rating(member, settings) for member, _ in measured]
         if by == "ladder":
             values = ratings
         else:
-            found = await self._performances(guild_id, [m.user_id for m in members], [by])
-            values = [found[member.user_id, by].value for member in members]
-        order = sorted(
-            range(len(members)),
-            key=lambda i: (
-                math.isnan(values[i]),
-                -values[i] if not math.isnan(values[i]) else 0.0,
-                -members[i].games,
-                members[i].user_id,
-            ),
-        )
-        return [
-            LeaderboardRow(
-                rank,
-                members[i].user_id,
-                members[i].name,
-                values[i],
-                ratings[i],
-                members[i].games,
-                members[i].wins,
-                members[i].draws,
-                members[i].losses,
-            )
-            for rank, i in enumerate(order, start=1)
+            missing = [member.user_id for member, cached in measured if cached is None]
+            computed = await self._compute_performances(guild_id, missing, [by]) if missing else {}
+            values = [(cached or computed[member.user_id, by]).value for member, cached in measured]
+        ranked = [
+            (member, value, rating)
+            for (member, _), value, rating in zip(measured, values, ratings, strict=True)
         ]
+        ranked.sort(
+            key=lambda entry: (
+                math.isnan(entry[1]),
+                -entry[1] if not math.isnan(entry[1]) else 0.0,
+                -entry[0].games,
+                entry[0].user_id,
+            )
+        )
+        return ranked
 
     async def leaderboard(
         self, guild_id: int, by: str = "ladder", page: int = 1, page_size: int | None = None
@@ -721,14 +717,29 @@ class Ladder:
         """One page of the leaderboard (page_size 0: everything); pages out of range are
         clamped so previous/next buttons never fail."""
         settings = await self._settings(guild_id)
-        rows = await self._ranked(guild_id, settings, by)
+        ranked = await self._ranked(guild_id, settings, by)
         size = self.page_size if page_size is None else page_size
-        size = size or max(1, len(rows))
-        pages = max(1, math.ceil(len(rows) / size))
+        size = size or max(1, len(ranked))
+        pages = max(1, math.ceil(len(ranked) / size))
         page = min(max(1, page), pages)
-        return LeaderboardPage(
-            by, page, pages, len(rows), tuple(rows[(page - 1) * size : page * size])
+        first = (page - 1) * size
+        rows = tuple(
+            LeaderboardRow(
+                rank,
+                member.user_id,
+                member.name,
+                value,
+                rating,
+                member.games,
+                member.wins,
+                member.draws,
+                member.losses,
+            )
+            for rank, (member, value, rating) in enumerate(
+                ranked[first : first + size], start=first + 1
+            )
         )
+        return LeaderboardPage(by, page, pages, len(ranked), rows)
 
     async def rating_card(
         self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5

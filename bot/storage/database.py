@@ -195,6 +195,23 @@ class Queries:
         )
         return [_member(row) for row in rows]
 
+    async def members_measured(
+        self, guild_id: int, measure: str
+    ) -> list[tuple[Member, Performance | None]]:
+        """Every member of the guild with their cached `measure` (None: not cached; see
+        `performances`), by user id."""
+        rows = await self._all(
+            f"SELECT {', '.join(f'mb.{column}' for column in _MEMBER_COLUMNS.split(', '))}, "
+            "pf.measure, "
+            "pf.value, pf.up, pf.down FROM members mb LEFT JOIN performances pf "
+            "ON pf.guild_id = mb.guild_id AND pf.user_id = mb.user_id AND pf.measure = ? "
+            "WHERE mb.guild_id = ? ORDER BY mb.user_id",
+            (measure, guild_id),
+        )
+        return [
+            (_member(row[:10]), None if row[10] is None else _performance(row[11:])) for row in rows
+        ]
+
     async def members_by_id(self, guild_id: int, user_ids: Iterable[int]) -> list[Member]:
         rows = await self._all(
             f"SELECT {_MEMBER_COLUMNS} FROM members WHERE guild_id = ? "
@@ -362,10 +379,7 @@ class Queries:
             "AND user_id IN (SELECT value FROM json_each(?))",
             (guild_id, json.dumps(list(measures)), _json_ints(user_ids)),
         )
-        return {
-            (user_id, measure): Performance(*(math.nan if v is None else v for v in values))
-            for user_id, measure, *values in rows
-        }
+        return {(user_id, measure): _performance(values) for user_id, measure, *values in rows}
 
     async def log_rows(self, guild_id: int, start: LogKey = LOG_START) -> list[LogRow]:
         """Enabled participants of the applied matches from `start` on, in log order."""
@@ -843,6 +857,16 @@ async def in_one_trip(*calls: Awaitable[Any]) -> list[Any]:
         if isinstance(result, BaseException):
             raise result
     return results
+
+
+def _performance(values: Sequence[float | None]) -> Performance:
+    """value, up, down as stored: NULL is nan (SQLite has no nan)."""
+    value, up, down = values
+    return Performance(
+        math.nan if value is None else value,
+        math.nan if up is None else up,
+        math.nan if down is None else down,
+    )
 
 
 def _record_increment(outcome: Outcome | None) -> tuple[int, int, int]:
