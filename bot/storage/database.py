@@ -482,6 +482,8 @@ class WriteTransaction(Queries):
     def __init__(self, writer: _Writer, known_settings: Mapping[int, GuildSettings]) -> None:
         self._writer = writer
         self._queued: list[_Statement] = [("BEGIN IMMEDIATE", (), False)]
+        self._reads: list[tuple[str, Sequence[Any], asyncio.Future[list[Any]]]] = []
+        self._sending: asyncio.Task[None] | None = None
         self._known_settings = known_settings
         self.settings_seen: dict[int, GuildSettings] = {}
 
@@ -496,13 +498,42 @@ class WriteTransaction(Queries):
         return queued
 
     async def _all(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        """The rows of a statement. Those asked for in the same turn of the event loop (as
+        `in_one_trip` does) run in one trip to the writer's thread, after the queued writes."""
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self._reads.append((sql, parameters, future))
+        if self._sending is None:
+            self._sending = asyncio.create_task(self._send_reads())
+        return await future
+
+    async def _send_reads(self) -> None:
+        reads, self._reads, self._sending = self._reads, [], None
         queued = self._take_queued()
 
-        def run(connection: sqlite3.Connection) -> list[Any]:
+        def run(connection: sqlite3.Connection) -> list[list[Any] | Exception]:
             _run_statements(connection, queued)
-            return connection.execute(sql, parameters).fetchall()
+            answers: list[list[Any] | Exception] = []
+            for sql, parameters, _ in reads:
+                try:
+                    answers.append(connection.execute(sql, parameters).fetchall())
+                except Exception as error:  # each statement answers for itself
+                    answers.append(error)
+            return answers
 
-        return await self._writer.run(run)
+        try:
+            answers = await self._writer.run(run)
+        except BaseException as error:
+            for *_, future in reads:
+                if not future.done():
+                    future.set_exception(error)
+            raise
+        for answer, (*_, future) in zip(answers, reads, strict=True):
+            if future.done():  # its caller was cancelled
+                continue
+            if isinstance(answer, Exception):
+                future.set_exception(answer)
+            else:
+                future.set_result(answer)
 
     async def commit(self) -> None:
         """Run what is queued and COMMIT, in one trip; all or nothing."""
@@ -521,6 +552,8 @@ class WriteTransaction(Queries):
 
     async def roll_back(self) -> None:
         """Forget what is queued and ROLLBACK what ran (if BEGIN ever did)."""
+        if self._sending is not None:  # reads asked for by a cancelled caller: never sent
+            self._sending.cancel()
         if self._take_queued()[:1] == [("BEGIN IMMEDIATE", (), False)]:
             return
 
@@ -848,10 +881,10 @@ def _participant_rows(new: NewMatch) -> list[tuple[Any, ...]]:
 
 
 async def in_one_trip(*calls: Awaitable[Any]) -> list[Any]:
-    """Await calls of one transaction whose statements need nothing from each other: their
-    statements are queued back to back, in order, on the connection's thread, for one wait
-    instead of one per statement. All run even when one fails (the transaction then rolls
-    back); the first failure is raised. Returns the results in order."""
+    """Await calls of one write transaction whose statements need nothing from each other:
+    started in the same turn of the event loop, their statements run in one trip to the
+    writer's thread, for one wait instead of one per statement. All run even when one fails
+    (the transaction then rolls back); the first failure is raised. Results in order."""
     results = await asyncio.gather(*calls, return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
