@@ -16,7 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-VARIANTS: Final = tuple(f"p{number}" for number in range(1, 9))
+from bot.ratings.ladder import DEFAULT_SETTINGS, MAX_MINUTES, valid_minutes
+from bot.ratings.variants import VARIANTS as VARIANT_TABLE
+
+VARIANTS: Final = tuple(VARIANT_TABLE)
+"""The performance-rating variants by name, p1…p8."""
 CONFIRM_MODES: Final = ("opponent", "none")
 MAX_PAGE_SIZE: Final = 25
 """Discord embeds hold at most 25 fields; a leaderboard page is one embed."""
@@ -70,9 +74,9 @@ def game_length(value: Any) -> float:
     try:
         number = _number(value)
     except SettingError:
-        raise SettingError("must be a number of minutes > 0 and <= 1440") from None
-    if not 0 < number <= 1440:
-        raise SettingError("must be a number of minutes > 0 and <= 1440")
+        number = math.nan
+    if not valid_minutes(number):
+        raise SettingError(f"must be a number of minutes > 0 and <= {MAX_MINUTES:g}")
     return number
 
 
@@ -132,10 +136,10 @@ def sync_target(value: Any) -> str:
 class GuildSettings:
     """One guild's settings (SPEC 2.1 and 4); [defaults] gives every new guild its copy."""
 
-    t: float = 120.0
-    game_mult: float = 2.0
-    max_game_length: float = 20.0
-    initial_rating: float = 500.0
+    t: float = DEFAULT_SETTINGS.t
+    game_mult: float = DEFAULT_SETTINGS.game_mult
+    max_game_length: float = DEFAULT_SETTINGS.max_game_length
+    initial_rating: float = DEFAULT_SETTINGS.initial_rating
     variant: str = "p8"
     confirm: str = "opponent"
     auto_confirm_hours: float = 24.0

@@ -20,6 +20,22 @@ FloatArray = NDArray[np.float64]
 MAX_MINUTES: Final = 1440.0
 """Longest time in game a participant may report (one day)."""
 
+SCORE_RULE: Final = "a finite number >= 0"
+MINUTES_RULE: Final = f"a finite number > 0 and <= {MAX_MINUTES:g}"
+
+
+def valid_scores(scores: ArrayLike) -> NDArray[np.bool_]:
+    """Where a score (one or an array) is one a participant may report (SCORE_RULE)."""
+    values = np.asarray(scores, dtype=np.float64)
+    return np.isfinite(values) & (values >= 0)
+
+
+def valid_minutes(minutes: ArrayLike) -> NDArray[np.bool_]:
+    """Where minutes in game (one or an array) are what a participant may report."""
+    values = np.asarray(minutes, dtype=np.float64)
+    return np.isfinite(values) & (values > 0) & (values <= MAX_MINUTES)
+
+
 OFFSET_TIE_TOLERANCE: Final = 1e-9
 """|offset| values this close count as equally large when choosing h (step 7)."""
 
@@ -83,13 +99,8 @@ def validate_match(
         raise ValueError("ratings must be a flat list, one per participant")
     checks = (
         ("rating", ratings, np.isfinite(ratings), "a finite number"),
-        ("score", scores, np.isfinite(scores) & (scores >= 0), "a finite number >= 0"),
-        (
-            "minutes",
-            minutes,
-            np.isfinite(minutes) & (minutes > 0) & (minutes <= MAX_MINUTES),
-            f"a finite number > 0 and <= {MAX_MINUTES:g}",
-        ),
+        ("score", scores, valid_scores(scores), SCORE_RULE),
+        ("minutes", minutes, valid_minutes(minutes), MINUTES_RULE),
     )
     for name, values, valid, requirement in checks:
         if not valid.all():
@@ -250,10 +261,8 @@ def match_minutes(minutes: float | None, settings: LadderSettings = DEFAULT_SETT
     """The minutes of a score-less report: as given, else max_game_length."""
     if minutes is None:
         return settings.max_game_length
-    if not (math.isfinite(minutes) and 0 < minutes <= MAX_MINUTES):
-        raise ValueError(
-            f"minutes must be a finite number > 0 and <= {MAX_MINUTES:g}, not {minutes!r}"
-        )
+    if not valid_minutes(minutes):
+        raise ValueError(f"minutes must be {MINUTES_RULE}, not {minutes!r}")
     return float(minutes)
 
 

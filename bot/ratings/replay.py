@@ -20,13 +20,16 @@ from numpy.typing import ArrayLike, NDArray
 
 from bot.ratings.ladder import (
     DEFAULT_SETTINGS,
-    MAX_MINUTES,
+    MINUTES_RULE,
+    SCORE_RULE,
     FloatArray,
     LadderSettings,
     PairTerms,
     batch_rating_changes,
     pair_terms,
     rating_changes,
+    valid_minutes,
+    valid_scores,
 )
 
 IntArray = NDArray[np.integer[Any]]
@@ -120,12 +123,8 @@ def check_log(
     checks: tuple[tuple[str, Callable[[IntArray | FloatArray], NDArray[np.bool_]], str], ...] = (
         ("match", lambda _: np.append(True, match_[1:] >= match_[:-1]), "in log order"),
         ("player", lambda player: (player >= 0) & (player < player_count), "a player"),
-        ("score", lambda score: np.isfinite(score) & (score >= 0), "finite and >= 0"),
-        (
-            "minutes",
-            lambda minutes: np.isfinite(minutes) & (minutes > 0) & (minutes <= MAX_MINUTES),
-            f"finite, > 0 and <= {MAX_MINUTES:g}",
-        ),
+        ("score", valid_scores, SCORE_RULE),
+        ("minutes", valid_minutes, MINUTES_RULE),
     )
     for name, check, requirement in checks:  # one at a time: a row-long mask each
         bad = _first_bad_row(check(columns[name]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
+from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE, valid_minutes, valid_scores
 from bot.services.errors import UserError
 from bot.services.lineup import GUEST, NUMBER, LineupEntry, Player
 from bot.storage import Match
@@ -144,10 +145,8 @@ def _parse_row(cells: Mapping[str, str], line: int) -> tuple[str, LineupEntry, f
             f"line {line}: player {player_text!r} must be a Discord user id or ~guest_name"
         )
     score, minutes = _number(cells["score"]), _number(cells["minutes"])
-    if not (math.isfinite(score) and score >= 0):
-        raise UserError(f"line {line}: score {cells['score']!r} must be a finite number >= 0")
-    if not (math.isfinite(minutes) and 0 < minutes <= 1440):
-        raise UserError(
-            f"line {line}: minutes {cells['minutes']!r} must be a finite number > 0 and <= 1440"
-        )
+    if not valid_scores(score):
+        raise UserError(f"line {line}: score {cells['score']!r} must be {SCORE_RULE}")
+    if not valid_minutes(minutes):
+        raise UserError(f"line {line}: minutes {cells['minutes']!r} must be {MINUTES_RULE}")
     return label, LineupEntry(player, side, score, minutes), played_at

@@ -31,7 +31,16 @@ import numpy as np
 from bot.config import RATING_CONSTANTS, VARIANTS, Config, GuildSettings, KeyedSettingError
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import format_games
-from bot.ratings.ladder import LadderSettings, expected_score, pair_results, rating_changes
+from bot.ratings.ladder import (
+    MINUTES_RULE,
+    SCORE_RULE,
+    LadderSettings,
+    expected_score,
+    pair_results,
+    rating_changes,
+    valid_minutes,
+    valid_scores,
+)
 from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
@@ -57,7 +66,6 @@ from bot.storage import (
 )
 
 MAX_PARTICIPANTS: Final = 32
-MAX_MINUTES: Final = 1440.0
 MEASURES: Final = ("ladder", *VARIANTS, "ra")
 
 
@@ -190,8 +198,8 @@ def _must_moderate(actor: Actor, what: str) -> None:
 
 def check_lineup(lineup: Lineup, minutes: float | None) -> None:
     """The refusals that need no database: size, duplicates, numbers out of range."""
-    if minutes is not None and not (math.isfinite(minutes) and 0 < minutes <= MAX_MINUTES):
-        raise UserError(f"minutes {minutes!r} must be a number > 0 and <= {MAX_MINUTES:g}")
+    if minutes is not None and not valid_minutes(minutes):
+        raise UserError(f"minutes {minutes!r} must be {MINUTES_RULE}")
     if len(lineup) > MAX_PARTICIPANTS:
         raise UserError(
             f"{len(lineup)} participants: a match has at most {MAX_PARTICIPANTS}; split it up"
@@ -202,14 +210,10 @@ def check_lineup(lineup: Lineup, minutes: float | None) -> None:
         if label in seen:
             raise UserError(f"{label} appears twice in the match; list every player once")
         seen.add(label)
-        if not (math.isfinite(entry.score) and entry.score >= 0):
-            raise UserError(f"{label}: score {entry.score!r} must be a finite number >= 0")
-        if entry.minutes is not None and not (
-            math.isfinite(entry.minutes) and 0 < entry.minutes <= MAX_MINUTES
-        ):
-            raise UserError(
-                f"{label}: minutes {entry.minutes!r} must be a number > 0 and <= {MAX_MINUTES:g}"
-            )
+        if not valid_scores(entry.score):
+            raise UserError(f"{label}: score {entry.score!r} must be {SCORE_RULE}")
+        if entry.minutes is not None and not valid_minutes(entry.minutes):
+            raise UserError(f"{label}: minutes {entry.minutes!r} must be {MINUTES_RULE}")
 
 
 def outcomes(
