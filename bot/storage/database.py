@@ -1,6 +1,9 @@
-"""SQLite through aiosqlite: the schema, its migrations and every query of the bot.
+"""SQLite: the schema, its migrations and every query of the bot.
 
 Connections: one writer and one reader, both in WAL mode, so reads never wait for writes.
+The reader is an aiosqlite connection. The writer is a plain sqlite3 connection on a thread
+of its own (as datasette does), because aiosqlite has no public way to run several
+statements in one trip to its thread, and a report would otherwise wait for it per statement.
 Every write is one `BEGIN IMMEDIATE` transaction on the writer, taken behind an asyncio.Lock
 (`Database.write()`), so use cases never interleave and SQLite never answers "database is
 locked". synchronous=FULL: a match the bot has announced as recorded survives a power cut
