@@ -11,9 +11,7 @@ from bot.app.buttons import pager_view
 from bot.app.embeds import leaderboard_embed
 from bot.app.members import guild_of
 from bot.app.replies import defer
-from bot.config import VARIANTS
-
-MEASURES = ("ladder", *VARIANTS, "ra")
+from bot.services.ladder import MEASURES
 
 
 class Leaderboard(commands.Cog):
