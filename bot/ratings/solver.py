@@ -16,14 +16,14 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
+from bot.ratings.elo import ELO_SCALE
 from bot.ratings.variants import FictitiousGame
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-SCALE = 400.0
-_LN10_OVER_SCALE = math.log(10) / SCALE
+_LN10_OVER_SCALE = math.log(10) / ELO_SCALE
 ABSOLUTE_TOLERANCE = 1e-8
 MAX_ITERATIONS = 200
 
@@ -109,7 +109,7 @@ def solve_segments(
         return solution
 
     with np.errstate(divide="ignore", invalid="ignore"):  # only where not finite: masked
-        logit = np.where(finite, SCALE * np.log10(wins / losses), 0.0)
+        logit = np.where(finite, ELO_SCALE * np.log10(wins / losses), 0.0)
         mean_rating = (segments.sums(weights * ratings) + extra.weights @ extra.ratings) / (
             wins + losses
         )
