@@ -30,6 +30,7 @@ from bot.services import Actor, Ladder, UserError, parse_lineup
 from bot.services.ladder import MEASURES
 
 PROGRAM = "ladderbot"
+DEFAULT_CONFIG = "config.toml"
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
@@ -137,14 +138,13 @@ def run_discord_bot(arguments: argparse.Namespace, streams: Streams) -> int:
 def _add_bot_command(commands: argparse._SubParsersAction[_Parser]) -> None:
     run_command = commands.add_parser("run", help="run the Discord bot")
     run_command.add_argument(
-        "--config", default="config.toml", metavar="PATH", help="config file (config.toml)"
+        "--config", default=DEFAULT_CONFIG, metavar="PATH", help=f"config file ({DEFAULT_CONFIG})"
     )
     run_command.set_defaults(handler=run_discord_bot)
 
 
 # --- the database commands (SPEC 5) ---------------------------------------------------------
 
-DEFAULT_CONFIG = "config.toml"
 CLI_ACTOR = Actor(user_id=0, is_moderator=True)
 """The command line acts as a moderator (whoever can open the database file can edit it)."""
 Result = TypeVar("Result")
