@@ -9,6 +9,7 @@ from discord.ext import commands
 from bot.app.bot import LadderBot
 from bot.app.embeds import prediction_embed
 from bot.app.members import guild_of, member_info
+from bot.app.replies import defer
 
 
 class Predict(commands.Cog):
@@ -22,9 +23,10 @@ class Predict(commands.Cog):
         self, interaction: discord.Interaction[LadderBot], a: discord.Member, b: discord.Member
     ) -> None:
         guild_id = guild_of(interaction).id
+        await defer(interaction)  # the performance ratings are computed from both game lists
         await self.bot.ladder.upsert_members(guild_id, [member_info(a), member_info(b)])
         prediction = await self.bot.ladder.predict(guild_id, a.id, b.id)
-        await interaction.response.send_message(embed=prediction_embed(prediction))
+        await interaction.edit_original_response(embed=prediction_embed(prediction))
 
 
 async def setup(bot: LadderBot) -> None:
