@@ -162,6 +162,7 @@ def _member(row: sqlite3.Row | tuple[Any, ...]) -> Member:
 _MEMBER_COLUMNS: Final = (
     "guild_id, user_id, name, is_bot, enabled, rating, games, wins, draws, losses"
 )
+_LIVE_BOARD_COLUMNS: Final = "guild_id, live_channel_id, live_message_id, live_edited_at"
 
 
 class Queries:
@@ -403,14 +404,6 @@ class Queries:
         )
         return None if row is None else (row[0], row[1])
 
-    async def count_applied_from(self, guild_id: int, start: LogKey) -> int:
-        row = await self._one(
-            "SELECT count(*) FROM matches WHERE guild_id = ? AND status = 'applied' "
-            "AND (applied_at, id) >= (?, ?)",
-            (guild_id, *start),
-        )
-        return int(row[0])
-
     async def due_pending(self, now: float) -> list[tuple[int, int]]:
         """(guild_id, match_id) of pending matches older than their guild's
         auto_confirm_hours, oldest first."""
@@ -422,18 +415,11 @@ class Queries:
         )
         return [(row[0], row[1]) for row in rows]
 
-    async def live_boards(self) -> list[LiveBoard]:
-        rows = await self._all(
-            "SELECT guild_id, live_channel_id, live_message_id, live_edited_at FROM guilds "
-            "WHERE live_channel_id IS NOT NULL ORDER BY guild_id"
-        )
-        return [LiveBoard(*row) for row in rows]
-
     async def live_boards_due(self, now: float, edit_seconds: float) -> list[LiveBoard]:
         """Live boards never posted, or whose guild changed since the last edit and whose
         last edit is at least edit_seconds old."""
         rows = await self._all(
-            "SELECT guild_id, live_channel_id, live_message_id, live_edited_at FROM guilds "
+            f"SELECT {_LIVE_BOARD_COLUMNS} FROM guilds "
             "WHERE live_channel_id IS NOT NULL AND (live_edited_at IS NULL OR "
             "(changed_at > live_edited_at AND live_edited_at + ? <= ?)) ORDER BY guild_id",
             (edit_seconds, now),
@@ -442,7 +428,7 @@ class Queries:
 
     async def live_board(self, guild_id: int) -> LiveBoard | None:
         row = await self._one(
-            "SELECT guild_id, live_channel_id, live_message_id, live_edited_at FROM guilds "
+            f"SELECT {_LIVE_BOARD_COLUMNS} FROM guilds "
             "WHERE guild_id = ? AND live_channel_id IS NOT NULL",
             (guild_id,),
         )
