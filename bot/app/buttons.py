@@ -91,8 +91,11 @@ def match_view(match: Match) -> discord.ui.View | None:
     return view
 
 
-async def refresh_match_message(bot: LadderBot, match: Match) -> None:
-    """Bring a pending match's message up to date after it was decided elsewhere."""
+async def match_decided_elsewhere(bot: LadderBot, match: Match) -> None:
+    """A match was applied or voided away from its message (a command, the auto-confirm
+    loop): the guild's live leaderboard follows, and the match's message is brought up to
+    date."""
+    bot.live.touch(match.guild_id)
     if match.channel_id is None or match.message_id is None:
         return
     message = bot.get_partial_messageable(match.channel_id).get_partial_message(match.message_id)

@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import refresh_match_message
+from bot.app.buttons import match_decided_elsewhere
 from bot.app.embeds import leaderboard_embed, match_embed, settings_embed
 from bot.app.members import actor, guild_of, is_moderator
 from bot.app.replies import defer
@@ -52,8 +52,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             content=f"Match #{id} is void; {result.replayed} later matches were replayed.",
             embed=match_embed(result.match),
         )
-        self.bot.live.touch(guild_id)
-        await refresh_match_message(self.bot, result.match)
+        await match_decided_elsewhere(self.bot, result.match)
 
     @app_commands.command(
         name="settings", description="Show or change this server's ladder settings"

@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import refresh_match_message
+from bot.app.buttons import match_decided_elsewhere
 from bot.app.embeds import match_embed, matches_embed
 from bot.app.members import actor, guild_of, member_info
 
@@ -40,8 +40,7 @@ class Matches(
             log.exception("auto-confirm failed; retrying next round")
             return
         for match in applied:
-            self.bot.live.touch(match.guild_id)
-            await refresh_match_message(self.bot, match)
+            await match_decided_elsewhere(self.bot, match)
 
     @app_commands.command(name="show", description="Show one match, its players and rating changes")
     @app_commands.describe(id="The match number")
@@ -62,8 +61,7 @@ class Matches(
             )
             return
         await interaction.response.send_message(embed=match_embed(result.match))
-        self.bot.live.touch(guild_id)
-        await refresh_match_message(self.bot, result.match)
+        await match_decided_elsewhere(self.bot, result.match)
 
     @app_commands.command(name="list", description="Recent matches, of everyone or of one member")
     @app_commands.describe(member="Only this member's matches (default: everyone's)")
