@@ -9,15 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import Streams, main
 from bot.ratings.elo import EloBridge
 from tests.services.worked import EXAMPLES, GUILD, set_up
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), Streams(io.StringIO(stdin), out, err))
-    return status, out.getvalue(), err.getvalue()
+from tests.test_cli import run
 
 
 def db_args(path: Path, guild: int = GUILD) -> list[str]:
