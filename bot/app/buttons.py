@@ -69,7 +69,7 @@ class MatchButton(
             result = await bot.ladder.confirm(guild_id, actor(interaction), self.match_id)
             if not result.applied_now:
                 await interaction.response.send_message(
-                    f"Match #{self.match_id} was already applied; nothing changed.", ephemeral=True
+                    already_applied(self.match_id), ephemeral=True
                 )
                 return
             bot.live.touch(guild_id)
@@ -77,6 +77,11 @@ class MatchButton(
         else:
             match = await bot.ladder.dispute(guild_id, actor(interaction), self.match_id)
         await interaction.response.edit_message(embed=match_embed(match), view=match_view(match))
+
+
+def already_applied(match_id: int) -> str:
+    """The answer to a second confirmation (a double click, a late /match confirm)."""
+    return f"Match #{match_id} was already applied; nothing changed."
 
 
 def match_view(match: Match) -> discord.ui.View | None:

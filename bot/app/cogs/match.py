@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import match_decided_elsewhere
+from bot.app.buttons import already_applied, match_decided_elsewhere
 from bot.app.embeds import match_embed, matches_embed
 from bot.app.members import actor, guild_of, member_info
 
@@ -56,9 +56,7 @@ class Matches(
         guild_id = guild_of(interaction).id
         result = await self.bot.ladder.confirm(guild_id, actor(interaction), id)
         if not result.applied_now:
-            await interaction.response.send_message(
-                f"Match #{id} was already applied; nothing changed.", ephemeral=True
-            )
+            await interaction.response.send_message(already_applied(id), ephemeral=True)
             return
         await interaction.response.send_message(embed=match_embed(result.match))
         await match_decided_elsewhere(self.bot, result.match)
