@@ -12,8 +12,9 @@ RESULTS = {"+": 1.0, "=": 0.5, "-": 0.0}
 SIGNS = {value: sign for sign, value in RESULTS.items()}
 DEFAULT_OPPONENT = "unknown"
 
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
-_DAYS = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)")
+_UNSIGNED = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_NUMBER = re.compile(r"[+-]?" + _UNSIGNED)
+_DAYS = re.compile(_UNSIGNED)
 
 
 class GameListError(ValueError):
