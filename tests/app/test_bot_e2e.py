@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests.app.fakediscord import GUILD_ID, LIVE, FakeDiscord, Member, Reply
 from tests.app.harness import (
@@ -381,14 +382,22 @@ def test_live_leaderboard_is_edited_at_most_once_per_edit_seconds(
     assert "51W 0D 0L" in reposted.payload["embeds"][0]["description"]
 
 
+def _run_bot(config: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`ladderbot run` in a process of its own, expected to stop by itself (bad setup)."""
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+
+
 def test_bad_config_or_missing_token_exits_2_with_one_line(tmp_path):
     config = write_config(tmp_path)
     env = bot_environment(None)
     del env["LADDERBOT_TEST_TOKEN"]
-    command = [sys.executable, "-m", "bot", "run", "--config"]
-    no_token = subprocess.run(
-        [*command, str(config)], capture_output=True, text=True, env=env, timeout=30
-    )
+    no_token = _run_bot(config, env)
     assert no_token.returncode == 2
     assert no_token.stderr.count("\n") == 1 and "LADDERBOT_TEST_TOKEN" in no_token.stderr
 
@@ -397,24 +406,12 @@ def test_bad_config_or_missing_token_exits_2_with_one_line(tmp_path):
         f'[discord]\ntoken_env = "LADDERBOT_TEST_TOKEN"\n[database]\npath = "{missing}"\n',
         encoding="utf-8",
     )
-    no_db = subprocess.run(
-        [*command, str(config)],
-        capture_output=True,
-        text=True,
-        env=bot_environment(None),
-        timeout=30,
-    )
+    no_db = _run_bot(config, bot_environment(None))
     assert no_db.returncode == 2
     assert no_db.stderr.count("\n") == 1 and "[database] path" in no_db.stderr
 
     config.write_text('[leaderboard]\npage_size = "many"\n', encoding="utf-8")
-    bad = subprocess.run(
-        [*command, str(config)],
-        capture_output=True,
-        text=True,
-        env=bot_environment(None),
-        timeout=30,
-    )
+    bad = _run_bot(config, bot_environment(None))
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "page_size" in bad.stderr
 
