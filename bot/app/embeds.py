@@ -83,9 +83,7 @@ def matches_embed(title: str, matches: Sequence[Match]) -> discord.Embed:
 
 def performance_text(value: float, up: float, down: float) -> str:
     """`RP +UP -DOWN` in ladder units, or the undefined reason."""
-    if not math.isfinite(value):
-        return format_rating(value)
-    if math.isnan(up) or math.isnan(down):
+    if not math.isfinite(value) or math.isnan(up) or math.isnan(down):
         return format_rating(value)
     return f"{format_rating(value)} +{format_rating(up)} -{format_rating(down)}"
 
