@@ -51,8 +51,12 @@ def user_id(member: int) -> int:
     return FIRST_USER_ID + member
 
 
+def member_info(member: int) -> MemberInfo:
+    return MemberInfo(user_id(member), f"member{member}")
+
+
 def member_infos(log: MatchLog) -> list[MemberInfo]:
-    return [MemberInfo(user_id(member), f"member{member}") for member in range(log.member_count)]
+    return [member_info(member) for member in range(log.member_count)]
 
 
 def import_text(log: MatchLog) -> str:
@@ -95,10 +99,7 @@ async def report_duels(ladder: Ladder, log: MatchLog, first: int, count: int) ->
             draw=bool(log.score[2 * match] == log.score[2 * match + 1]),
             minutes=float(log.minutes[2 * match]),
         )
-        infos = [
-            MemberInfo(user_id(winner), f"member{winner}"),
-            MemberInfo(user_id(loser), f"member{loser}"),
-        ]
+        infos = [member_info(winner), member_info(loser)]
         results.append(
             await ladder.report(GUILD, MODERATOR, lineup, request_id=f"r{match}", members=infos)
         )
