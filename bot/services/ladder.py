@@ -66,7 +66,7 @@ from bot.storage import (
 )
 
 MAX_PARTICIPANTS: Final = 32
-MEASURES: Final = ("ladder", *VARIANTS, "ra")
+MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,9 +326,6 @@ class Ladder:
 
     async def close(self) -> None:
         await self.db.close()
-
-    async def _settings(self, guild_id: int) -> GuildSettings:
-        return await self.db.read.guild_settings(guild_id) or self.defaults
 
     # --- members -------------------------------------------------------------------------
 
@@ -618,7 +615,8 @@ class Ladder:
     # --- settings ------------------------------------------------------------------------
 
     async def settings(self, guild_id: int) -> GuildSettings:
-        return await self._settings(guild_id)
+        """The guild's settings; the defaults until its first write."""
+        return await self.db.read.guild_settings(guild_id) or self.defaults
 
     async def change_settings(
         self, guild_id: int, actor: Actor, changes: Mapping[str, object]
@@ -678,7 +676,7 @@ class Ladder:
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
-        settings = await self._settings(guild_id)
+        settings = await self.settings(guild_id)
         await self._member(guild_id, user_id)
         rows = await self.db.read.member_games(guild_id, [user_id])
         return format_games(game_list(rows, elo_bridge(settings), self.clock()))
@@ -720,7 +718,7 @@ class Ladder:
     ) -> LeaderboardPage:
         """One page of the leaderboard (page_size 0: everything); pages out of range are
         clamped so previous/next buttons never fail."""
-        settings = await self._settings(guild_id)
+        settings = await self.settings(guild_id)
         ranked = await self._ranked(guild_id, settings, by)
         size = self.page_size if page_size is None else page_size
         size = size or max(1, len(ranked))
@@ -748,7 +746,7 @@ class Ladder:
     async def rating_card(
         self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5
     ) -> RatingCard:
-        settings = await self._settings(guild_id)
+        settings = await self.settings(guild_id)
         chosen = variant or settings.variant
         if chosen not in VARIANTS:
             raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
@@ -783,7 +781,7 @@ class Ladder:
         )
 
     async def predict(self, guild_id: int, a: int, b: int) -> Prediction:
-        settings = await self._settings(guild_id)
+        settings = await self.settings(guild_id)
         first, second = await self._member(guild_id, a), await self._member(guild_id, b)
         ratings = [_rating(m, settings) for m in (first, second)]
         ladder = float(expected_score(ratings[0], ratings[1], settings.t))
