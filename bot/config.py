@@ -14,7 +14,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from bot.ratings.ladder import DEFAULT_SETTINGS, MAX_MINUTES, valid_minutes
 from bot.ratings.variants import VARIANTS as VARIANT_TABLE
@@ -34,7 +34,10 @@ class SettingError(ValueError):
     """A value outside a setting's rule; the message says what the rule is."""
 
 
-def _number(value: Any) -> float:
+_Number = TypeVar("_Number", int, float)
+
+
+def finite_number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         if isinstance(value, str):
             try:
@@ -50,64 +53,41 @@ def _number(value: Any) -> float:
 
 
 def _integer(value: Any) -> int:
-    number = _number(value)
+    number = finite_number(value)
     if not number.is_integer():
         raise SettingError("must be a whole number")
     return int(number)
 
 
-def positive_number(value: Any) -> float:
-    try:
-        number = _number(value)
-    except SettingError:
-        raise SettingError("must be a number > 0") from None
-    if number <= 0:
-        raise SettingError("must be a number > 0")
-    return number
+def _bounded(
+    parse: Callable[[Any], _Number], within: Callable[[_Number], Any], rule: str
+) -> Callable[[Any], _Number]:
+    """A setting rule: `parse` the value, then `within` must hold; either failing says
+    `rule`, so the message names the whole rule whatever was wrong."""
+
+    def check(value: Any) -> _Number:
+        try:
+            number = parse(value)
+        except SettingError:
+            raise SettingError(rule) from None
+        if not within(number):
+            raise SettingError(rule)
+        return number
+
+    return check
 
 
-def finite_number(value: Any) -> float:
-    return _number(value)
-
-
-def game_length(value: Any) -> float:
-    try:
-        number = _number(value)
-    except SettingError:
-        number = math.nan
-    if not valid_minutes(number):
-        raise SettingError(f"must be a number of minutes > 0 and <= {MAX_MINUTES:g}")
-    return number
-
-
-def non_negative_number(value: Any) -> float:
-    try:
-        number = _number(value)
-    except SettingError:
-        raise SettingError("must be a number >= 0") from None
-    if number < 0:
-        raise SettingError("must be a number >= 0")
-    return number
-
-
-def non_negative_integer(value: Any) -> int:
-    try:
-        number = _integer(value)
-    except SettingError:
-        raise SettingError("must be a whole number >= 0") from None
-    if number < 0:
-        raise SettingError("must be a whole number >= 0")
-    return number
-
-
-def page_size(value: Any) -> int:
-    try:
-        number = _integer(value)
-    except SettingError:
-        raise SettingError(f"must be a whole number from 1 to {MAX_PAGE_SIZE}") from None
-    if not 1 <= number <= MAX_PAGE_SIZE:
-        raise SettingError(f"must be a whole number from 1 to {MAX_PAGE_SIZE}")
-    return number
+positive_number = _bounded(finite_number, lambda number: number > 0, "must be a number > 0")
+game_length = _bounded(
+    finite_number, valid_minutes, f"must be a number of minutes > 0 and <= {MAX_MINUTES:g}"
+)
+non_negative_number = _bounded(finite_number, lambda number: number >= 0, "must be a number >= 0")
+non_negative_integer = _bounded(_integer, lambda number: number >= 0, "must be a whole number >= 0")
+page_size = _bounded(
+    _integer,
+    lambda number: 1 <= number <= MAX_PAGE_SIZE,
+    f"must be a whole number from 1 to {MAX_PAGE_SIZE}",
+)
 
 
 def one_of(*choices: str) -> Callable[[Any], str]:
