@@ -460,8 +460,7 @@ class Ladder:
         members = {m.user_id: m for m in await tx.members_by_id(match.guild_id, rated_ids)}
         newest = await tx.newest_log_key(match.guild_id)
         applied_at, ratings = self._ratings(settings, newest, match.participants, members)
-        await tx.apply_match(match, applied_at, ratings)
-        await tx.mark_changed(match.guild_id, self.clock())
+        await tx.apply_match(match, applied_at, ratings, self.clock())
         return match.applied(applied_at, ratings)
 
     async def _replay(
@@ -503,8 +502,8 @@ class Ladder:
                 for row, before, after in zip(rows, result.before, result.after, strict=True)
             ),
             final,
+            self.clock(),
         )
-        await tx.mark_changed(guild_id, self.clock())
         return len({row.match_id for row in rows})
 
     async def set_match_message(

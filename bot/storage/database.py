@@ -688,17 +688,18 @@ class WriteTransaction(Queries):
                 if p.user_id is not None and p.rating_after is not None
             ],
         )
-        await self.mark_changed(guild_id, changed_at)
+        self._mark_changed(guild_id, changed_at)
 
     async def apply_match(
         self,
         match: Match,
         applied_at: float,
         ratings: Mapping[int, tuple[float, float]],
+        changed_at: float,
     ) -> None:
-        """Mark a pending match applied at the end of the log; ratings: user id -> (before,
-        after). Each rated member's rating becomes `after` and its record counts one more game.
-        """
+        """Mark a pending match applied at the end of the log and the guild changed; ratings:
+        user id -> (before, after). Each rated member's rating becomes `after` and its record
+        counts one more game."""
         self._write(
             "UPDATE matches SET status = 'applied', applied_at = ? WHERE id = ?",
             (applied_at, match.id),
@@ -717,6 +718,7 @@ class WriteTransaction(Queries):
             match.guild_id,
             [(user_id, ratings[user_id][1], outcome) for _, user_id, outcome in rated],
         )
+        self._mark_changed(match.guild_id, changed_at)
 
     async def _count_game(
         self, guild_id: int, rated: Iterable[tuple[int, float, Outcome | None]]
@@ -736,9 +738,11 @@ class WriteTransaction(Queries):
         guild_id: int,
         participant_ratings: Iterable[tuple[float, float, int, int]],
         member_ratings: Mapping[int, float | None],
+        changed_at: float,
     ) -> None:
         """Store a replay: (before, after, match_id, position) per participant, the final
-        rating per member (None: no rated match left); then recount their records."""
+        rating per member (None: no rated match left); then recount their records and mark
+        the guild changed."""
         self._write_many(
             "UPDATE participants SET rating_before = ?, rating_after = ? "
             "WHERE match_id = ? AND position = ?",
@@ -749,6 +753,7 @@ class WriteTransaction(Queries):
             [(rating, guild_id, user_id) for user_id, rating in member_ratings.items()],
         )
         await self.recount_records(guild_id, list(member_ratings))
+        self._mark_changed(guild_id, changed_at)
 
     async def recount_records(self, guild_id: int, user_ids: Sequence[int] | None = None) -> None:
         """games/wins/draws/losses from the applied matches (all members when None);
@@ -801,7 +806,7 @@ class WriteTransaction(Queries):
             ],
         )
 
-    async def mark_changed(self, guild_id: int, now: float) -> None:
+    def _mark_changed(self, guild_id: int, now: float) -> None:
         """Ratings of the guild changed (its live leaderboard needs an edit)."""
         self._write("UPDATE guilds SET changed_at = ? WHERE guild_id = ?", (now, guild_id))
 
