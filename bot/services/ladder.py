@@ -475,24 +475,27 @@ class Ladder:
         ratings. A member's start rating: `seed`, else the rating_before of their first
         match in the replayed part, else their current rating (or initial_rating)."""
         rows = await tx.log_rows(guild_id, LOG_START if start is None else start)
-        members = {member.user_id: member for member in await tx.members(guild_id)}
         starts: dict[int, float] = {}
-        if start is not None:
+        final: dict[int, float | None]
+        if start is None:  # everyone's rating is rewritten (None: no rated match left)
+            final = dict.fromkeys(member.user_id for member in await tx.members(guild_id))
+        else:
             starts.update(seed or {})
             for row in rows:
                 if row.user_id not in starts and row.rating_before is not None:
                     starts[row.user_id] = row.rating_before
-            for row in rows:
-                rating = members[row.user_id].rating
-                if row.user_id not in starts and rating is not None:
-                    starts[row.user_id] = rating
+            # Only members with no rating before in the replayed part (imported matches)
+            # start from their current rating: read just those.
+            unseeded = {row.user_id for row in rows} - starts.keys()
+            if unseeded:
+                for member in await tx.members_by_id(guild_id, unseeded):
+                    if member.rating is not None:
+                        starts[member.user_id] = member.rating
+            final = dict(seed or {})
         result = replay_log(
             [ReplayRow(r.match_id, r.user_id, r.side, r.score, r.minutes) for r in rows],
             starts,
             ladder_settings(settings),
-        )
-        final: dict[int, float | None] = (
-            dict.fromkeys(members) if start is None else dict(seed or {})
         )
         final.update(result.final)
         await tx.write_replay(
