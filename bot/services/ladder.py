@@ -187,6 +187,11 @@ def _rating(member: Member, settings: GuildSettings) -> float:
     return settings.initial_rating if member.rating is None else member.rating
 
 
+def _on_leaderboard(member: Member, settings: GuildSettings) -> bool:
+    """Left members, bots and members with fewer than min_games matches are not ranked."""
+    return member.enabled and not member.is_bot and member.games >= settings.min_games
+
+
 def _not_found(match_id: int) -> UserError:
     return UserError(f"there is no match #{match_id} in this server; see /match list for ids")
 
@@ -692,7 +697,7 @@ class Ladder:
         measured = [
             (member, cached)
             for member, cached in await self.db.read.members_measured(guild_id, by)
-            if member.enabled and not member.is_bot and member.games >= settings.min_games
+            if _on_leaderboard(member, settings)
         ]
         ratings = [_rating(member, settings) for member, _ in measured]
         if by == "ladder":
@@ -755,10 +760,9 @@ class Ladder:
         member = await self._member(guild_id, user_id)
         found = await self._performances(guild_id, [user_id], [chosen, RATING_ACCURACY])
         result = found[user_id, chosen]
-        eligible = member.enabled and not member.is_bot and member.games >= settings.min_games
         rank = (
             await self.db.read.ladder_rank(member, settings.min_games, settings.initial_rating)
-            if eligible
+            if _on_leaderboard(member, settings)
             else None
         )
         history = tuple(
