@@ -47,7 +47,7 @@ from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError
 from bot.services.lineup import MENTION, Lineup
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
-from bot.services.replaying import ReplayRow, replay_log
+from bot.services.replaying import replay_log
 from bot.storage import (
     LOG_START,
     Database,
@@ -497,11 +497,7 @@ class Ladder:
                     if member.rating is not None:
                         starts[member.user_id] = member.rating
             final = dict(seed or {})
-        result = replay_log(
-            [ReplayRow(r.match_id, r.user_id, r.side, r.score, r.minutes) for r in rows],
-            starts,
-            ladder_settings(settings),
-        )
+        result = replay_log(rows, starts, ladder_settings(settings))
         final.update(result.final)
         await tx.write_replay(
             guild_id,

@@ -1,4 +1,5 @@
-"""Adapter from stored log rows to the ladder's replay (bot.ratings.replay): no math here."""
+"""Adapter from stored log rows (bot.storage.LogRow) to the ladder's replay
+(bot.ratings.replay): no math here."""
 
 from __future__ import annotations
 
@@ -10,17 +11,7 @@ import numpy as np
 
 from bot.ratings.ladder import LadderSettings
 from bot.ratings.replay import replay_waves
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayRow:
-    """One rated participant of one match; rows of a match are consecutive, in log order."""
-
-    match_id: int
-    user_id: int
-    side: str
-    score: float
-    minutes: float
+from bot.storage import LogRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +24,10 @@ class ReplayResult:
 
 
 def replay_log(
-    rows: Sequence[ReplayRow], starts: Mapping[int, float], settings: LadderSettings
+    rows: Sequence[LogRow], starts: Mapping[int, float], settings: LadderSettings
 ) -> ReplayResult:
-    """Apply the matches in order; a member's first rating is starts[user] or initial_rating."""
+    """Apply the matches of `rows` (a match's rows consecutive, in log order) in order; a
+    member's first rating is starts[user] or initial_rating."""
     if not rows:
         return ReplayResult([], [], {})
     players: dict[int, int] = {}
