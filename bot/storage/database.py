@@ -243,32 +243,30 @@ class Queries:
             return []
         ids = [row[0] for row in rows]
         participants: dict[int, list[Participant]] = {match_id: [] for match_id in ids}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            found = await self._all(
-                f"SELECT {_PARTICIPANT_COLUMNS} {_PARTICIPANT_JOIN} "
-                f"WHERE p.match_id IN ({', '.join('?' * len(chunk))}) "
-                "ORDER BY p.match_id, p.position",
-                chunk,
-            )
-            for match_id, *rest in found:
-                position, user_id, guest, name, side, score, minutes, enabled, *tail_ = rest
-                outcome, before, after = tail_
-                participants[match_id].append(
-                    Participant(
-                        position,
-                        user_id,
-                        guest,
-                        name,
-                        side,
-                        score,
-                        minutes,
-                        bool(enabled),
-                        outcome,
-                        before,
-                        after,
-                    )
+        found = await self._all(
+            f"SELECT {_PARTICIPANT_COLUMNS} {_PARTICIPANT_JOIN} "
+            "WHERE p.match_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY p.match_id, p.position",
+            (_json_ints(ids),),
+        )
+        for match_id, *rest in found:
+            position, user_id, guest, name, side, score, minutes, enabled, *tail_ = rest
+            outcome, before, after = tail_
+            participants[match_id].append(
+                Participant(
+                    position,
+                    user_id,
+                    guest,
+                    name,
+                    side,
+                    score,
+                    minutes,
+                    bool(enabled),
+                    outcome,
+                    before,
+                    after,
                 )
+            )
         return [_match(row, tuple(participants[row[0]])) for row in rows]
 
     async def match(self, guild_id: int, match_id: int) -> Match | None:
