@@ -36,7 +36,8 @@ from bot.ratings.ladder import (
     SCORE_RULE,
     LadderSettings,
     expected_score,
-    pair_results,
+    match_minutes,
+    match_outcomes,
     rating_changes,
     valid_minutes,
     valid_scores,
@@ -58,7 +59,6 @@ from bot.storage import (
     MemberInfo,
     NewMatch,
     NewParticipant,
-    Outcome,
     Participant,
     Performance,
     WriteTransaction,
@@ -101,7 +101,8 @@ class VoidResult:
 @dataclass(frozen=True, slots=True)
 class SettingsResult:
     settings: GuildSettings
-    replayed: int
+    replayed: int | None
+    """Matches replayed; None when no rating constant changed value (no replay)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,17 +222,6 @@ def check_lineup(lineup: Lineup, minutes: float | None) -> None:
             raise UserError(f"{label}: minutes {entry.minutes!r} must be {MINUTES_RULE}")
 
 
-def outcomes(
-    sides: Sequence[str], scores: Sequence[float], minutes: Sequence[float]
-) -> list[Outcome]:
-    """The record of each (rated) participant: mean pairwise result vs other sides."""
-    results = pair_results(np.asarray(scores, np.float64), np.asarray(minutes, np.float64))
-    side_array = np.asarray(sides, dtype=object)
-    opposed = side_array[:, None] != side_array[None, :]
-    mean = (results * opposed).sum(axis=1) / opposed.sum(axis=1)
-    return ["win" if value > 0.5 else "loss" if value < 0.5 else "draw" for value in mean]
-
-
 async def _known_members(
     tx: WriteTransaction,
     guild_id: int,
@@ -240,7 +230,9 @@ async def _known_members(
 ) -> dict[int, Member]:
     """The members playing in the lineups by user id: those just `upserted` from what the
     front end told us, the others created on first sight."""
-    user_ids = {e.player.user_id for lineup in lineups for e in lineup if e.player.user_id}
+    user_ids = {
+        e.player.user_id for lineup in lineups for e in lineup if e.player.user_id is not None
+    }
     known = {member.user_id: member for member in upserted}
     missing = user_ids - known.keys()
     if missing:
@@ -269,7 +261,7 @@ def build_participants(
         user_id = entry.player.user_id
         if user_id is not None and members[user_id].is_bot:
             raise UserError(f"<@{user_id}> is a bot; bots cannot play in ladder matches")
-    default_minutes = minutes if minutes is not None else settings.max_game_length
+    default_minutes = match_minutes(minutes, ladder_settings(settings))
     rows = [
         (
             entry,
@@ -282,7 +274,9 @@ def build_participants(
     if len({entry.side for entry, _ in rated}) < 2:
         raise UserError("a match needs rated players (members in the ladder) on at least two sides")
     records = iter(
-        outcomes([e.side for e, _ in rated], [e.score for e, _ in rated], [m for _, m in rated])
+        match_outcomes(
+            [e.side for e, _ in rated], [e.score for e, _ in rated], [m for _, m in rated]
+        )
     )
     return tuple(
         NewParticipant(
@@ -632,7 +626,7 @@ class Ladder:
             except KeyedSettingError as error:
                 raise UserError(f"setting {error.key}: {error}") from None
             await tx.save_settings(guild_id, changed)
-            replayed = 0
+            replayed = None
             if any(getattr(current, name) != getattr(changed, name) for name in RATING_CONSTANTS):
                 replayed = await self._replay(tx, guild_id, changed, None)
         return SettingsResult(changed, replayed)

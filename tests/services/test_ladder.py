@@ -91,7 +91,8 @@ async def test_settings_change_replays_the_guild(ladder: Ladder) -> None:
         await report(ladder, MOD, "<@1> 1 | <@2> 0", str(i))
     result = await ladder.change_settings(GUILD, MOD, {"t": 200, "min_games": 0})
     assert (result.settings.t, result.replayed) == (200.0, 3)
-    assert (await ladder.change_settings(GUILD, MOD, {"variant": "p3"})).replayed == 0
+    assert (await ladder.change_settings(GUILD, MOD, {"variant": "p3"})).replayed is None
+    assert (await ladder.change_settings(GUILD, MOD, {"t": 200.0})).replayed is None
     await assert_log_is_truth(ladder, GUILD)
 
 
@@ -187,3 +188,9 @@ async def test_concurrent_operations_equal_the_same_operations_one_by_one(
             await db.close()
     assert results[0] == results[1]
     assert len(results[0]) == 13 + 13 + 11
+
+
+async def test_user_id_zero_is_a_member_like_any_other(ladder: Ladder) -> None:
+    await report(ladder, MOD, "<@0> 1 | <@2> 0", "zero")
+    zero = await ladder.db.read.member(GUILD, 0)
+    assert zero is not None and (zero.games, zero.wins) == (1, 1)

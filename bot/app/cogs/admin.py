@@ -14,7 +14,7 @@ from bot.app.buttons import match_decided_elsewhere
 from bot.app.embeds import leaderboard_embed, match_embed, settings_embed
 from bot.app.members import actor, guild_of, is_moderator
 from bot.app.replies import defer
-from bot.config import CONFIRM_MODES, RATING_CONSTANTS, VARIANTS
+from bot.config import CONFIRM_MODES, VARIANTS
 from bot.services import UserError
 
 
@@ -99,7 +99,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         await defer(interaction)
         result = await self.bot.ladder.change_settings(guild_id, actor(interaction), changes)
         note = "Changed: " + ", ".join(f"{name} = {value}" for name, value in changes.items())
-        if RATING_CONSTANTS & changes.keys():
+        if result.replayed is not None:
             note += f". The guild was replayed ({result.replayed} matches)."
             self.bot.live.touch(guild_id)
         await interaction.edit_original_response(embed=settings_embed(result.settings, note))
