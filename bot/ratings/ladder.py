@@ -10,7 +10,7 @@ import functools
 import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -19,6 +19,9 @@ FloatArray = NDArray[np.float64]
 
 MAX_MINUTES: Final = 1440.0
 """Longest time in game a participant may report (one day)."""
+
+Outcome = Literal["win", "draw", "loss"]
+"""A rated participant's record of one match."""
 
 SCORE_RULE: Final = "a finite number >= 0"
 MINUTES_RULE: Final = f"a finite number > 0 and <= {MAX_MINUTES:g}"
@@ -255,6 +258,18 @@ def rating_changes(
 
 
 # --- SPEC 2.4: reports without scores ---------------------------------------------------
+
+
+def match_outcomes(
+    sides: Sequence[Hashable], scores: ArrayLike, minutes: ArrayLike
+) -> list[Outcome]:
+    """Each rated participant's record of the match: the mean of its pairwise results
+    (step 4) against the participants on other sides; above ½ a win, below a loss."""
+    results = pair_results(np.asarray(scores, np.float64), np.asarray(minutes, np.float64))
+    side_array = np.asarray(sides, dtype=object)
+    opposed = side_array[:, None] != side_array[None, :]
+    mean = (results * opposed).sum(axis=1) / opposed.sum(axis=1)
+    return ["win" if value > 0.5 else "loss" if value < 0.5 else "draw" for value in mean]
 
 
 def match_minutes(minutes: float | None, settings: LadderSettings = DEFAULT_SETTINGS) -> float:

@@ -9,8 +9,9 @@ from typing import Literal, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from bot.ratings.ladder import Outcome as Outcome  # re-exported: stored with each participant
+
 MatchStatus = Literal["pending", "disputed", "applied", "void"]
-Outcome = Literal["win", "draw", "loss"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -14,6 +14,7 @@ from bot.ratings.ladder import (
     duel_scores,
     expected_score,
     match_minutes,
+    match_outcomes,
     placement_scores,
     rating_changes,
     team_scores,
@@ -309,3 +310,14 @@ def test_score_less_reports_rate_like_the_worked_examples() -> None:
     ]
     ffa = rating_changes([500] * 4, "abcd", placement_scores(4), [minutes] * 4)
     assert np.round(ffa, 4).tolist() == [40.0, 13.3333, -13.3333, -40.0]
+
+
+def test_match_outcomes_are_the_mean_pairwise_result_against_other_sides() -> None:
+    assert match_outcomes(["a", "b", "c", "d"], [40, 30, 20, 10], [20] * 4) == [
+        "win",
+        "win",
+        "loss",
+        "loss",
+    ]
+    # teammates are not compared; 10 points in 20 minutes equals 5 in 10 minutes
+    assert match_outcomes(["x", "x", "y"], [10, 0, 5], [20, 20, 10]) == ["draw", "loss", "win"]
