@@ -1,43 +1,25 @@
-"""From applied matches to one member's game list (SPEC 3.2 and 3.3).
+"""From applied matches to members' games (SPEC 3.2 and 3.3), over columns.
 
-Each match in which the member was enabled gives one game per enabled participant on another
-side: the result of the score-per-hour comparison, the opponent's ladder rating before the
-match, the opponent's user id as name, and the whole days since the match. Ratings stay in
-ladder units; converting them to Elo units is the caller's job.
+The input is one row per (member, match, enabled participant of that match on another side):
+the member's and the opponent's score and minutes, the opponent's user id and ladder rating
+before the match, and when the match was played. Each row is one game: the result of the
+score-per-hour comparison, the opponent's rating (here converted to Elo units, SPEC 3.1), the
+opponent's user id as name, and the whole days since the match. Choosing and ordering the
+rows (newest match first, opponents by user id) is the caller's job.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game
-from bot.ratings.ladder import pair_results
+from bot.ratings.variants import FloatArray, GameArrays, IntArray
 
 ONE_DAY = timedelta(days=1)
-
-
-@dataclass(frozen=True, slots=True)
-class ParticipantRecord:
-    """One enabled participant of an applied match, with the rating it had before it."""
-
-    user_id: int
-    side: Hashable
-    score: float
-    minutes: float
-    rating_before: float
-
-
-@dataclass(frozen=True, slots=True)
-class MatchRecord:
-    """One applied match: when it was played and its enabled participants."""
-
-    match_id: int
-    played_at: datetime
-    participants: tuple[ParticipantRecord, ...]
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -50,28 +32,69 @@ def whole_days_between(earlier: datetime, later: datetime) -> int:
     return max(0, (as_utc(later) - as_utc(earlier)) // ONE_DAY)
 
 
-def match_games(member: int, match: MatchRecord, now: datetime) -> list[Game]:
-    """The member's games in one match: one per opponent on another side, by user id."""
-    participants = sorted(match.participants, key=lambda participant: participant.user_id)
-    ids = [participant.user_id for participant in participants]
-    if member not in ids:
-        raise ValueError(f"match {match.match_id}: member {member} is not an enabled participant")
-    me = ids.index(member)
-    results = pair_results(
-        np.array([participant.score for participant in participants], dtype=np.float64),
-        np.array([participant.minutes for participant in participants], dtype=np.float64),
-    )[me]
-    days = float(whole_days_between(match.played_at, now))
-    return [
-        Game(float(result), opponent.rating_before, str(opponent.user_id), days)
-        for opponent, result in zip(participants, results, strict=True)
-        if opponent.side != participants[me].side
-    ]
+def game_results(
+    score: FloatArray, opponent_score: FloatArray, minutes: FloatArray, opponent_minutes: FloatArray
+) -> FloatArray:
+    """Each game's result (SPEC 2.3 step 4): 1, 0.5 or 0 as the member's score per hour is
+    above, equal to or below the opponent's.
+
+    The pair (member, opponent) of bot.ratings.ladder.pair_results, computed alone: the same
+    cross-multiplied products, so equal rates stay exactly equal in floating point.
+    """
+    order = np.sign(score * opponent_minutes - opponent_score * minutes)
+    return np.asarray(0.5 + 0.5 * order, dtype=np.float64)
 
 
-def member_games(member: int, matches: Iterable[MatchRecord], now: datetime) -> list[Game]:
-    """The member's game list, newest match first (ties: the later match id first)."""
-    newest_first = sorted(
-        matches, key=lambda match: (as_utc(match.played_at), match.match_id), reverse=True
+def game_arrays(
+    member: IntArray,
+    opponent: IntArray,
+    results: FloatArray,
+    opponent_rating: FloatArray,
+    members: Sequence[int],
+    bridge: EloBridge,
+) -> GameArrays:
+    """One segment per member of `members` (in that order; no games: an empty segment) from
+    rows grouped by `member` in ascending order; opponent ratings in Elo units (SPEC 3.1)."""
+    wanted = np.array(members, dtype=np.int64)
+    firsts = np.searchsorted(member, wanted, side="left")
+    lengths = np.searchsorted(member, wanted, side="right") - firsts
+    offsets = np.zeros(len(wanted) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    taken = np.repeat(firsts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+    # Codes shared by all segments: equal within a segment means the same opponent.
+    codes = np.unique(opponent, return_inverse=True)[1].astype(np.int64).ravel()
+    return GameArrays(
+        results=results[taken],
+        ratings=np.asarray(bridge.to_elo(opponent_rating[taken]), dtype=np.float64),
+        opponents=codes[taken],
+        offsets=offsets,
     )
-    return [game for match in newest_first for game in match_games(member, match, now)]
+
+
+def game_list(
+    results: FloatArray,
+    opponent_rating: FloatArray,
+    opponent: IntArray,
+    played_at: FloatArray,
+    bridge: EloBridge,
+    now: float,
+) -> list[Game]:
+    """The game list (SPEC 1.1) of one member's rows, in their order: opponent ratings in Elo
+    units, opponents named by user id, ages in whole days from `played_at` to `now` (both
+    POSIX timestamps)."""
+    today = datetime.fromtimestamp(now, UTC)
+    return [
+        Game(
+            float(result),
+            float(rating),
+            str(opponent_id),
+            float(whole_days_between(datetime.fromtimestamp(moment, UTC), today)),
+        )
+        for result, rating, opponent_id, moment in zip(
+            results.tolist(),
+            bridge.to_elo(opponent_rating).tolist(),
+            opponent.tolist(),
+            played_at.tolist(),
+            strict=True,
+        )
+    ]

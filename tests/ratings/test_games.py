@@ -1,13 +1,21 @@
-"""Matches to one member's game list (SPEC 3.3)."""
+"""Matches to one member's game list (SPEC 3.3): the literal model of tests/ratings/
+reference_games.py, and the column functions of bot.ratings.games checked against it."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game, format_games
-from bot.ratings.games import MatchRecord, ParticipantRecord, member_games, whole_days_between
+from bot.ratings.games import game_arrays, game_list, game_results, whole_days_between
+from bot.ratings.variants import GameArrays
+from tests.ratings.reference_games import MatchRecord, ParticipantRecord, member_games
 
 NOW = datetime(2024, 6, 30, 12, 0, tzinfo=UTC)
 ME = 100
@@ -91,3 +99,139 @@ def test_a_match_without_the_member_is_refused() -> None:
 
 def test_no_matches_no_games() -> None:
     assert member_games(ME, [], NOW) == []
+
+
+# --- the column functions against the literal model ---------------------------------------
+
+BRIDGE = EloBridge(120.0, 500.0)
+NOW_STAMP = 1_700_000_000.0
+USER_IDS = (3, 11, 12, 40, 41, 99)
+TEAM_LABELS = ("A", "B", "C")
+
+
+@st.composite
+def applied_matches(draw: st.DrawFn) -> list[MatchRecord]:
+    """Duels, team games and free-for-alls among a few members, ratings in ladder units:
+    scores and minutes from small sets, so equal rates per hour are frequent; matches often
+    played at the same second, some (clock skew) after now."""
+    matches = []
+    for match_id in range(draw(st.integers(0, 6))):
+        ids = draw(st.lists(st.sampled_from(USER_IDS), min_size=2, max_size=6, unique=True))
+        free_for_all = draw(st.booleans())
+        participants = tuple(
+            ParticipantRecord(
+                user_id,
+                str(seat) if free_for_all else draw(st.sampled_from(TEAM_LABELS)),
+                draw(st.sampled_from((0.0, 1.0, 2.0, 3.0, 6.0, 9.0, 12.5))),
+                draw(st.sampled_from((5.0, 10.0, 15.0, 20.0, 30.0, 7.5))),
+                draw(st.floats(-500.0, 1500.0)),
+            )
+            for seat, user_id in enumerate(ids)
+        )
+        seconds_ago = draw(st.sampled_from((-3_600, 0, 86_399, 86_400, 200_000, 3_000_000)))
+        played_at = datetime.fromtimestamp(NOW_STAMP - seconds_ago, UTC)
+        matches.append(MatchRecord(match_id, played_at, participants))
+    return matches
+
+
+def stored_rows(matches: list[MatchRecord]) -> dict[str, np.ndarray]:
+    """The rows the storage hands over (bot.storage.GameRows): one per (member, match,
+    participant on another side), by member, newest match first, opponents by user id."""
+    rows = sorted(
+        (
+            (me.user_id, -match.played_at.timestamp(), -match.match_id, them.user_id, me, them)
+            for match in matches
+            for me in match.participants
+            for them in match.participants
+            if them.side != me.side
+        ),
+        key=lambda row: row[:4],
+    )
+    return {
+        "member": np.array([row[0] for row in rows], dtype=np.int64),
+        "played_at": np.array([-row[1] for row in rows], dtype=np.float64),
+        "opponent": np.array([row[3] for row in rows], dtype=np.int64),
+        "score": np.array([row[4].score for row in rows], dtype=np.float64),
+        "minutes": np.array([row[4].minutes for row in rows], dtype=np.float64),
+        "opponent_score": np.array([row[5].score for row in rows], dtype=np.float64),
+        "opponent_minutes": np.array([row[5].minutes for row in rows], dtype=np.float64),
+        "opponent_rating": np.array([row[5].rating_before for row in rows], dtype=np.float64),
+    }
+
+
+def reference_game_lists(matches: list[MatchRecord], members: list[int]) -> list[list[Game]]:
+    """Each member's games by the literal model, opponent ratings converted to Elo units."""
+    in_elo = [
+        MatchRecord(
+            match.match_id,
+            match.played_at,
+            tuple(
+                ParticipantRecord(
+                    p.user_id, p.side, p.score, p.minutes, BRIDGE.to_elo(p.rating_before)
+                )
+                for p in match.participants
+            ),
+        )
+        for match in matches
+    ]
+    now = datetime.fromtimestamp(NOW_STAMP, UTC)
+    return [
+        member_games(
+            member, [m for m in in_elo if any(p.user_id == member for p in m.participants)], now
+        )
+        for member in members
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(applied_matches())
+def test_column_functions_equal_the_literal_model(matches: list[MatchRecord]) -> None:
+    rows = stored_rows(matches)
+    results = game_results(
+        rows["score"], rows["opponent_score"], rows["minutes"], rows["opponent_minutes"]
+    )
+    members = list(USER_IDS)  # some may have played no match: an empty segment
+    expected = reference_game_lists(matches, members)
+
+    for member, games in zip(members, expected, strict=True):
+        mine = rows["member"] == member
+        assert (
+            game_list(
+                results[mine],
+                rows["opponent_rating"][mine],
+                rows["opponent"][mine],
+                rows["played_at"][mine],
+                BRIDGE,
+                NOW_STAMP,
+            )
+            == games
+        )
+
+    arrays = game_arrays(
+        rows["member"], rows["opponent"], results, rows["opponent_rating"], members, BRIDGE
+    )
+    reference = GameArrays.from_game_lists(expected)
+    assert arrays.offsets.tolist() == reference.offsets.tolist()
+    assert arrays.results.tolist() == reference.results.tolist()
+    assert arrays.ratings.tolist() == reference.ratings.tolist()
+    for start, stop in pairwise(arrays.offsets.tolist()):  # the same opponent, the same code
+        codes = arrays.opponents[start:stop]
+        reference_codes = reference.opponents[start:stop]
+        assert (codes[:, None] == codes[None, :]).tolist() == (
+            reference_codes[:, None] == reference_codes[None, :]
+        ).tolist()
+
+
+def test_game_arrays_follow_the_order_of_the_members_asked_for() -> None:
+    rows = stored_rows(
+        [MatchRecord(1, NOW, (player(1, "a", 2), player(2, "b", 1), player(3, "c", 1)))]
+    )
+    results = game_results(
+        rows["score"], rows["opponent_score"], rows["minutes"], rows["opponent_minutes"]
+    )
+    arrays = game_arrays(
+        rows["member"], rows["opponent"], results, rows["opponent_rating"], [3, 7, 1], BRIDGE
+    )
+    assert arrays.offsets.tolist() == [0, 2, 2, 4]
+    assert arrays.results.tolist() == [0.0, 0.5, 1.0, 1.0]
+    assert arrays.ratings.tolist() == [1500.0] * 4

@@ -12,11 +12,11 @@ import pytest
 
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game
-from bot.ratings.games import MatchRecord, ParticipantRecord, member_games
 from bot.ratings.ladder import LadderSettings
 from bot.ratings.performance import performance_many, rating_accuracy, stability
 from bot.ratings.replay import replay_sequential
 from bot.services import Ladder
+from tests.ratings.reference_games import MatchRecord, ParticipantRecord, member_games
 
 
 async def assert_log_is_truth(ladder: Ladder, guild_id: int) -> None:
@@ -66,7 +66,8 @@ SOLVER_TOLERANCE = 1e-6
 async def assert_performances_are_fresh(ladder: Ladder, guild_id: int, measure: str) -> None:
     """The leaderboard by `measure` (served from the cache where it can) and the card of its
     top member equal performances computed from scratch: game lists from every applied
-    match (bot.ratings.games), solved by bot.ratings.performance."""
+    match (the literal model, tests/ratings/reference_games.py), solved by
+    bot.ratings.performance."""
     settings = await ladder.settings(guild_id)
     bridge = EloBridge(settings.t, settings.initial_rating)
     records = [
