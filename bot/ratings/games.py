@@ -17,6 +17,7 @@ import numpy as np
 
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game
+from bot.ratings.ladder import rate_order, result_of
 from bot.ratings.variants import FloatArray, GameArrays, IntArray
 
 ONE_DAY = timedelta(days=1)
@@ -36,13 +37,8 @@ def game_results(
     score: FloatArray, opponent_score: FloatArray, minutes: FloatArray, opponent_minutes: FloatArray
 ) -> FloatArray:
     """Each game's result (SPEC 2.3 step 4): 1, 0.5 or 0 as the member's score per hour is
-    above, equal to or below the opponent's.
-
-    The pair (member, opponent) of bot.ratings.ladder.pair_results, computed alone: the same
-    cross-multiplied products, so equal rates stay exactly equal in floating point.
-    """
-    order = np.sign(score * opponent_minutes - opponent_score * minutes)
-    return np.asarray(0.5 + 0.5 * order, dtype=np.float64)
+    above, equal to or below the opponent's (only the (member, opponent) pair, not a matrix)."""
+    return result_of(rate_order(score, minutes, opponent_score, opponent_minutes))
 
 
 def game_arrays(

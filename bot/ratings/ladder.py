@@ -115,20 +115,27 @@ def validate_match(
         raise ValueError("sides: a match needs participants on at least two different sides")
 
 
-def score_rate_order(scores: FloatArray, minutes: FloatArray) -> FloatArray:
-    """For every ordered pair of each match (last axis): +1, 0 or -1 as SPH_p >, =, < SPH_q.
+def rate_order(
+    score_p: FloatArray, minutes_p: FloatArray, score_q: FloatArray, minutes_q: FloatArray
+) -> FloatArray:
+    """+1, 0 or -1 as SPH_p >, =, < SPH_q (step 4), elementwise.
 
     score_p·minutes_q against score_q·minutes_p: the order of SPH, and equal rates compare
-    exactly equal in floating point (step 4).
+    exactly equal in floating point. The one comparison every path uses.
     """
-    mine = scores[..., :, None] * minutes[..., None, :]
-    theirs = scores[..., None, :] * minutes[..., :, None]
-    return np.asarray(np.sign(mine - theirs), dtype=np.float64)
+    return np.asarray(np.sign(score_p * minutes_q - score_q * minutes_p), dtype=np.float64)
+
+
+def result_of(order: FloatArray) -> FloatArray:
+    """result_pq of step 4 (1, 0.5 or 0) from rate_order's +1, 0 or -1."""
+    return np.asarray(0.5 + 0.5 * order, dtype=np.float64)
 
 
 def pair_results(scores: FloatArray, minutes: FloatArray) -> FloatArray:
-    """result_pq of step 4 for every ordered pair: 1, 0.5 or 0."""
-    return np.asarray(0.5 + 0.5 * score_rate_order(scores, minutes), dtype=np.float64)
+    """result_pq of step 4 for every ordered pair of each match (last two axes)."""
+    mine = (scores[..., :, None], minutes[..., :, None])
+    theirs = (scores[..., None, :], minutes[..., None, :])
+    return result_of(rate_order(*mine, *theirs))
 
 
 @functools.cache
@@ -191,8 +198,7 @@ def pair_terms(
     half_points = (0.5 * settings.game_mult) * capped
     weight = np.minimum(half_points[:, first], half_points[:, second])
     weight *= sides[:, first] != sides[:, second]
-    # Step 4: score_p·minutes_q against score_q·minutes_p, exactly equal for equal rates.
-    order = np.sign(scores[:, first] * played[:, second] - scores[:, second] * played[:, first])
+    order = rate_order(scores[:, first], played[:, first], scores[:, second], played[:, second])
     return PairTerms(
         weight=weight,
         won=(order * weight) @ pair_incidence(sides.shape[1]),
