@@ -32,6 +32,9 @@ STATUS_COLOUR = {
 MEASURE_TITLE = {"ladder": "ladder rating", "ra": "rating accuracy (RA)"}
 FIELD_VALUE_LIMIT: Final = 1024
 """Discord's limit on an embed field's value (an embed: 25 fields, 6,000 characters)."""
+DESCRIPTION_LIMIT: Final = 4096
+NAME_LIMIT: Final = 32
+"""Display names and guest names are at most this long (longer ones predate the bound)."""
 FIELD_PER_SIDE_UP_TO: Final = 8
 """A match of at most this many sides shows one field per side; more are packed."""
 DIGITS: Final = re.compile(r"([0-9]+)")
@@ -47,7 +50,10 @@ def signed(value: float) -> str:
 
 
 def participant_line(participant: Participant) -> str:
-    who = f"<@{participant.user_id}>" if participant.user_id is not None else participant.name
+    if participant.user_id is not None:
+        who = f"<@{participant.user_id}>"
+    else:
+        who = shorten(participant.name, NAME_LIMIT)
     line = f"{who} — {participant.score:g} pts, {participant.minutes:g} min"
     change = participant.change
     if change is not None and participant.rating_before is not None:
@@ -144,7 +150,7 @@ def match_summary(match: Match) -> str:
 
 def matches_embed(title: str, matches: Sequence[Match]) -> discord.Embed:
     lines = [match_summary(match) for match in matches] or ["No matches yet."]
-    return discord.Embed(title=title, description="\n".join(lines)[:4000])
+    return discord.Embed(title=title, description=shorten("\n".join(lines), DESCRIPTION_LIMIT))
 
 
 def performance_text(value: float, up: float, down: float) -> str:
@@ -195,7 +201,8 @@ def leaderboard_embed(page: LeaderboardPage, title: str = "Leaderboard") -> disc
     ]
     embed = discord.Embed(
         title=f"{title} — by {measure}",
-        description="\n".join(lines) or "Nobody has played enough matches yet.",
+        description=shorten("\n".join(lines), DESCRIPTION_LIMIT)
+        or "Nobody has played enough matches yet.",
         colour=discord.Colour.blurple(),
     )
     embed.set_footer(text=f"page {page.page} of {max(page.pages, 1)} · {page.total} players")

@@ -3,6 +3,8 @@ checked by the same rules the fake Discord applies)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.app.embeds import match_embed, side_order
@@ -90,3 +92,13 @@ def test_a_big_free_for_all_lists_places_in_order_packed_into_few_fields() -> No
     lines = [line for field in fields for line in field["value"].split("\n")]
     assert [line.split(" · ")[0] for line in lines] == [f"**{n}**" for n in range(1, 33)]
     assert fields[0]["name"].startswith("Sides 1 to ")
+
+
+def test_a_guest_name_stored_before_the_name_bound_is_cut_to_fit() -> None:
+    match = worst_match([str(n) for n in range(1, 33)], "applied")
+    long_names = tuple(
+        replace(p, name="g" * 5000) if p.guest is not None else p for p in match.participants
+    )
+    embed = match_embed(replace(match, participants=long_names)).to_dict()
+    assert message_problems({"embeds": [embed]}) == []
+    assert "g" * 31 + "…" in embed["fields"][0]["value"]
