@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
-from bot.app.embeds import leaderboard_embed, match_embed
+from bot.app.embeds import leaderboard_embed, match_embed, match_stored
 from bot.app.members import actor, guild_of
-from bot.app.replies import answer_error
+from bot.app.replies import answer_error, note_stored
 from bot.services import LeaderboardPage, Match
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class MatchButton(
             match = result.match
         else:
             match = await bot.ladder.dispute(guild_id, actor(interaction), self.match_id)
+        note_stored(interaction, match_stored(match))
         await interaction.response.edit_message(embed=match_embed(match), view=match_view(match))
 
 

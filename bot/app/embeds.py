@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from itertools import groupby
+from typing import Final
 
 import discord
 
 from bot.config import GuildSettings
 from bot.ratings.performance import format_rating
 from bot.services import LeaderboardPage, Match, Prediction, RatingCard
+from bot.services.errors import shorten
 from bot.storage.models import Participant
 
 STATUS_TEXT = {
@@ -27,6 +30,14 @@ STATUS_COLOUR = {
     "void": discord.Colour.dark_grey(),
 }
 MEASURE_TITLE = {"ladder": "ladder rating", "ra": "rating accuracy (RA)"}
+FIELD_VALUE_LIMIT: Final = 1024
+"""Discord's limit on an embed field's value (an embed: 25 fields, 6,000 characters)."""
+DESCRIPTION_LIMIT: Final = 4096
+NAME_LIMIT: Final = 32
+"""Display names and guest names are at most this long (longer ones predate the bound)."""
+FIELD_PER_SIDE_UP_TO: Final = 8
+"""A match of at most this many sides shows one field per side; more are packed."""
+DIGITS: Final = re.compile(r"([0-9]+)")
 
 
 def ladder_number(value: float) -> str:
@@ -39,7 +50,10 @@ def signed(value: float) -> str:
 
 
 def participant_line(participant: Participant) -> str:
-    who = f"<@{participant.user_id}>" if participant.user_id is not None else participant.name
+    if participant.user_id is not None:
+        who = f"<@{participant.user_id}>"
+    else:
+        who = shorten(participant.name, NAME_LIMIT)
     line = f"{who} — {participant.score:g} pts, {participant.minutes:g} min"
     change = participant.change
     if change is not None and participant.rating_before is not None:
@@ -50,8 +64,58 @@ def participant_line(participant: Participant) -> str:
     return line
 
 
+def side_order(label: str) -> tuple[tuple[int, int, str], ...]:
+    """Natural order of side labels: 2 before 10, as people count."""
+    return tuple(
+        (0, int(part), "") if DIGITS.fullmatch(part) else (1, 0, part)
+        for part in DIGITS.split(label)
+        if part
+    )
+
+
+def packed(lines: Iterable[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """(side, line) pairs in runs that each fit one field value, keeping lines whole."""
+    runs: list[list[tuple[str, str]]] = []
+    size = FIELD_VALUE_LIMIT
+    for side, line in lines:
+        line = shorten(line, FIELD_VALUE_LIMIT)
+        if size + 1 + len(line) > FIELD_VALUE_LIMIT:
+            runs.append([])
+            size = -1
+        runs[-1].append((side, line))
+        size += 1 + len(line)
+    return runs
+
+
+def side_fields(participants: Iterable[Participant]) -> list[tuple[str, str]]:
+    """(name, value) of the fields that show a match's sides, in natural side order.
+
+    A few sides get a field each ("Side a", continued if it overflows a field); a match of
+    many sides (a big free-for-all) lists its sides as numbered lines packed several to a
+    field ("Sides 1 to 9"), so that 32 players fit Discord's 25 fields and 6,000 characters.
+    """
+    ordered = sorted(participants, key=lambda p: (side_order(p.side), p.position))
+    sides = [(side, list(members)) for side, members in groupby(ordered, key=lambda p: p.side)]
+    fields: list[tuple[str, str]] = []
+    if len(sides) <= FIELD_PER_SIDE_UP_TO:
+        for side, members in sides:
+            for run, lines in enumerate(packed((side, participant_line(p)) for p in members)):
+                name = f"Side {side}" + (" (continued)" if run else "")
+                fields.append((name, "\n".join(line for _, line in lines)))
+        return fields
+    numbered = (
+        (side, f"**{side}** · {participant_line(p)}") for side, members in sides for p in members
+    )
+    for lines in packed(numbered):
+        first, last = lines[0][0], lines[-1][0]
+        name = f"Side {first}" if first == last else f"Sides {first} to {last}"
+        fields.append((name, "\n".join(line for _, line in lines)))
+    return fields
+
+
 def match_embed(match: Match) -> discord.Embed:
-    """One match: status, sides with scores, minutes and rating changes."""
+    """One match: status, sides with scores, minutes and rating changes. Every reply about
+    a match (report, show, confirm, dispute, void) is this embed, within Discord's limits."""
     description = f"Status: {STATUS_TEXT[match.status]}"
     if match.reporter_id is not None:
         description += f"\nReported by <@{match.reporter_id}>"
@@ -61,13 +125,21 @@ def match_embed(match: Match) -> discord.Embed:
         colour=STATUS_COLOUR[match.status],
         timestamp=datetime.fromtimestamp(match.played_at, UTC),
     )
-    ordered = sorted(match.participants, key=lambda p: (p.side, p.position))
-    for side, members in groupby(ordered, key=lambda p: p.side):
-        lines = "\n".join(participant_line(p) for p in members)
-        embed.add_field(name=f"Side {side}", value=lines[:1024], inline=False)
+    for name, value in side_fields(match.participants):
+        embed.add_field(name=name, value=value, inline=False)
     if match.void_reason:
-        embed.add_field(name="Void reason", value=match.void_reason[:1024], inline=False)
+        embed.add_field(
+            name="Void reason", value=shorten(match.void_reason, FIELD_VALUE_LIMIT), inline=False
+        )
     return embed
+
+
+def match_stored(match: Match) -> str:
+    """What is stored about a match, in one sentence: the reply when its embed failed."""
+    return (
+        f"Match #{match.id} is recorded: {STATUS_TEXT[match.status]}. "
+        f"/match show {match.id} shows it."
+    )
 
 
 def match_summary(match: Match) -> str:
@@ -78,7 +150,7 @@ def match_summary(match: Match) -> str:
 
 def matches_embed(title: str, matches: Sequence[Match]) -> discord.Embed:
     lines = [match_summary(match) for match in matches] or ["No matches yet."]
-    return discord.Embed(title=title, description="\n".join(lines)[:4000])
+    return discord.Embed(title=title, description=shorten("\n".join(lines), DESCRIPTION_LIMIT))
 
 
 def performance_text(value: float, up: float, down: float) -> str:
@@ -129,7 +201,8 @@ def leaderboard_embed(page: LeaderboardPage, title: str = "Leaderboard") -> disc
     ]
     embed = discord.Embed(
         title=f"{title} — by {measure}",
-        description="\n".join(lines) or "Nobody has played enough matches yet.",
+        description=shorten("\n".join(lines), DESCRIPTION_LIMIT)
+        or "Nobody has played enough matches yet.",
         colour=discord.Colour.blurple(),
     )
     embed.set_footer(text=f"page {page.page} of {max(page.pages, 1)} · {page.total} players")

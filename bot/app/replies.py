@@ -1,18 +1,30 @@
-"""Answering interactions: private error messages whatever state the response is in."""
+"""Answering interactions: private error messages whatever state the response is in, and
+the truth about what was stored when an answer fails after a write (SPEC 7)."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Final
 
 import discord
 from discord import app_commands
 
 from bot.services import UserError
+from bot.services.errors import quoted, shorten
 
 log = logging.getLogger(__name__)
 
 GENERIC_FAILURE = "Something went wrong on our side; nothing was changed. Please try again later."
+CONTENT_LIMIT: Final = 2000
+"""Discord refuses a message with longer content (and the user then sees nothing)."""
+STORED: Final = "ladderbot.stored"
+"""Key in Interaction.extras: what this interaction's command has stored, once it has."""
+
+
+def note_stored(interaction: discord.Interaction[Any], what: str) -> None:
+    """Call right after a command's write: if answering fails from here on, the error reply
+    says `what` (a sentence on what is now stored) instead of "nothing was changed"."""
+    interaction.extras[STORED] = what
 
 
 async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool = False) -> None:
@@ -27,6 +39,7 @@ async def send_private(interaction: discord.Interaction[Any], content: str) -> N
     After a public defer the "thinking" message is removed first: Discord makes the first
     followup after a defer take the defer's visibility, and an error must stay private.
     """
+    content = shorten(content, CONTENT_LIMIT)
     response = interaction.response
     if not response.is_done():
         await response.send_message(content, ephemeral=True)
@@ -46,18 +59,23 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, UserError):
         return str(error)
     if isinstance(error, app_commands.TransformerError):
-        return f"{error.value!r} is not a valid {error.type.name} here."
+        return f"{quoted(str(error.value))} is not a valid {error.type.name} here."
     if isinstance(error, app_commands.CheckFailure):
         return str(error)
     return None
 
 
 async def answer_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
-    """One place for every failure: a refusal's own message, else a generic one plus a log."""
+    """One place for every failure: a refusal's own message, else a generic one plus a log.
+    A failure after a write says what was stored: the write stands, the reply did not."""
+    stored: str | None = interaction.extras.get(STORED)
     message = user_message(error)
-    if message is None:
+    if message is None or stored is not None:
         command = interaction.command.qualified_name if interaction.command else interaction.data
         log.error("interaction %s (%s) failed", interaction.id, command, exc_info=error)
+    if stored is not None:
+        message = f"{stored} (Its full reply could not be shown here.)"
+    elif message is None:
         message = GENERIC_FAILURE
     try:
         await send_private(interaction, message)

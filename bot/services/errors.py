@@ -1,4 +1,6 @@
-"""The one exception type for refusals the user can fix."""
+"""The one exception type for refusals the user can fix, and how refusals quote input."""
+
+from typing import Final
 
 
 class UserError(ValueError):
@@ -7,3 +9,20 @@ class UserError(ValueError):
     Raised before anything is written, or inside the write transaction so it rolls back:
     a UserError never leaves a change behind.
     """
+
+
+QUOTE_LIMIT: Final = 80
+"""Characters of user input a message quotes at most (a refusal may quote twice)."""
+
+
+def shorten(text: str, limit: int) -> str:
+    """text, cut to at most `limit` characters with a final "…" when it is longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """User input as a message quotes it: repr()-quoted, long input cut with "…".
+
+    Every quote of user input goes through here, so a refusal stays short whatever was sent.
+    """
+    return repr(shorten(text, limit))

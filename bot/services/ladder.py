@@ -45,7 +45,7 @@ from bot.ratings.ladder import (
 from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
-from bot.services.errors import UserError
+from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
 from bot.services.replaying import replay_log
@@ -362,10 +362,14 @@ class Ladder:
             return member
         named = await self.db.read.members_named(guild_id, wanted)
         if not named:
-            raise UserError(f"no member named {wanted!r} in this server's ladder; try the user id")
+            raise UserError(
+                f"no member named {quoted(wanted)} in this server's ladder; try the user id"
+            )
         if len(named) > 1:
             ids = ", ".join(str(member.user_id) for member in named)
-            raise UserError(f"several members are named {wanted!r} (ids {ids}); give the user id")
+            raise UserError(
+                f"several members are named {quoted(wanted)} (ids {ids}); give the user id"
+            )
         return named[0]
 
     async def _member(self, guild_id: int, user_id: int) -> Member:
@@ -574,7 +578,7 @@ class Ladder:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
             if match.status == "void":
-                return VoidResult(match, 0)
+                raise UserError(f"match #{match_id} is already void; nothing was changed")
             await tx.set_status(match_id, "void", void_reason=reason or "voided by a moderator")
             replayed = 0
             if match.status == "applied":
@@ -713,14 +717,19 @@ class Ladder:
     async def leaderboard(
         self, guild_id: int, by: str = "ladder", page: int = 1, page_size: int | None = None
     ) -> LeaderboardPage:
-        """One page of the leaderboard (page_size 0: everything); pages out of range are
-        clamped so previous/next buttons never fail."""
+        """One page of the leaderboard (page_size 0: everything). A page past the end is
+        refused, naming how many pages there are (a command's page, or a stale button after
+        the board shrank); an empty board has one empty page."""
         settings = await self.settings(guild_id)
         ranked = await self._ranked(guild_id, settings, by)
         size = self.page_size if page_size is None else page_size
         size = size or max(1, len(ranked))
         pages = max(1, math.ceil(len(ranked) / size))
-        page = min(max(1, page), pages)
+        if not 1 <= page <= pages:
+            noun = "page" if pages == 1 else "pages"
+            raise UserError(
+                f"page {page!r} must be from 1 to {pages}: the leaderboard has {pages} {noun}"
+            )
         first = (page - 1) * size
         rows = tuple(
             LeaderboardRow(
@@ -777,8 +786,14 @@ class Ladder:
         )
 
     async def predict(self, guild_id: int, a: int, b: int) -> Prediction:
+        """The chance that a beats b; refused for one member against themself or a bot."""
+        if a == b:
+            raise UserError(f"a and b are both <@{a}>; predict a match of two different members")
         settings = await self.settings(guild_id)
         first, second = await self._member(guild_id, a), await self._member(guild_id, b)
+        for member in (first, second):
+            if member.is_bot:
+                raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
         ratings = [_rating(m, settings) for m in (first, second)]
         ladder = float(expected_score(ratings[0], ratings[1], settings.t))
         games = game_arrays(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from bot.ratings.ladder import duel_scores, placement_scores, team_scores
-from bot.services.errors import UserError
+from bot.services.errors import UserError, quoted
 
 MENTION: Final = re.compile(r"<@!?(\d{1,20})>")
 GUEST: Final = re.compile(r"[^\s<>@|,~`]{1,32}")
@@ -57,7 +57,7 @@ def parse_player(text: str) -> Player:
     if GUEST.fullmatch(text):
         return Player(guest=text)
     raise UserError(
-        f"{text!r} is not a player: mention a member (<@id>) or write a guest name "
+        f"{quoted(text)} is not a player: mention a member (<@id>) or write a guest name "
         "(one word of at most 32 characters, no < > @ | , ~)"
     )
 
@@ -65,7 +65,8 @@ def parse_player(text: str) -> Player:
 def _number(entry: str, what: str, text: str) -> float:
     if not NUMBER.fullmatch(text):
         raise UserError(
-            f"lineup entry {entry!r}: the {what} {text!r} is not a number; {ENTRY_FORMAT}"
+            f"lineup entry {quoted(entry)}: the {what} {quoted(text)} is not a number; "
+            + ENTRY_FORMAT
         )
     return float(text)
 
@@ -74,11 +75,11 @@ def parse_entry(text: str, side: str) -> LineupEntry:
     entry = text.strip()
     tokens = entry.split()
     if not 2 <= len(tokens) <= 3:
-        raise UserError(f"lineup entry {entry!r}: {ENTRY_FORMAT}")
+        raise UserError(f"lineup entry {quoted(entry)}: {ENTRY_FORMAT}")
     try:
         player = parse_player(tokens[0])
     except UserError as error:
-        raise UserError(f"lineup entry {entry!r}: {error}") from None
+        raise UserError(f"lineup entry {quoted(entry)}: {error}") from None
     score = _number(entry, "score", tokens[1])
     minutes = _number(entry, "minutes", tokens[2]) if len(tokens) == 3 else None
     return LineupEntry(player, side, score, minutes)

@@ -31,12 +31,85 @@ TIMESTAMP = "2024-01-01T00:00:00+00:00"
 
 JsonDict = dict[str, Any]
 
+# Discord's documented message limits (Message Resource > Embed Limits; Create Message)
+CONTENT_LIMIT = 2000
+EMBEDS_PER_MESSAGE = 10
+EMBED_TOTAL = 6000
+FIELDS_PER_EMBED = 25
+EMBED_TEXT_LIMITS = {"title": 256, "description": 4096}
+FIELD_TEXT_LIMITS = {"name": 256, "value": 1024}
+FOOTER_LIMIT = 2048
+AUTHOR_NAME_LIMIT = 256
+INVALID_FORM_BODY = 50035
+
 
 def _json(data: Any, status: int = 200) -> web.Response:
     """discord.py parses JSON only with this exact content type (no charset)."""
     return web.Response(
         body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
     )
+
+
+Problem = tuple[tuple[str, ...], str]
+
+
+def _too_long(path: tuple[str, ...], text: Any, limit: int) -> list[Problem]:
+    if isinstance(text, str) and len(text) > limit:
+        return [(path, f"Must be {limit} or fewer in length.")]
+    return []
+
+
+def _embed_problems(index: int, embed: JsonDict) -> tuple[list[Problem], int]:
+    """An embed's own problems and its characters towards the message's 6,000."""
+    at = ("embeds", str(index))
+    problems: list[Problem] = []
+    counted = [embed.get(key) for key in EMBED_TEXT_LIMITS]
+    for key, limit in EMBED_TEXT_LIMITS.items():
+        problems += _too_long((*at, key), embed.get(key), limit)
+    fields = embed.get("fields") or []
+    if len(fields) > FIELDS_PER_EMBED:
+        problems.append(((*at, "fields"), f"Must be {FIELDS_PER_EMBED} or fewer in length."))
+    for number, embed_field in enumerate(fields):
+        for key, limit in FIELD_TEXT_LIMITS.items():
+            text = embed_field.get(key)
+            if not text:
+                problems.append(((*at, "fields", str(number), key), "This field is required"))
+            problems += _too_long((*at, "fields", str(number), key), text, limit)
+            counted.append(text)
+    footer = (embed.get("footer") or {}).get("text")
+    author = (embed.get("author") or {}).get("name")
+    problems += _too_long((*at, "footer", "text"), footer, FOOTER_LIMIT)
+    problems += _too_long((*at, "author", "name"), author, AUTHOR_NAME_LIMIT)
+    counted += [footer, author]
+    return problems, sum(len(text) for text in counted if isinstance(text, str))
+
+
+def message_problems(body: JsonDict) -> list[Problem]:
+    """What Discord refuses in a message body (content, embeds), by Discord's documented
+    limits; empty when Discord would accept it."""
+    problems = _too_long(("content",), body.get("content"), CONTENT_LIMIT)
+    embeds = body.get("embeds") or []
+    if len(embeds) > EMBEDS_PER_MESSAGE:
+        problems.append((("embeds",), f"Must be {EMBEDS_PER_MESSAGE} or fewer in length."))
+    total = 0
+    for index, embed in enumerate(embeds):
+        found, counted = _embed_problems(index, embed)
+        problems += found
+        total += counted
+    if total > EMBED_TOTAL:
+        problems.append((("embeds",), f"Embed size exceeds maximum size of {EMBED_TOTAL}"))
+    return problems
+
+
+def invalid_form_body(problems: list[Problem]) -> JsonDict:
+    """Discord's 400 answer, errors nested by path as discord.py flattens them."""
+    errors: JsonDict = {}
+    for path, message in problems:
+        node = errors
+        for key in path:
+            node = node.setdefault(key, {})
+        node.setdefault("_errors", []).append({"code": "BASE_TYPE_MAX_LENGTH", "message": message})
+    return {"code": INVALID_FORM_BODY, "message": "Invalid Form Body", "errors": errors}
 
 
 @dataclass(frozen=True)
@@ -138,6 +211,7 @@ class FakeDiscord:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
         self._ws: web.WebSocketResponse | None = None
+        self._failures: list[tuple[str, int]] = []  # (event kind, HTTP status) to fail once
 
     # ----------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -204,6 +278,33 @@ class FakeDiscord:
     def wait_ready(self, timeout: float = 20.0, after: int = 0) -> None:
         """The bot has identified and received its members (its caches are full)."""
         self.wait_for(lambda e: e.kind == "members_chunk", timeout, after)
+
+    def fail_next(self, kind: str, status: int = 400) -> None:
+        """The next request that would record an event of this kind (respond, followup,
+        edit_original, message_edit, ...) fails with this status instead, as Discord may."""
+        with self._cond:
+            self._failures.append((kind, status))
+
+    def rejected(self, after: int = 0) -> list[Event]:
+        """Requests refused for breaking Discord's limits (or by fail_next)."""
+        return self.of_kind("rejected", after)
+
+    def _refusal(self, kind: str, body: JsonDict, token: str | None) -> web.Response | None:
+        """Discord's answer when it would not take this message, else None."""
+        with self._cond:
+            status = next((s for k, s in self._failures if k == kind), None)
+            if status is not None:
+                self._failures.remove((kind, status))
+        problems = message_problems(body)
+        if status is None and not problems:
+            return None
+        answer = (
+            invalid_form_body(problems)
+            if problems
+            else {"code": 0, "message": f"fake: {kind} failed as asked"}
+        )
+        self._record(Event("rejected", {"kind": kind, "body": body, "answer": answer}, [], token))
+        return _json(answer, status or 400)
 
     def synced_commands(self) -> list[JsonDict]:
         return self.of_kind("sync")[-1].payload["commands"]
@@ -429,9 +530,12 @@ class FakeDiscord:
             return _json(
                 {"code": 40060, "message": "Interaction has already been acknowledged."}, 400
             )
-        info["answered"] = True
         kind = {4: "respond", 5: "defer", 6: "defer_update", 7: "update"}.get(body["type"], "other")
         data = body.get("data") or {}
+        refusal = self._refusal(kind, data, token)
+        if refusal is not None:
+            return refusal  # the interaction stays unanswered, as with Discord
+        info["answered"] = True
         info["flags"] = data.get("flags", 0) or 0
         if kind in ("update", "defer_update"):
             message = self.messages[info["clicked"]]
@@ -463,6 +567,10 @@ class FakeDiscord:
         info = self._tokens.get(token)
         if info is None:
             return _json({"code": 10015, "message": "Unknown Webhook"}, 404)
+        kind = {"POST": "followup", "PATCH": "edit_original"}.get(method)
+        refusal = self._refusal(kind, body, token) if kind else None
+        if refusal is not None:
+            return refusal
         if method == "POST" and len(parts) == 3:
             message = self._new_message(info["channel_id"], body, files)
             self._record(Event("followup", body, files, token, int(message["id"])))
@@ -485,6 +593,10 @@ class FakeDiscord:
         self, method: str, parts: list[str], body: JsonDict, files: list[File]
     ) -> web.Response:
         channel_id = int(parts[1])
+        kind = {"POST": "message_create", "PATCH": "message_edit"}.get(method)
+        refusal = self._refusal(kind, body, None) if kind else None
+        if refusal is not None:
+            return refusal
         if method == "POST" and len(parts) == 3:
             message = self._new_message(channel_id, body, files)
             self._record(Event("message_create", body, files, None, int(message["id"]), channel_id))

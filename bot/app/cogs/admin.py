@@ -11,9 +11,9 @@ from discord.ext import commands
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import match_decided_elsewhere
-from bot.app.embeds import leaderboard_embed, match_embed, settings_embed
+from bot.app.embeds import leaderboard_embed, match_embed, match_stored, settings_embed
 from bot.app.members import actor, guild_of, is_moderator
-from bot.app.replies import defer
+from bot.app.replies import defer, note_stored
 from bot.config import CONFIRM_MODES, VARIANTS
 from bot.services import UserError
 
@@ -48,6 +48,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction)
         result = await self.bot.ladder.void(guild_id, actor(interaction), id, reason)
+        note_stored(interaction, match_stored(result.match))
         await interaction.edit_original_response(
             content=f"Match #{id} is void; {result.replayed} later matches were replayed.",
             embed=match_embed(result.match),
@@ -102,6 +103,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         if result.replayed is not None:
             note += f". The guild was replayed ({result.replayed} matches)."
             self.bot.live.touch(guild_id)
+        note_stored(interaction, note + ". /admin settings shows them.")
         await interaction.edit_original_response(embed=settings_embed(result.settings, note))
 
     @app_commands.command(
@@ -121,6 +123,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             )
         await defer(interaction, ephemeral=True)
         await self.bot.ladder.set_live_channel(guild_id, actor(interaction), channel.id)
+        note_stored(interaction, f"The live leaderboard channel is now {channel.mention}.")
         await self.bot.live.refresh(guild_id)
         await interaction.edit_original_response(
             content=f"The live leaderboard is now in {channel.mention}; it follows every match."
@@ -138,6 +141,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
         replayed = await self.bot.ladder.recompute(guild_id, actor(interaction))
+        note_stored(interaction, f"Replayed {replayed} matches; the ratings follow the log.")
         await interaction.edit_original_response(
             content=f"Replayed {replayed} matches; the ratings now follow the log."
         )

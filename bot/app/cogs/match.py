@@ -10,8 +10,9 @@ from discord.ext import commands, tasks
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import already_applied, match_decided_elsewhere
-from bot.app.embeds import match_embed, matches_embed
+from bot.app.embeds import match_embed, match_stored, matches_embed
 from bot.app.members import actor, guild_of, member_info
+from bot.app.replies import note_stored
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ class Matches(
         if not result.applied_now:
             await interaction.response.send_message(already_applied(id), ephemeral=True)
             return
+        note_stored(interaction, match_stored(result.match))
         await interaction.response.send_message(embed=match_embed(result.match))
         await match_decided_elsewhere(self.bot, result.match)
 

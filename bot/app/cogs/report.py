@@ -10,8 +10,9 @@ from discord.ext import commands
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import match_view
-from bot.app.embeds import match_embed
+from bot.app.embeds import match_embed, match_stored
 from bot.app.members import actor, guild_of, member_info, resolve_members
+from bot.app.replies import note_stored
 from bot.services import (
     Lineup,
     Player,
@@ -54,6 +55,7 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
             members=members,
         )
         match = result.match
+        note_stored(interaction, match_stored(match))
         content = None
         if match.status == "pending":
             others = {p.user_id for p in match.participants if p.user_id is not None}

@@ -1,0 +1,84 @@
+"""Refusals found by issue 8 in what the Discord front end asks: each says what is wrong,
+stays one short line, and changes nothing (a dump of every table)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from bot.services import Ladder, UserError, parse_lineup
+from bot.services.errors import QUOTE_LIMIT, quoted
+from tests.services.test_refusals import GUILD, MOD, seeded
+
+ROBOT = 50  # a bot member of the seeded guild
+
+
+async def refused(ladder: Ladder, call: Callable[[], Awaitable[object]], message: str) -> str:
+    before = await ladder.db.read.dump()
+    with pytest.raises(UserError) as refusal:
+        await call()
+    assert message in str(refusal.value)
+    assert await ladder.db.read.dump() == before
+    return str(refusal.value)
+
+
+async def test_voiding_a_void_match_is_refused_as_already_void(ladder: Ladder) -> None:
+    pending = await seeded(ladder)
+    await ladder.void(GUILD, MOD, pending)
+    await refused(
+        ladder, lambda: ladder.void(GUILD, MOD, pending), f"match #{pending} is already void"
+    )
+
+
+async def test_a_leaderboard_page_past_the_end_names_the_page_count(ladder: Ladder) -> None:
+    await seeded(ladder)
+    pages = (await ladder.leaderboard(GUILD, page_size=1)).pages
+    assert pages == 3  # members 1, 2 and 3 played
+    last = await ladder.leaderboard(GUILD, page=pages, page_size=1)
+    assert last.page == pages and len(last.rows) == 1
+    for page in (pages + 1, 1_000_000_000, 0):
+        await refused(
+            ladder,
+            lambda page=page: ladder.leaderboard(GUILD, page=page, page_size=1),  # type: ignore[misc]
+            f"page {page} must be from 1 to 3",
+        )
+
+
+async def test_an_empty_leaderboard_still_has_its_first_page(ladder: Ladder) -> None:
+    page = await ladder.leaderboard(GUILD + 1)
+    assert (page.page, page.pages, page.rows) == (1, 1, ())
+
+
+async def test_predicting_a_member_against_themself_is_refused(ladder: Ladder) -> None:
+    await seeded(ladder)
+    await refused(ladder, lambda: ladder.predict(GUILD, 1, 1), "a and b are both <@1>")
+
+
+@pytest.mark.parametrize("order", [(ROBOT, 1), (1, ROBOT)])
+async def test_predicting_a_bot_is_refused(ladder: Ladder, order: tuple[int, int]) -> None:
+    await seeded(ladder)
+    await refused(ladder, lambda: ladder.predict(GUILD, *order), f"<@{ROBOT}> is a bot")
+
+
+@pytest.mark.parametrize(
+    "lineup",
+    [
+        "x" * 3000 + " 5 | <@1> 1",  # a bad player: the entry and the player quoted
+        "<@1> " + "9" * 3000 + "x | <@2> 1",  # a bad score: the entry and the score quoted
+        "<@1> 1 2 3 " + "4 " * 1500,  # too many words in one entry
+    ],
+)
+def test_a_long_bad_entry_is_quoted_cut_short(lineup: str) -> None:
+    with pytest.raises(UserError) as refusal:
+        parse_lineup(lineup)
+    message = str(refusal.value)
+    assert "…" in message
+    assert len(message) < 4 * QUOTE_LIMIT + 200
+
+
+def test_a_quote_keeps_short_input_whole_and_cuts_long_input() -> None:
+    assert quoted("bob") == "'bob'"
+    long = quoted("y" * 500)
+    assert long == repr("y" * (QUOTE_LIMIT - 1) + "…")
+    assert len(long) == QUOTE_LIMIT + 2
