@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.fakediscord import GUILD_ID, FakeDiscord, shard_of
+from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member, shard_of
 from tests.app.harness import MOD, PLAYERS, BotProcess, write_config
 
 SHARD_COUNT = 2
@@ -27,7 +27,6 @@ GUILDS_BY_SHARD = {
     for shard in range(SHARD_COUNT)
 }
 GUILDS = [guild_id for guilds in GUILDS_BY_SHARD.values() for guild_id in guilds]
-WINNER, LOSER = PLAYERS[:2]
 
 StartBot = Callable[[str, Sequence[int]], BotProcess]
 
@@ -72,16 +71,20 @@ def test_guild_ids_cover_both_shards() -> None:
     assert shard_of(GUILDS_BY_SHARD[1][0], SHARD_COUNT) == 1
 
 
-def _play(fake: FakeDiscord, guild_id: int) -> set[str | None]:
-    """A pending duel and its confirm button in the guild; the processes that answered."""
-    reported = fake.slash(WINNER, "report duel", guild_id, winner=WINNER, loser=LOSER).reply()
+def _play(
+    fake: FakeDiscord, guild_id: int, players: Sequence[Member] = PLAYERS[:2]
+) -> set[str | None]:
+    """A pending duel between new players and its confirm button in the guild; the
+    processes that answered."""
+    winner, loser = players
+    reported = fake.slash(winner, "report duel", guild_id, winner=winner, loser=loser).reply()
     assert not reported.ephemeral and "pending" in reported.embeds[0]["description"]
     confirm = reported.custom_ids()[0]
     assert reported.message_id is not None
-    applied = fake.click(LOSER, reported.message_id, confirm).reply()
+    applied = fake.click(loser, reported.message_id, confirm).reply()
     assert applied.kind == "update" and "applied" in applied.embeds[0]["description"]
     sides = "\n".join(field["value"] for field in applied.embeds[0]["fields"])
-    assert f"<@{WINNER.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides  # per guild
+    assert f"<@{winner.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides
     return {reported.origin, applied.origin}
 
 
@@ -98,6 +101,13 @@ def test_one_process_runs_both_shards_and_answers_in_every_guild(
     assert _identified_shards(fake, "both") == [(0, 2), (1, 2)]
     for guild_id in GUILDS:
         assert _play(fake, guild_id) == {"both"}
+
+    mark = fake.mark()
+    fake.drop_gateway()  # both shards reconnect, each to its own guilds
+    fake.wait_ready(after=mark, guilds=GUILDS, origin="both")
+    assert sorted(e.payload["shard"] for e in fake.of_kind("identify", mark)) == [(0, 2), (1, 2)]
+    for guild_id in GUILDS:
+        assert _play(fake, guild_id, PLAYERS[2:4]) == {"both"}
 
 
 def test_two_processes_each_answer_their_own_shards_guilds_only(
