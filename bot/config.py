@@ -147,13 +147,16 @@ RATING_CONSTANTS: Final = frozenset({"t", "game_mult", "max_game_length", "initi
 shard_count = _bounded(_integer, lambda number: number >= 1, "must be a whole number >= 1")
 
 
+SHARD_IDS_RULE: Final = "must be a non-empty list of distinct whole numbers >= 0"
+_shard_id = _bounded(_integer, lambda number: number >= 0, SHARD_IDS_RULE)
+
+
 def shard_ids(value: Any) -> tuple[int, ...]:
-    rule = "must be a non-empty list of distinct whole numbers >= 0"
     if not isinstance(value, list) or not value:
-        raise SettingError(rule)
-    ids = tuple(_bounded(_integer, lambda number: number >= 0, rule)(item) for item in value)
+        raise SettingError(SHARD_IDS_RULE)
+    ids = tuple(_shard_id(item) for item in value)
     if len(set(ids)) != len(ids):
-        raise SettingError(rule)
+        raise SettingError(SHARD_IDS_RULE)
     return ids
 
 
@@ -177,7 +180,9 @@ class DiscordConfig:
         if count is None and ids is None:
             return
         if ids is None:
-            raise KeyedSettingError("shard_ids", "must be given with shard_count: the shards to run")
+            raise KeyedSettingError(
+                "shard_ids", "must be given with shard_count: the shards to run"
+            )
         if count is None:
             raise KeyedSettingError("shard_count", "must be given with shard_ids: shards in all")
         if any(shard >= count for shard in ids):
