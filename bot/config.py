@@ -144,10 +144,59 @@ RATING_CONSTANTS: Final = frozenset({"t", "game_mult", "max_game_length", "initi
 """Settings whose change replays the guild (SPEC 2.5)."""
 
 
+shard_count = _bounded(_integer, lambda number: number >= 1, "must be a whole number >= 1")
+
+
+SHARD_IDS_RULE: Final = "must be a non-empty list of distinct whole numbers >= 0"
+_shard_id = _bounded(_integer, lambda number: number >= 0, SHARD_IDS_RULE)
+
+
+def shard_ids(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value:
+        raise SettingError(SHARD_IDS_RULE)
+    ids = tuple(_shard_id(item) for item in value)
+    if len(set(ids)) != len(ids):
+        raise SettingError(SHARD_IDS_RULE)
+    return ids
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """The shard whose gateway connection carries the guild's events (Discord's rule)."""
+    return (guild_id >> 22) % shard_count
+
+
 @dataclass(frozen=True, slots=True)
 class DiscordConfig:
+    """shard_count and shard_ids (SPEC 8.4) come together: this process runs those shards of
+    shard_count; both None, it runs unsharded and owns every guild."""
+
     token_env: str = "DISCORD_TOKEN"
     sync: str = "global"
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        count, ids = self.shard_count, self.shard_ids
+        if count is None and ids is None:
+            return
+        if ids is None:
+            raise KeyedSettingError(
+                "shard_ids", "must be given with shard_count: the shards to run"
+            )
+        if count is None:
+            raise KeyedSettingError("shard_count", "must be given with shard_ids: shards in all")
+        if any(shard >= count for shard in ids):
+            raise KeyedSettingError(
+                "shard_ids",
+                f"must be shard numbers from 0 to {count - 1} (shard_count {count}), "
+                f"got {list(ids)!r}",
+            )
+
+    def owns_guild(self, guild_id: int) -> bool:
+        """Whether this process does the guild's scheduled work: its shard is one of ours."""
+        if self.shard_count is None or self.shard_ids is None:
+            return True
+        return shard_of(guild_id, self.shard_count) in self.shard_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +231,15 @@ class Config:
 
 
 SECTION_RULES: Final[Mapping[str, tuple[type, Mapping[str, Callable[[Any], Any]]]]] = {
-    "discord": (DiscordConfig, {"token_env": non_empty_text, "sync": sync_target}),
+    "discord": (
+        DiscordConfig,
+        {
+            "token_env": non_empty_text,
+            "sync": sync_target,
+            "shard_count": shard_count,
+            "shard_ids": shard_ids,
+        },
+    ),
     "database": (DatabaseConfig, {"path": non_empty_text}),
     "defaults": (GuildSettings, GUILD_SETTING_RULES),
     "leaderboard": (
@@ -265,4 +322,5 @@ __all__ = [
     "SettingError",
     "load_config",
     "parse_config",
+    "shard_of",
 ]

@@ -34,8 +34,9 @@ class LadderBot(commands.Bot):
 
     live: LiveBoards
 
-    def __init__(self, config: Config, ladder: Ladder) -> None:
-        """The ladder (database) is opened and closed by the caller, outside the bot."""
+    def __init__(self, config: Config, ladder: Ladder, **shards: Any) -> None:
+        """The ladder (database) is opened and closed by the caller, outside the bot; shards
+        are ShardedLadderBot's shard_ids and shard_count."""
         intents = discord.Intents.none()
         intents.guilds = True
         intents.members = True
@@ -44,6 +45,7 @@ class LadderBot(commands.Bot):
             intents=intents,
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
+            **shards,
         )
         self.config = config
         self.ladder = ladder
@@ -78,3 +80,22 @@ class LadderBot(commands.Bot):
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         await answer_error(interaction, error)
+
+
+class ShardedLadderBot(LadderBot, commands.AutoShardedBot):
+    """The same bot on the gateway connections of some shards only (SPEC 8.4): Discord sends
+    this process the events of the guilds on those shards and no others."""
+
+
+def create_bot(config: Config, ladder: Ladder) -> LadderBot:
+    """Unsharded (one gateway connection, as discord.py's plain Bot) unless [discord] names
+    the shards this process runs."""
+    discord_config = config.discord
+    if discord_config.shard_count is None or discord_config.shard_ids is None:
+        return LadderBot(config, ladder)
+    return ShardedLadderBot(
+        config,
+        ladder,
+        shard_ids=list(discord_config.shard_ids),
+        shard_count=discord_config.shard_count,
+    )

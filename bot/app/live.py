@@ -4,6 +4,11 @@ A burst of matches costs one edit per `edit_seconds`: the first change schedules
 refresh; changes that arrive while it waits or runs only mark the guild dirty again, and the
 refresh loop renders the newest standings once its turn comes. The time of the last edit is
 kept by the services (in the database), so the limit also holds across restarts.
+
+With shards (SPEC 8.4) only the process owning a guild edits its board. Changes made in the
+owner's own interactions touch it at once; changes made elsewhere (another process, the
+command line) reach it through the poll, at most POLL_SECONDS late: the seam where change
+notifications from the database will make that immediate.
 """
 
 from __future__ import annotations
@@ -38,14 +43,16 @@ class LiveBoards:
 
     @tasks.loop(seconds=POLL_SECONDS)
     async def poll(self) -> None:
-        """Catch changes made outside this process (the command line, or before a restart)."""
+        """Catch changes made outside this process (the command line, another process, or
+        before a restart) in the guilds this process owns."""
         try:
             due = await self.bot.ladder.live_boards_due()
         except Exception:
             log.exception("could not list the live leaderboards that are due")
             return
         for board in due:
-            self.touch(board.guild_id)
+            if self.bot.config.discord.owns_guild(board.guild_id):
+                self.touch(board.guild_id)
 
     def touch(self, guild_id: int) -> None:
         """The guild's standings changed: refresh its live message when allowed."""

@@ -10,7 +10,7 @@ import sys
 
 import discord
 
-from bot.app.bot import LadderBot
+from bot.app.bot import create_bot
 from bot.config import Config, ConfigError, load_config
 from bot.services import Ladder
 
@@ -46,7 +46,7 @@ async def _serve(config: Config, token: str) -> int:
         # event loop closes, or it prints a traceback after our one line.
         await asyncio.sleep(AIOSQLITE_STOP_SECONDS)
         return _fail(f"{config.source}: [database] path {config.database.path!r}: {error}")
-    bot = LadderBot(config, ladder)
+    bot = create_bot(config, ladder)
     stopping: set[asyncio.Task[None]] = set()
     asyncio.get_running_loop().add_signal_handler(
         signal.SIGTERM, lambda: stopping.add(asyncio.create_task(bot.close()))

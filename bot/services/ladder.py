@@ -591,10 +591,15 @@ class Ladder:
                 replayed = await self._replay(tx, guild_id, settings, match.log_key, seed)
             return VoidResult(await self._load(tx, guild_id, match_id), replayed)
 
-    async def auto_confirm(self) -> list[Match]:
-        """Apply every pending match older than its guild's auto_confirm_hours."""
+    async def auto_confirm(
+        self, owned: Callable[[int], bool] = lambda guild_id: True
+    ) -> list[Match]:
+        """Apply every pending match older than its guild's auto_confirm_hours, in the guilds
+        `owned` accepts (a bot process: the guilds of its shards)."""
         applied = []
         for guild_id, match_id in await self.db.read.due_pending(self.clock()):
+            if not owned(guild_id):
+                continue
             async with self.db.write() as tx:
                 settings = await tx.ensure_guild(guild_id, self.defaults)
                 match = await self._load(tx, guild_id, match_id)

@@ -8,12 +8,13 @@ commands and button clicks) and wait, with a timeout, for what the bot answered.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import itertools
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,9 @@ LIVE_CHANNEL_ID = 930_000_000_000_000_002
 MANAGE_GUILD = 1 << 5
 EPHEMERAL = 1 << 6
 TIMESTAMP = "2024-01-01T00:00:00+00:00"
+ORIGIN_HEADER = "X-Fake-Origin"
+"""Names the bot process behind a request (set by fakeenv/sitecustomize.py from
+FAKE_DISCORD_ORIGIN), so tests can tell which process answered."""
 
 JsonDict = dict[str, Any]
 
@@ -163,6 +167,7 @@ class Event:
     message_id: int | None = None
     channel_id: int | None = None
     at: float = field(default_factory=time.monotonic)
+    origin: str | None = None
 
 
 @dataclass
@@ -176,6 +181,7 @@ class Reply:
     flags: int
     files: list[File]
     message_id: int | None
+    origin: str | None = None  # the bot process that sent it
 
     @property
     def ephemeral(self) -> bool:
@@ -190,15 +196,45 @@ class Reply:
         ]
 
 
+_request_origin: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "request_origin", default=None
+)
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """Discord's rule for the shard that carries a guild's events."""
+    return (guild_id >> 22) % shard_count
+
+
+@dataclass
+class Connection:
+    """One gateway connection: a bot process's session for one shard, or for every guild
+    when it identified without `shard`."""
+
+    ws: web.WebSocketResponse
+    origin: str | None
+    shard: tuple[int, int] | None = None  # [shard_id, shard_count] from IDENTIFY
+
+    def carries(self, guild_id: int) -> bool:
+        return self.shard is None or shard_of(guild_id, self.shard[1]) == self.shard[0]
+
+
 BOT = Member(BOT_USER_ID, "ladderbot", bot=True)
 VISIBLE_KINDS = ("respond", "update", "edit_original", "followup")
 
 
 class FakeDiscord:
-    """REST + gateway for one guild with the given members."""
+    """REST + gateway for some guilds (by default one), each with all the given members."""
 
-    def __init__(self, members: list[Member]) -> None:
+    def __init__(
+        self,
+        members: list[Member],
+        guilds: Sequence[int] = (GUILD_ID,),
+        recommended_shards: int = 1,
+    ) -> None:
         self.members = {member.id: member for member in [BOT, *members]}
+        self.guild_ids = list(guilds)
+        self.recommended_shards = recommended_shards
         self.events: list[Event] = []
         self.messages: dict[int, JsonDict] = {}
         self.deleted: set[int] = set()
@@ -210,8 +246,15 @@ class FakeDiscord:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
-        self._ws: web.WebSocketResponse | None = None
         self._failures: list[tuple[str, int]] = []  # (event kind, HTTP status) to fail once
+        self._connections: list[Connection] = []  # open ones, oldest first
+        self._session_shards: dict[str, tuple[int, int] | None] = {}
+        self._guild_channels = {
+            guild_id: (CHANNEL_ID, LIVE_CHANNEL_ID)
+            if guild_id == GUILD_ID
+            else (next(self._ids), next(self._ids))
+            for guild_id in self.guild_ids
+        }
 
     # ----------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -240,13 +283,15 @@ class FakeDiscord:
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def _stop(self) -> None:
-        if self._ws is not None:
-            await self._ws.close()
+        for connection in list(self._connections):
+            await connection.ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
     # ----------------------------------------------------------------- recording
     def _record(self, event: Event) -> Event:
+        if event.origin is None:
+            event.origin = _request_origin.get()
         with self._cond:
             self.events.append(event)
             self._cond.notify_all()
@@ -275,9 +320,26 @@ class FakeDiscord:
         with self._cond:
             return [event for event in self.events[after:] if event.kind == kind]
 
-    def wait_ready(self, timeout: float = 20.0, after: int = 0) -> None:
-        """The bot has identified and received its members (its caches are full)."""
-        self.wait_for(lambda e: e.kind == "members_chunk", timeout, after)
+    def wait_ready(
+        self,
+        timeout: float = 20.0,
+        after: int = 0,
+        guilds: Sequence[int] = (GUILD_ID,),
+        origin: str | None = None,
+    ) -> None:
+        """The bot (the process `origin`, or any) has identified and received the members of
+        each of `guilds` (its caches are full)."""
+
+        def members_of(guild_id: int) -> Callable[[Event], bool]:
+            return lambda e: (
+                e.kind == "members_chunk"
+                and e.payload.get("guild_id") == guild_id
+                and origin in (None, e.origin)
+            )
+
+        deadline = time.monotonic() + timeout
+        for guild_id in guilds:
+            self.wait_for(members_of(guild_id), max(0.0, deadline - time.monotonic()), after)
 
     def fail_next(self, kind: str, status: int = 400) -> None:
         """The next request that would record an event of this kind (respond, followup,
@@ -313,62 +375,78 @@ class FakeDiscord:
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
-        self._ws = ws
+        origin = request.headers.get(ORIGIN_HEADER)
+        _request_origin.set(origin)
+        connection = Connection(ws, origin)
+        self._connections.append(connection)
         await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}})
         async for message in ws:
             if message.type != WSMsgType.TEXT:
                 break
-            await self._on_gateway(ws, json.loads(message.data))
-        if self._ws is ws:
-            self._ws = None
-        self._record(Event("gateway_closed"))
+            await self._on_gateway(connection, json.loads(message.data))
+        self._connections.remove(connection)
+        self._record(Event("gateway_closed", {"shard": connection.shard}))
         return ws
 
     async def _dispatch(self, ws: web.WebSocketResponse, name: str, data: JsonDict) -> None:
         await ws.send_json({"op": 0, "t": name, "s": next(self._sequence), "d": data})
 
-    async def _on_gateway(self, ws: web.WebSocketResponse, message: JsonDict) -> None:
-        op, data = message["op"], message.get("d")
+    async def _on_gateway(self, connection: Connection, message: JsonDict) -> None:
+        ws, op, data = connection.ws, message["op"], message.get("d")
         if op == 1:
             await ws.send_json({"op": 11})
         elif op in (2, 6):  # identify, or resume: always a fresh session
-            self._record(Event("identify"))
-            await self._dispatch(ws, "READY", self._ready_payload())
-            await self._dispatch(ws, "GUILD_CREATE", self._guild_payload())
+            shard = data.get("shard") if op == 2 else self._session_shards.get(data["session_id"])
+            connection.shard = None if shard is None else (shard[0], shard[1])
+            self._record(Event("identify", {"shard": connection.shard}))
+            ready = self._ready_payload(connection)
+            self._session_shards[ready["session_id"]] = connection.shard
+            await self._dispatch(ws, "READY", ready)
+            for guild_id in self.guild_ids:
+                if connection.carries(guild_id):
+                    await self._dispatch(ws, "GUILD_CREATE", self._guild_payload(guild_id))
         elif op == 8:
             chunk = {
-                "guild_id": str(GUILD_ID),
+                "guild_id": data["guild_id"],
                 "members": [m.member_payload() for m in self.members.values()],
                 "chunk_index": 0,
                 "chunk_count": 1,
                 "nonce": data["nonce"],
             }
             await self._dispatch(ws, "GUILD_MEMBERS_CHUNK", chunk)
-            self._record(Event("members_chunk"))
+            self._record(Event("members_chunk", {"guild_id": int(data["guild_id"])}))
 
-    def _ready_payload(self) -> JsonDict:
-        return {
+    def _ready_payload(self, connection: Connection) -> JsonDict:
+        ready: JsonDict = {
             "v": 10,
             "user": BOT.user_payload(),
-            "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
+            "guilds": [
+                {"id": str(guild_id), "unavailable": True}
+                for guild_id in self.guild_ids
+                if connection.carries(guild_id)
+            ],
             "session_id": f"session-{next(self._ids)}",
             "resume_gateway_url": f"ws://127.0.0.1:{self.port}/gateway",
             "application": {"id": str(APPLICATION_ID), "flags": 0},
         }
+        if connection.shard is not None:
+            ready["shard"] = list(connection.shard)
+        return ready
 
-    def _guild_payload(self) -> JsonDict:
+    def _guild_payload(self, guild_id: int) -> JsonDict:
         def channel(channel_id: int, name: str) -> JsonDict:
             return {
                 "id": str(channel_id),
                 "type": 0,
                 "name": name,
                 "position": 0,
-                "guild_id": str(GUILD_ID),
+                "guild_id": str(guild_id),
                 "permission_overwrites": [],
             }
 
+        general, live = self._guild_channels[guild_id]
         everyone = {
-            "id": str(GUILD_ID),
+            "id": str(guild_id),
             "name": "@everyone",
             # view channel, send messages, embed links, attach files
             "permissions": str(1 << 10 | 1 << 11 | 1 << 14 | 1 << 15),
@@ -379,14 +457,14 @@ class FakeDiscord:
             "mentionable": False,
         }
         return {
-            "id": str(GUILD_ID),
+            "id": str(guild_id),
             "name": "Fake Guild",
             "owner_id": str(OWNER_ID),
             "unavailable": False,
             "large": False,
             "member_count": len(self.members),
             "members": [BOT.member_payload()],  # the rest come in the requested chunk
-            "channels": [channel(CHANNEL_ID, "general"), channel(LIVE_CHANNEL_ID, "ladder")],
+            "channels": [channel(general, "general"), channel(live, "ladder")],
             "roles": [everyone],
             "emojis": [],
             "stickers": [],
@@ -417,6 +495,7 @@ class FakeDiscord:
         return {}, []
 
     async def _rest(self, request: web.Request) -> web.Response:
+        _request_origin.set(request.headers.get(ORIGIN_HEADER))
         path = "/" + request.match_info["path"]
         parts = path.strip("/").split("/")
         body, files = await self._body(request)
@@ -425,6 +504,8 @@ class FakeDiscord:
             return _json(BOT.user_payload())
         if method == "GET" and path == "/oauth2/applications/@me":
             return _json(self._application())
+        if method == "GET" and path == "/gateway/bot":
+            return _json(self._gateway_bot())
         if method == "PUT" and parts[0] == "applications" and parts[-1] == "commands":
             return self._sync(parts, body)
         if parts[0] == "interactions" and parts[-1] == "callback":
@@ -486,7 +567,7 @@ class FakeDiscord:
         message: JsonDict = {
             "id": str(message_id),
             "channel_id": str(channel_id),
-            "guild_id": str(GUILD_ID),
+            "guild_id": str(self._guild_of_channel(channel_id)),
             "type": 0,
             "author": BOT.user_payload(),
             "timestamp": TIMESTAMP,
@@ -615,11 +696,11 @@ class FakeDiscord:
         return _json(message)
 
     def drop_gateway(self) -> None:
-        """Close the bot's gateway connection as Discord does now and then; it reconnects."""
+        """Close the bot's gateway connections as Discord does now and then; it reconnects."""
 
         async def close() -> None:
-            if self._ws is not None:
-                await self._ws.close(code=4000, message=b"fake: reconnect")
+            for connection in list(self._connections):
+                await connection.ws.close(code=4000, message=b"fake: reconnect")
 
         asyncio.run_coroutine_threadsafe(close(), self._loop).result(5)
 
@@ -635,10 +716,11 @@ class FakeDiscord:
         data: JsonDict,
         message_id: int | None = None,
         seen: JsonDict | None = None,
+        guild_id: int = GUILD_ID,
     ) -> Interaction:
         interaction_id = next(self._ids)
         token = f"token-{interaction_id}"
-        channel_id = CHANNEL_ID
+        channel_id = self._guild_channels[guild_id][0]
         payload: JsonDict = {
             "id": str(interaction_id),
             "application_id": str(APPLICATION_ID),
@@ -646,9 +728,9 @@ class FakeDiscord:
             "token": token,
             "version": 1,
             "attachment_size_limit": 25 * 1024 * 1024,
-            "guild_id": str(GUILD_ID),
+            "guild_id": str(guild_id),
             "channel_id": str(channel_id),
-            "channel": {"id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID)},
+            "channel": {"id": str(channel_id), "type": 0, "guild_id": str(guild_id)},
             "member": user.member_payload(),
             "app_permissions": str((1 << 40) - 1),
             "locale": "en-US",
@@ -666,16 +748,14 @@ class FakeDiscord:
             "clicked": message_id,
         }
         handle = Interaction(self, token, self.mark())
-
-        async def send() -> None:
-            assert self._ws is not None, "the bot is not connected to the gateway"
-            await self._dispatch(self._ws, "INTERACTION_CREATE", payload)
-
-        asyncio.run_coroutine_threadsafe(send(), self._loop).result(5)
+        self.send_guild_event(guild_id, "INTERACTION_CREATE", payload)
         return handle
 
-    def slash(self, user: Member, command: str, **options: Any) -> Interaction:
-        """Invoke `/command [sub]` as user; option values are typed by the synced schema."""
+    def slash(
+        self, user: Member, command: str, guild_id: int = GUILD_ID, **options: Any
+    ) -> Interaction:
+        """Invoke `/command [sub]` as user in the guild; option values are typed by the
+        synced schema."""
         words = command.split()
         synced = {c["name"]: c for c in self.synced_commands()}
         top = synced[words[0]]
@@ -700,7 +780,7 @@ class FakeDiscord:
             data["resolved"] = resolved
         if top.get("guild_id"):
             data["guild_id"] = top["guild_id"]
-        return self._interaction(user, 2, data)
+        return self._interaction(user, 2, data, guild_id=guild_id)
 
     def _value(self, value: Any, resolved: JsonDict) -> Any:
         if isinstance(value, Member):
@@ -723,11 +803,58 @@ class FakeDiscord:
         """Click a button; `seen` is the message as the user's client showed it (a snapshot
         from `message()`), for clicks on a stale message such as a double click."""
         data = {"custom_id": custom_id, "component_type": 2}
-        return self._interaction(user, 3, data, message_id, seen)
+        guild_id = int((seen or self.messages[message_id])["guild_id"])
+        return self._interaction(user, 3, data, message_id, seen, guild_id)
 
     def message(self, message_id: int) -> JsonDict:
         """A snapshot of a message as it is now."""
         return copy.deepcopy(self.messages[message_id])
+
+    # ----------------------------------------------------------------- guilds and shards
+    def channels_of(self, guild_id: int) -> tuple[Channel, Channel]:
+        """The guild's general and ladder channels."""
+        general, live = self._guild_channels[guild_id]
+        return Channel(general, "general"), Channel(live, "ladder")
+
+    def _guild_of_channel(self, channel_id: int) -> int:
+        return next(
+            guild_id
+            for guild_id, channels in self._guild_channels.items()
+            if channel_id in channels
+        )
+
+    def _gateway_bot(self) -> JsonDict:
+        """GET /gateway/bot: where to connect and how many shards Discord recommends."""
+        return {
+            "url": f"ws://127.0.0.1:{self.port}/gateway",
+            "shards": self.recommended_shards,
+            "session_start_limit": {
+                "total": 1000,
+                "remaining": 1000,
+                "reset_after": 0,
+                "max_concurrency": 1,
+            },
+        }
+
+    def _connection_for(self, guild_id: int) -> Connection:
+        """The newest open connection that carries the guild: its shard's, as on Discord."""
+        for connection in reversed(self._connections):
+            if connection.carries(guild_id):
+                return connection
+        raise AssertionError(f"no gateway connection carries guild {guild_id}")
+
+    def send_guild_event(self, guild_id: int, name: str, data: JsonDict) -> None:
+        """Dispatch a guild's gateway event on the connection of the guild's shard only; the
+        dispatch is recorded with the process it went to."""
+
+        async def send() -> None:
+            connection = self._connection_for(guild_id)
+            self._record(
+                Event("dispatch", {"t": name, "guild_id": guild_id}, origin=connection.origin)
+            )
+            await self._dispatch(connection.ws, name, data)
+
+        asyncio.run_coroutine_threadsafe(send(), self._loop).result(5)
 
 
 @dataclass(frozen=True)
@@ -782,4 +909,5 @@ class Interaction:
             flags=flags,
             files=event.files,
             message_id=message_id,
+            origin=event.origin,
         )

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from tests.app.fakediscord import GUILD_ID, MANAGE_GUILD, FakeDiscord, Member
@@ -20,14 +21,26 @@ ROBOT = Member(1002, "otherbot", bot=True)
 PLAYERS = [Member(2000 + number, f"player{number}") for number in range(1, 101)]
 
 
-def write_config(directory: Path, sync: str = str(GUILD_ID), **leaderboard: float) -> Path:
+def write_config(
+    directory: Path,
+    sync: str = str(GUILD_ID),
+    database: str | None = None,
+    shards: tuple[int, Sequence[int]] | None = None,
+    **leaderboard: float,
+) -> Path:
+    """config.toml in directory: the database is its own SQLite file unless given; shards is
+    (shard_count, shard_ids), or None to run unsharded."""
     settings = {"edit_seconds": EDIT_SECONDS, "page_size": PAGE_SIZE, **leaderboard}
+    shard_lines = (
+        [] if shards is None else [f"shard_count = {shards[0]}", f"shard_ids = {list(shards[1])}"]
+    )
     lines = [
         "[discord]",
         'token_env = "LADDERBOT_TEST_TOKEN"',
         f'sync = "{sync}"',
+        *shard_lines,
         "[database]",
-        f'path = "{directory / "ladder.sqlite3"}"',
+        f'path = "{database or directory / "ladder.sqlite3"}"',
         "[leaderboard]",
         *(f"{key} = {value}" for key, value in settings.items()),
     ]
@@ -36,21 +49,32 @@ def write_config(directory: Path, sync: str = str(GUILD_ID), **leaderboard: floa
     return path
 
 
-def bot_environment(fake: FakeDiscord | None) -> dict[str, str]:
+def bot_environment(fake: FakeDiscord | None, origin: str = "bot") -> dict[str, str]:
+    """The environment of a bot or command-line process; origin names it to the fake."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(FAKE_ENV), str(REPO)])
     env["LADDERBOT_TEST_TOKEN"] = "fake-token"
     if fake is not None:
         env["FAKE_DISCORD_URL"] = fake.url
+        env["FAKE_DISCORD_ORIGIN"] = origin
     return env
 
 
 class BotProcess:
-    """The real bot in a subprocess, connected to the fake; its output goes to a log file."""
+    """The real bot in a subprocess, connected to the fake; its output goes to a log file.
+    It is ready once it has the members of each of `guilds` (those of its shards)."""
 
-    def __init__(self, fake: FakeDiscord, config: Path) -> None:
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        config: Path,
+        origin: str = "bot",
+        guilds: Sequence[int] = (GUILD_ID,),
+    ) -> None:
         self.fake = fake
         self.config = config
+        self.origin = origin
+        self.guilds = guilds
         self.log = config.parent / "bot.log"
         self.database = config.parent / "ladder.sqlite3"
         self.process: subprocess.Popen[bytes] | None = None
@@ -61,7 +85,7 @@ class BotProcess:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "bot", "run", "--config", str(self.config)],
                 cwd=self.config.parent,
-                env=bot_environment(self.fake),
+                env=bot_environment(self.fake, self.origin),
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
@@ -70,7 +94,7 @@ class BotProcess:
             if self.process.poll() is not None:
                 raise AssertionError(f"the bot exited early:\n{self.output()}")
             try:
-                self.fake.wait_ready(timeout=0.2, after=mark)
+                self.fake.wait_ready(0.2, mark, self.guilds, self.origin)
                 return
             except AssertionError:
                 if time.monotonic() > deadline:

@@ -34,9 +34,10 @@ class Matches(
 
     @tasks.loop(seconds=AUTO_CONFIRM_EVERY_SECONDS)
     async def auto_confirm(self) -> None:
-        """Apply pending matches older than their guild's auto_confirm_hours."""
+        """Apply pending matches older than their guild's auto_confirm_hours, in the guilds
+        of this process's shards (each guild's owner does it, SPEC 8.4)."""
         try:
-            applied = await self.bot.ladder.auto_confirm()
+            applied = await self.bot.ladder.auto_confirm(self.bot.config.discord.owns_guild)
         except Exception:
             log.exception("auto-confirm failed; retrying next round")
             return

@@ -25,3 +25,21 @@ if _url:
         self.guild_ready_timeout = 0.05
 
     discord.state.ConnectionState.__init__ = _quick_ready_init  # type: ignore[method-assign]
+
+    async def _identify_at_once(self, shard_id, *, initial=False):  # type: ignore[no-untyped-def]
+        """The fake has no IDENTIFY rate limit: no need to wait 5 s before each next shard."""
+
+    discord.Client.before_identify_hook = _identify_at_once  # type: ignore[method-assign]
+
+    _origin = os.environ.get("FAKE_DISCORD_ORIGIN")
+    if _origin:
+        import aiohttp
+
+        _original_session_init = aiohttp.ClientSession.__init__
+
+        def _tagged_session_init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            """Every request (REST, interaction callbacks, gateway) names this process."""
+            kwargs["headers"] = {**(kwargs.get("headers") or {}), "X-Fake-Origin": _origin}
+            _original_session_init(self, *args, **kwargs)
+
+        aiohttp.ClientSession.__init__ = _tagged_session_init  # type: ignore[method-assign]

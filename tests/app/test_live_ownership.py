@@ -1,0 +1,42 @@
+"""The live-board poll refreshes only the guilds of this process's shards (SPEC 8.4)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from bot.app.live import LiveBoards
+from bot.config import parse_config
+from bot.storage.models import LiveBoard
+
+SHARD_0_GUILD = 4 << 22
+SHARD_1_GUILD = (5 << 22) | 7
+
+
+class DueBoards:
+    """The ladder as the poll sees it: both guilds' boards are due."""
+
+    async def live_boards_due(self) -> list[LiveBoard]:
+        return [LiveBoard(guild_id, 1, None, None) for guild_id in (SHARD_0_GUILD, SHARD_1_GUILD)]
+
+
+@pytest.mark.parametrize(
+    ("discord", "owned"),
+    [
+        ("", [SHARD_0_GUILD, SHARD_1_GUILD]),
+        ("shard_count = 2\nshard_ids = [0, 1]", [SHARD_0_GUILD, SHARD_1_GUILD]),
+        ("shard_count = 2\nshard_ids = [1]", [SHARD_1_GUILD]),
+        ("shard_count = 2\nshard_ids = [0]", [SHARD_0_GUILD]),
+    ],
+)
+async def test_poll_touches_the_owned_guilds_only(
+    discord: str, owned: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot: Any = SimpleNamespace(ladder=DueBoards(), config=parse_config(f"[discord]\n{discord}"))
+    live = LiveBoards(bot, edit_seconds=60.0)
+    touched: list[int] = []
+    monkeypatch.setattr(live, "touch", touched.append)
+    await live.poll()
+    assert touched == owned
