@@ -83,16 +83,16 @@ class LadderBot(commands.Bot):
 
 
 class ShardedLadderBot(LadderBot, commands.AutoShardedBot):
-    """The same bot on the gateway connections of some shards only (SPEC 8.4): Discord sends
-    this process the events of the guilds on those shards and no others."""
+    """The bot on the gateway connections of its shards (SPEC 8.4): Discord sends this process
+    the events of the guilds on those shards and no others."""
 
 
 def create_bot(config: Config, ladder: Ladder) -> LadderBot:
-    """Unsharded (one gateway connection, as discord.py's plain Bot) unless [discord] names
-    the shards this process runs."""
+    """Always an AutoShardedBot (SPEC 8.4): the shards [discord] names, or, when it names
+    none, as many as Discord recommends, all in this process."""
     discord_config = config.discord
     if discord_config.shard_count is None or discord_config.shard_ids is None:
-        return LadderBot(config, ladder)
+        return ShardedLadderBot(config, ladder)
     return ShardedLadderBot(
         config,
         ladder,
