@@ -11,9 +11,9 @@ import math
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -25,6 +25,8 @@ from bot.services.csvio import format_time, neutralised, unmarked
 from bot.storage import Database
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
+
+Result = TypeVar("Result")
 
 GUILD = 5
 COPY = 6
@@ -413,32 +415,42 @@ async def assert_finite_and_a_replay(ladder: Ladder, guild_id: int) -> None:
     )
 
 
-async def import_or_refuse(
-    path: Path, data: bytes, importing: Callable[[Ladder], Coroutine[Any, Any, object]]
-) -> bool:
-    """Run `importing` on the database at `path`; True if it was accepted (then the ratings
-    are finite and a replay, and the export imports back to them), False if refused with one
-    line and nothing changed."""
-    before = dump(path)
+async def with_ladder_at(path: Path, use: Callable[[Ladder], Awaitable[Result]]) -> Result:
     db = await Database.open(path)
-    ladder = Ladder(db, GuildSettings(), clock=Clock())
-    refusal: str | None = None
     try:
-        try:
-            await importing(ladder)
-        except UserError as error:
-            refusal = str(error)
-        else:
-            await assert_finite_and_a_replay(ladder, GUILD)
-            await ladder.import_csv(COPY, MOD, await ladder.export_csv(GUILD))
-            await assert_finite_and_a_replay(ladder, COPY)
-            assert await ratings(ladder, COPY) == await ratings(ladder, GUILD)
+        return await use(Ladder(db, GuildSettings(), clock=Clock()))
     finally:
         await db.close()
-    if refusal is not None:
+
+
+async def assert_sound(ladder: Ladder) -> None:
+    """After an accepted import: the ratings are finite and a replay, and the guild's export
+    imports into an empty guild with the same ratings."""
+    await assert_finite_and_a_replay(ladder, GUILD)
+    await ladder.import_csv(COPY, MOD, await ladder.export_csv(GUILD))
+    await assert_finite_and_a_replay(ladder, COPY)
+    assert await ratings(ladder, COPY) == await ratings(ladder, GUILD)
+
+
+def accepted_soundly_or_refused_cleanly(path: Path, importing: Callable[[], str | None]) -> None:
+    """Run `importing` (its refusal, or None when it imported) on the database at `path`:
+    accepted, and then sound, or refused in one line with the database unchanged."""
+    before = dump(path)
+    refusal = importing()
+    if refusal is None:
+        asyncio.run(with_ladder_at(path, assert_sound))
+    else:
         assert "\n" not in refusal
         assert dump(path) == before
-    return refusal is None
+    event("refused" if refusal else "accepted")
+
+
+async def refusal_of_import(ladder: Ladder, data: bytes) -> str | None:
+    try:
+        await ladder.import_csv(GUILD, MOD, data)
+    except UserError as refusal:
+        return str(refusal)
+    return None
 
 
 def fresh_copy(seed: Path, folder: str) -> Path:
@@ -456,7 +468,9 @@ def test_hostile_csv_through_the_import_is_accepted_soundly_or_refused_cleanly(
 ) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = fresh_copy(seeded_database, folder)
-        accepted = asyncio.run(
-            import_or_refuse(path, data, lambda ladder: ladder.import_csv(GUILD, MOD, data))
+        accepted_soundly_or_refused_cleanly(
+            path,
+            lambda: asyncio.run(
+                with_ladder_at(path, lambda ladder: refusal_of_import(ladder, data))
+            ),
         )
-    event("accepted" if accepted else "refused")
