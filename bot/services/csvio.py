@@ -1,7 +1,8 @@
 """The match CSV of SPEC 5: `match,played_at,side,player,score,minutes` (+ export columns).
 
-Pure text in and out. Parsing checks every row and names the line of the first bad one;
-the ladder service then checks each match as a report (and names the match's first line).
+Pure functions: bytes (or text) in, text out. Parsing checks every row and names the line
+of the first bad one; the ladder service then checks each match as a report (and names the
+match's first line).
 
 Hygiene (SPEC 7): an import reads UTF-8 with or without a BOM and any of `\\n`, `\\r\\n`,
 `\\r`. An export puts a `'` before every text cell a spreadsheet would run as a formula; an
@@ -17,19 +18,19 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Final
+from typing import Final, get_args
 
 from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE, valid_minutes, valid_scores
 from bot.services.errors import UserError
 from bot.services.lineup import GUEST, NUMBER, LineupEntry, Player
-from bot.storage import Match
+from bot.storage import Match, MatchStatus
 
 IMPORT_COLUMNS: Final = ("match", "played_at", "side", "player", "score", "minutes")
 EXPORT_COLUMNS: Final = (*IMPORT_COLUMNS, "status", "rating_before", "rating_after")
 IMPORTED_STATUS: Final = "applied"
 """Rows with a `status` column are imported only with this status (an export's other
 matches are pending, disputed or void)."""
-STATUSES: Final = ("pending", "disputed", "applied", "void")
+STATUSES: Final[tuple[str, ...]] = get_args(MatchStatus)
 
 FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r")
 """How a cell starts that a spreadsheet would run as a formula (SPEC 7)."""
