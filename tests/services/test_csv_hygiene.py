@@ -202,6 +202,12 @@ async def test_rows_of_one_match_with_one_time_in_two_zones_are_one_match(ladder
     assert (await ladder.import_csv(GUILD, MOD, data)).matches == 1
 
 
+async def test_one_player_twice_in_one_match_is_refused(ladder: Ladder, db_path: Path) -> None:
+    data = csv_bytes("m1,2023-01-01,a,1,3,20", "m1,2023-01-01,b,2,1,20", "m1,2023-01-01,b,1,0,20")
+    message = await refused(ladder, db_path, data)
+    assert message == "line 2 (match 'm1'): <@1> appears twice in the match; list every player once"
+
+
 async def test_rows_of_one_match_with_different_statuses_are_refused(
     ladder: Ladder, db_path: Path
 ) -> None:
