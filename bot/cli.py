@@ -297,17 +297,19 @@ def run_export(arguments: argparse.Namespace, streams: Streams) -> int:
 
 
 def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
-    """`import FILE`: matches from CSV ('-': stdin), all or nothing."""
+    """`import FILE`: matches from CSV ('-': stdin), all or nothing. The bytes go to the
+    import as they are (it decodes them and names the line of a bad one)."""
     try:
-        text = (
-            streams.stdin.read()
-            if arguments.file == "-"
-            else Path(arguments.file).read_text(encoding="utf-8")
-        )
-    except (OSError, UnicodeDecodeError) as error:
+        if arguments.file != "-":
+            data: bytes | str = Path(arguments.file).read_bytes()
+        elif hasattr(streams.stdin, "buffer"):
+            data = streams.stdin.buffer.read()
+        else:  # an in-memory text stream
+            data = streams.stdin.read()
+    except OSError as error:
         raise UsageError(f"cannot read {arguments.file}: {error}") from None
     result = _with_ladder(
-        arguments, lambda ladder: ladder.import_csv(arguments.guild, CLI_ACTOR, text)
+        arguments, lambda ladder: ladder.import_csv(arguments.guild, CLI_ACTOR, data)
     )
     print(f"imported {result.matches} matches, replayed {result.replayed}", file=streams.stdout)
     return EXIT_OK

@@ -1,7 +1,13 @@
 """The match CSV of SPEC 5: `match,played_at,side,player,score,minutes` (+ export columns).
 
-Pure text in and out. Parsing checks every row and names the line of the first bad one;
-the ladder service then checks each match as a report (and names the match's first line).
+Pure functions: bytes (or text) in, text out. Parsing checks every row and names the line
+of the first bad one; the ladder service then checks each match as a report (and names the
+match's first line).
+
+Hygiene (SPEC 7): an import reads UTF-8 with or without a BOM and any of `\\n`, `\\r\\n`,
+`\\r`. An export puts a `'` before every text cell a spreadsheet would run as a formula; an
+import drops one `'` that stands before such a start again, so an export imports back to the
+same matches (and a cell re-saved by a spreadsheet, which drops the `'`, reads the same).
 """
 
 from __future__ import annotations
@@ -9,18 +15,34 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Final
+from typing import Final, get_args
 
 from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE, valid_minutes, valid_scores
 from bot.services.errors import UserError
 from bot.services.lineup import GUEST, NUMBER, LineupEntry, Player
-from bot.storage import Match
+from bot.storage import Match, MatchStatus
 
 IMPORT_COLUMNS: Final = ("match", "played_at", "side", "player", "score", "minutes")
 EXPORT_COLUMNS: Final = (*IMPORT_COLUMNS, "status", "rating_before", "rating_after")
+IMPORTED_STATUS: Final = "applied"
+"""Rows with a `status` column are imported only with this status (an export's other
+matches are pending, disputed or void)."""
+STATUSES: Final[tuple[str, ...]] = get_args(MatchStatus)
+
+FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r")
+"""How a cell starts that a spreadsheet would run as a formula (SPEC 7)."""
+FORMULA_MARK: Final = "'"
+
+LATEST_AHEAD: Final = 86_400.0
+"""How far past now a played_at may be: one day (clocks and time zones disagree)."""
+PLAYED_AT_RULE: Final = (
+    "an ISO-8601 time from 1970-01-01 to one day after now, such as 2024-05-01T18:30:00Z"
+)
+MAX_USER_ID: Final = 2**63 - 1
+PLAYER_RULE: Final = f"a Discord user id (1 to {MAX_USER_ID}) or ~guest_name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,32 +55,61 @@ class CsvMatch:
     entries: tuple[LineupEntry, ...]
 
     @property
-    def order(self) -> tuple[float, tuple[int, int | str]]:
-        """played_at, ties by the match label (numerically when it is a number)."""
-        label = (0, int(self.label)) if self.label.isdigit() else (1, self.label)
-        return (self.played_at, label)
+    def order(self) -> tuple[float, tuple[int, int, str]]:
+        """played_at, ties by the match label (numerically when it is ASCII digits)."""
+        if self.label.isascii() and self.label.isdigit():
+            digits = self.label.lstrip("0")
+            return (self.played_at, (0, len(digits), digits))
+        return (self.played_at, (1, 0, self.label))
 
 
 def format_time(moment: float) -> str:
-    """Unix seconds as ISO-8601 UTC with a Z (microseconds only when there are any)."""
-    stamp = datetime.fromtimestamp(moment, UTC)
+    """Unix seconds as ISO-8601 UTC with a Z (microseconds only when there are any). A moment
+    no calendar can show (stored before played_at had bounds) is written as its number, so
+    an export never fails and importing it back names the row."""
+    try:
+        stamp = datetime.fromtimestamp(moment, UTC)
+    except (OverflowError, ValueError, OSError):
+        return repr(moment)
     spec = "seconds" if stamp.microsecond == 0 else "microseconds"
     return stamp.isoformat(timespec=spec).replace("+00:00", "Z")
 
 
-def parse_time(text: str) -> float:
-    """ISO-8601 to Unix seconds; a time without zone is UTC."""
-    stamp = datetime.fromisoformat(text.strip())
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=UTC)
-    return stamp.timestamp()
+def parse_time(text: str, now: float) -> float:
+    """ISO-8601 to Unix seconds (a time without zone is UTC), within PLAYED_AT_RULE."""
+    try:
+        stamp = datetime.fromisoformat(text.strip())
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=UTC)
+        moment = stamp.timestamp()
+    except (ValueError, OverflowError):
+        moment = math.nan
+    if not 0.0 <= moment <= now + LATEST_AHEAD:
+        raise UserError(f"played_at {text!r} must be {PLAYED_AT_RULE}")
+    return moment
+
+
+def neutralised(cell: str) -> str:
+    """The cell with a `'` in front when a spreadsheet would run it as a formula (also in
+    front of one that already starts with `'`s before such a start, so `unmarked` inverts
+    this exactly)."""
+    return FORMULA_MARK + cell if cell.lstrip(FORMULA_MARK).startswith(FORMULA_STARTS) else cell
+
+
+def unmarked(cell: str) -> str:
+    """The cell without the `'` that `neutralised` put in front of it."""
+    if cell.startswith(FORMULA_MARK) and cell.lstrip(FORMULA_MARK).startswith(FORMULA_STARTS):
+        return cell[len(FORMULA_MARK) :]
+    return cell
 
 
 def _number(text: str) -> float:
-    return float(text) if NUMBER.fullmatch(text.strip()) else math.nan
+    """A decimal number (-0 read as 0), NaN when the text is none."""
+    return float(text) + 0.0 if NUMBER.fullmatch(text) else math.nan
 
 
 def export_matches(matches: Iterable[Match]) -> str:
+    """Every match as CSV; numbers plain, text cells neutralised."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(EXPORT_COLUMNS)
@@ -68,12 +119,12 @@ def export_matches(matches: Iterable[Match]) -> str:
             writer.writerow(
                 [
                     match.id,
-                    format_time(match.played_at),
-                    p.side,
-                    player,
+                    neutralised(format_time(match.played_at)),
+                    neutralised(p.side),
+                    neutralised(player),
                     repr(p.score),
                     repr(p.minutes),
-                    match.status,
+                    neutralised(match.status),
                     "" if p.rating_before is None else repr(p.rating_before),
                     "" if p.rating_after is None else repr(p.rating_after),
                 ]
@@ -81,12 +132,48 @@ def export_matches(matches: Iterable[Match]) -> str:
     return out.getvalue()
 
 
-def parse_matches(text: str) -> list[CsvMatch]:
+def decoded(data: bytes | str) -> str:
+    """UTF-8 (a BOM is dropped); a str is checked the same way, so undecodable bytes that
+    reached it as lone surrogates are refused too. UserError names the line."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
+        line = before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
+        raise UserError(
+            f"line {line}: the bytes {raw[error.start : error.end]!r} are not UTF-8; "
+            "save the file as UTF-8"
+        ) from None
+
+
+@dataclass(slots=True)
+class _Group:
+    """The rows of one match label so far."""
+
+    line: int
+    status: str
+    played_at: float | None = None
+    entries: list[LineupEntry] = field(default_factory=list)
+
+
+def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """The CSV rows with their line numbers; a malformed one is a UserError naming its line."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            yield reader.line_num, row
+    except csv.Error as error:
+        raise UserError(f"line {reader.line_num}: {error}") from None
+
+
+def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
     """Matches of a CSV file, in file order; rows whose `status` column (if present) is not
-    `applied` are skipped, so an export imports back to the same ratings."""
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, None)
-    if header is None:
+    `applied` are skipped, so an export imports back to the same ratings. The rows of one
+    match must agree on its played_at and status."""
+    rows = _rows(decoded(data))
+    _, header = next(rows, (1, []))
+    if not header:
         raise UserError("line 1: the CSV file is empty; its header is " + ",".join(IMPORT_COLUMNS))
     columns = [name.strip().lower() for name in header]
     missing = [name for name in IMPORT_COLUMNS if name not in columns]
@@ -97,56 +184,65 @@ def parse_matches(text: str) -> list[CsvMatch]:
     index: dict[str, int] = {
         name: columns.index(name) for name in (*IMPORT_COLUMNS, "status") if name in columns
     }
-    matches: dict[str, tuple[int, float, list[LineupEntry]]] = {}
-    for row in reader:
-        line = reader.line_num
+    groups: dict[str, _Group] = {}
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(columns):
             raise UserError(f"line {line}: {len(row)} fields, the header has {len(columns)}")
-        cells: dict[str, str] = {name: row[position].strip() for name, position in index.items()}
-        if "status" in cells and cells["status"] != "applied":
+        cells = {name: unmarked(row[position].strip()) for name, position in index.items()}
+        label, status = cells["match"], cells.get("status", IMPORTED_STATUS)
+        if not label:
+            raise UserError(f"line {line}: the match column is empty; give every match a label")
+        if status not in STATUSES:
+            raise UserError(f"line {line}: status {status!r} must be one of {', '.join(STATUSES)}")
+        group = groups.setdefault(label, _Group(line, status))
+        if status != group.status:
+            raise UserError(
+                f"line {line}: match {label!r} has status {status!r}, but its first row "
+                f"(line {group.line}) has {group.status!r}; one match, one status"
+            )
+        if status != IMPORTED_STATUS:
             continue
-        label, entry, played_at = _parse_row(cells, line)
-        first_line, when, entries = matches.setdefault(label, (line, played_at, []))
-        if when != played_at:
+        try:
+            entry, played_at = _parse_row(cells, now)
+        except UserError as error:
+            raise UserError(f"line {line}: {error}") from None
+        if group.played_at is None:
+            group.played_at = played_at
+        elif group.played_at != played_at:
             raise UserError(
                 f"line {line}: match {label!r} has played_at {cells['played_at']!r}, but its "
-                f"first row (line {first_line}) has another time; one match, one time"
+                f"first row (line {group.line}) has another time; one match, one time"
             )
-        entries.append(entry)
+        group.entries.append(entry)
     return [
-        CsvMatch(label, line, when, tuple(entries))
-        for label, (line, when, entries) in matches.items()
+        CsvMatch(label, group.line, group.played_at, tuple(group.entries))
+        for label, group in groups.items()
+        if group.played_at is not None
     ]
 
 
-def _parse_row(cells: Mapping[str, str], line: int) -> tuple[str, LineupEntry, float]:
-    label = cells["match"]
-    if not label:
-        raise UserError(f"line {line}: the match column is empty; give every match a label")
-    try:
-        played_at = parse_time(cells["played_at"])
-    except ValueError:
-        raise UserError(
-            f"line {line}: played_at {cells['played_at']!r} is not an ISO-8601 time "
-            "such as 2024-05-01T18:30:00Z"
-        ) from None
+def _player(text: str) -> Player:
+    if text.isascii() and text.isdigit() and len(text.lstrip("0")) <= len(str(MAX_USER_ID)):
+        user_id = int(text)
+        if 1 <= user_id <= MAX_USER_ID:
+            return Player(user_id=user_id)
+    elif text.startswith("~") and GUEST.fullmatch(text[1:]):
+        return Player(guest=text[1:])
+    raise UserError(f"player {text!r} must be {PLAYER_RULE}")
+
+
+def _parse_row(cells: Mapping[str, str], now: float) -> tuple[LineupEntry, float]:
+    """One applied row's participant and played_at; UserError naming the bad cell."""
+    played_at = parse_time(cells["played_at"], now)
     side = cells["side"]
     if not side:
-        raise UserError(f"line {line}: the side is empty; give every row a side label")
-    player_text = cells["player"]
-    if player_text.isdigit():
-        player = Player(user_id=int(player_text))
-    elif player_text.startswith("~") and GUEST.fullmatch(player_text[1:]):
-        player = Player(guest=player_text[1:])
-    else:
-        raise UserError(
-            f"line {line}: player {player_text!r} must be a Discord user id or ~guest_name"
-        )
+        raise UserError("the side is empty; give every row a side label")
+    player = _player(cells["player"])
     score, minutes = _number(cells["score"]), _number(cells["minutes"])
     if not valid_scores(score):
-        raise UserError(f"line {line}: score {cells['score']!r} must be {SCORE_RULE}")
+        raise UserError(f"score {cells['score']!r} must be {SCORE_RULE}")
     if not valid_minutes(minutes):
-        raise UserError(f"line {line}: minutes {cells['minutes']!r} must be {MINUTES_RULE}")
-    return label, LineupEntry(player, side, score, minutes), played_at
+        raise UserError(f"minutes {cells['minutes']!r} must be {MINUTES_RULE}")
+    return LineupEntry(player, side, score, minutes), played_at

@@ -835,10 +835,11 @@ class Ladder:
     async def export_csv(self, guild_id: int) -> str:
         return export_matches(await self.db.read.all_matches(guild_id))
 
-    async def import_csv(self, guild_id: int, actor: Actor, text: str) -> ImportResult:
-        """Import matches as applied, merged into the log by played_at; all or nothing."""
+    async def import_csv(self, guild_id: int, actor: Actor, data: bytes | str) -> ImportResult:
+        """Import matches (a CSV file's bytes, or its text) as applied, merged into the log by
+        played_at; all or nothing."""
         _must_moderate(actor, "import matches")
-        parsed = sorted(parse_matches(text), key=lambda match: match.order)
+        parsed = sorted(parse_matches(data, self.clock()), key=lambda match: match.order)
         async with self.db.write() as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             batch = uuid.uuid4().hex

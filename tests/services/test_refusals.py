@@ -141,9 +141,9 @@ REFUSALS: list[tuple[str, Callable[[Ladder, int], Awaitable[object]], str]] = [
             GUILD,
             MOD,
             CSV_HEAD
-            + "m1,2024-01-01T00:00:00Z,a,1,3,20\n"
-            + "m1,2024-01-01T00:00:00Z,b,2,1,20\n"
-            + "m2,2024-01-02T00:00:00Z,a,1,inf,20\n",
+            + "m1,2023-01-01T00:00:00Z,a,1,3,20\n"
+            + "m1,2023-01-01T00:00:00Z,b,2,1,20\n"
+            + "m2,2023-01-02T00:00:00Z,a,1,inf,20\n",
         ),
         "line 4: score 'inf'",
     ),
@@ -153,10 +153,10 @@ REFUSALS: list[tuple[str, Callable[[Ladder, int], Awaitable[object]], str]] = [
             GUILD,
             MOD,
             CSV_HEAD
-            + "m1,2024-01-01T00:00:00Z,a,1,3,20\n"
-            + "m1,2024-01-01T00:00:00Z,b,2,1,20\n"
-            + "m2,2024-01-02T00:00:00Z,a,1,3,20\n"
-            + "m2,2024-01-02T00:00:00Z,a,2,1,20\n",
+            + "m1,2023-01-01T00:00:00Z,a,1,3,20\n"
+            + "m1,2023-01-01T00:00:00Z,b,2,1,20\n"
+            + "m2,2023-01-02T00:00:00Z,a,1,3,20\n"
+            + "m2,2023-01-02T00:00:00Z,a,2,1,20\n",
         ),
         "line 4 (match 'm2')",
     ),
@@ -167,7 +167,7 @@ REFUSALS: list[tuple[str, Callable[[Ladder, int], Awaitable[object]], str]] = [
     ),
     (
         "csv with a bad player",
-        lambda s, _: s.import_csv(GUILD, MOD, CSV_HEAD + "m1,2024-01-01,a,bob,3,20\n"),
+        lambda s, _: s.import_csv(GUILD, MOD, CSV_HEAD + "m1,2023-01-01,a,bob,3,20\n"),
         "line 2: player 'bob'",
     ),
     (
