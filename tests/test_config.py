@@ -36,23 +36,38 @@ def test_missing_keys_take_the_example_values() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[defaults]\nt = 'abc'", "config.toml: [defaults] t must be a number > 0, got 'abc'"),
-        ("[defaults]\nt = 0", "[defaults] t must be a number > 0, got 0"),
-        ("[defaults]\ngame_mult = nan", "[defaults] game_mult must be a number > 0, got nan"),
-        ("[defaults]\nmax_game_length = 2000", "[defaults] max_game_length must be a number of"),
-        ("[defaults]\ninitial_rating = inf", "[defaults] initial_rating must be a finite number"),
+        (
+            "[defaults]\nt = 'abc'",
+            "config.toml: [defaults] t must be a number from 1 to 10,000, got 'abc'",
+        ),
+        ("[defaults]\nt = 0", "[defaults] t must be a number from 1 to 10,000, got 0"),
+        (
+            "[defaults]\ngame_mult = nan",
+            "[defaults] game_mult must be a number from 0.01 to 1,000, got nan",
+        ),
+        (
+            "[defaults]\nmax_game_length = 2000",
+            "[defaults] max_game_length must be a number from 1 to 1,440",
+        ),
+        (
+            "[defaults]\ninitial_rating = inf",
+            "[defaults] initial_rating must be a number from -1,000,000 to 1,000,000",
+        ),
         ("[defaults]\nvariant = 'p9'", "[defaults] variant must be one of p1, p2"),
         ("[defaults]\nconfirm = 'always'", "[defaults] confirm must be one of opponent, none"),
-        ("[defaults]\nmin_games = 1.5", "[defaults] min_games must be a whole number >= 0"),
+        (
+            "[defaults]\nmin_games = 1.5",
+            "[defaults] min_games must be a whole number from 0 to 1,000",
+        ),
         (
             "[defaults]\nauto_confirm_hours = -1",
-            "[defaults] auto_confirm_hours must be a number > 0",
+            "[defaults] auto_confirm_hours must be a number > 0 and <= 8,760",
         ),
         ("[defaults]\ntt = 1", "[defaults] tt is not a known key"),
         ("[leaderboard]\npage_size = 0", "[leaderboard] page_size must be a whole number from 1"),
         ("[leaderboard]\nedit_seconds = 'x'", "[leaderboard] edit_seconds must be a number >= 0"),
         ("[discord]\nsync = 12", '[discord] sync must be "global" or a guild id'),
-        ("[discord]\ntoken_env = ''", "[discord] token_env must be a non-empty string"),
+        ("[discord]\ntoken_env = ''", "[discord] token_env must name an environment variable"),
         ("[database]\npath = 3", "[database] path must be a non-empty string"),
         ("[extra]\nx = 1", "unknown section [extra]"),
         ("database = 1", "database must be a [database] section"),
