@@ -73,3 +73,12 @@ def test_game_rejects_impossible_values() -> None:
         Game(0.3, 1000.0)
     with pytest.raises(ValueError, match="rating must be a finite number"):
         Game(1.0, math.inf)
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"])
+def test_line_ends_of_every_kind_split_lines_and_keep_their_numbers(line_end: str) -> None:
+    text = line_end.join(["+1 a", "", "-2 b 3", ""])
+    assert parse_games(text) == parse_games(["+1 a\n", "\n", "-2 b 3\n"])
+    assert parse_games([text]) == parse_games(text)
+    with pytest.raises(GameListError, match="^line 3: "):
+        parse_games(line_end.join(["+1", "", "+x"]))
