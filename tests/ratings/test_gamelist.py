@@ -80,5 +80,5 @@ def test_line_ends_of_every_kind_split_lines_and_keep_their_numbers(line_end: st
     text = line_end.join(["+1 a", "", "-2 b 3", ""])
     assert parse_games(text) == parse_games(["+1 a\n", "\n", "-2 b 3\n"])
     assert parse_games([text]) == parse_games(text)
-    with pytest.raises(GameListError, match="^line 3: "):
+    with pytest.raises(GameListError, match=r"^line 3: "):
         parse_games(line_end.join(["+1", "", "+x"]))
