@@ -40,9 +40,8 @@ _Number = TypeVar("_Number", int, float)
 
 def finite_number(value: Any) -> float:
     """A number, or a string of one in ASCII (Unicode digits such as '١٢' are refused)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise SettingError("must be a number")
-    if isinstance(value, str) and not value.isascii():
+    text_or_number = (isinstance(value, str) and value.isascii()) or isinstance(value, int | float)
+    if isinstance(value, bool) or not text_or_number:
         raise SettingError("must be a number")
     try:
         number = float(value)
@@ -120,7 +119,7 @@ SETTING_BOUNDS: Final[Mapping[str, Bound]] = {
     "min_games": Bound(0, 1_000, whole=True),
 }
 """The bounds of the guild settings that are numbers (SPEC 7); the ladder update is finite
-for every match within them (tests/ratings/test_ladder.py checks it at the corners)."""
+for every match within them (tests/ratings/test_bounds.py checks it at the corners)."""
 
 non_negative_number = _bounded(finite_number, lambda number: number >= 0, "must be a number >= 0")
 page_size = Bound(1, MAX_PAGE_SIZE, whole=True).check
@@ -142,10 +141,6 @@ def non_empty_text(value: Any) -> str:
     return value
 
 
-def _ascii_digits(text: str) -> bool:
-    return text.isascii() and text.isdigit()
-
-
 class SecretSettingError(SettingError):
     """A refused value that may be a secret: the message never quotes it."""
 
@@ -164,7 +159,8 @@ def environment_variable_name(value: Any) -> str:
 
 
 def sync_target(value: Any) -> str:
-    if not isinstance(value, str) or not (value == "global" or _ascii_digits(value)):
+    guild_id = isinstance(value, str) and value.isascii() and value.isdigit()
+    if not isinstance(value, str) or not (value == "global" or guild_id):
         raise SettingError('must be "global" or a guild id as a string of digits')
     return value
 
