@@ -9,7 +9,6 @@ import math
 import sqlite3
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -203,9 +202,9 @@ LINEUPS = st.one_of(
 
 
 @pytest.fixture(scope="module")
-def fuzz_db() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="ladderbot-fuzz-"))
-    return seeded(folder / "fuzz.sqlite3")
+def fuzz_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One seeded database for all examples (hypothesis reruns a test, not its fixtures)."""
+    return seeded(tmp_path_factory.mktemp("fuzz") / "fuzz.sqlite3")
 
 
 async def stored_ratings_are_a_replay(path: Path) -> None:

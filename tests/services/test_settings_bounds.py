@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -86,8 +85,8 @@ def setting_values(key: str) -> st.SearchStrategy[object]:
 
 
 @pytest.fixture(scope="module")
-def fuzz_db() -> Path:
-    return seeded(Path(tempfile.mkdtemp(prefix="ladderbot-settings-")) / "fuzz.sqlite3")
+def fuzz_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return seeded(tmp_path_factory.mktemp("settings") / "fuzz.sqlite3")
 
 
 @settings(max_examples=60, deadline=None)
