@@ -28,6 +28,7 @@ from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
 from bot.services import Actor, Ladder, UserError, parse_lineup
 from bot.services.ladder import MEASURES
+from bot.services.lineup import parse_id
 
 PROGRAM = "ladderbot"
 DEFAULT_CONFIG = "config.toml"
@@ -64,9 +65,31 @@ Handler = Callable[[argparse.Namespace, Streams], int]
 
 
 class _Parser(argparse.ArgumentParser):
-    """Raises UsageError instead of printing the usage and exiting."""
+    """Raises UsageError instead of printing the usage and exiting; when an argument that
+    starts with '-' (a lineup such as '-abc 1 | <@2> 3') was taken for an option, the error
+    says to put `--` before it."""
+
+    _arguments: Sequence[str] = ()
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._arguments = list(args or ())
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
+        if "--" not in self._arguments:
+            dashed = [
+                argument
+                for argument in self._arguments
+                if argument.startswith("-")
+                and argument.split("=")[0] not in self._option_string_actions
+            ]
+            if dashed:
+                message += (
+                    f"; {dashed[0]!r} was read as an option: to give it as an argument,"
+                    f" put -- before it ({self.prog} ... -- {dashed[0]!r})"
+                )
         raise UsageError(message)
 
 
@@ -323,9 +346,10 @@ def run_recompute(arguments: argparse.Namespace, streams: Streams) -> int:
 
 
 def _guild_id(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"a guild id is a number, not {text!r}")
-    return int(text)
+    try:
+        return parse_id(text, "guild id")
+    except UserError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -385,6 +409,9 @@ def main(argv: Sequence[str] | None = None, streams: Streams | None = None) -> i
         return handler(arguments, streams)
     except USER_ERRORS as error:
         print(f"{command}: error: {error}", file=streams.stderr)
+        return EXIT_BAD_INPUT
+    except (UnicodeDecodeError, UnicodeEncodeError) as error:  # bytes that are not UTF-8
+        print(f"{command}: error: the text is not valid UTF-8: {error.reason}", file=streams.stderr)
         return EXIT_BAD_INPUT
     except SystemExit as exit_request:  # --help
         return exit_request.code if isinstance(exit_request.code, int) else EXIT_BAD_INPUT

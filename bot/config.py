@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from bot.ratings.ladder import DEFAULT_SETTINGS, MAX_MINUTES, valid_minutes
+from bot.ratings.ladder import DEFAULT_SETTINGS, MAX_MINUTES
 from bot.ratings.variants import VARIANTS as VARIANT_TABLE
 
 VARIANTS: Final = tuple(VARIANT_TABLE)
@@ -38,15 +39,16 @@ _Number = TypeVar("_Number", int, float)
 
 
 def finite_number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        if isinstance(value, str):
-            try:
-                value = float(value)
-            except ValueError:
-                raise SettingError("must be a number") from None
-        else:
-            raise SettingError("must be a number")
-    number = float(value)
+    """A number, or a string of one in ASCII (Unicode digits such as '١٢' are refused)."""
+    text_or_number = (isinstance(value, str) and value.isascii()) or isinstance(value, int | float)
+    if isinstance(value, bool) or not text_or_number:
+        raise SettingError("must be a number")
+    try:
+        number = float(value)
+    except ValueError:
+        raise SettingError("must be a number") from None
+    except OverflowError:  # an integer beyond the float range
+        raise SettingError("must be a finite number") from None
     if not math.isfinite(number):
         raise SettingError("must be a finite number")
     return number
@@ -77,17 +79,50 @@ def _bounded(
     return check
 
 
-positive_number = _bounded(finite_number, lambda number: number > 0, "must be a number > 0")
-game_length = _bounded(
-    finite_number, valid_minutes, f"must be a number of minutes > 0 and <= {MAX_MINUTES:g}"
-)
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """The accepted range of a number setting (SPEC 7): low <= x <= high, or low < x."""
+
+    low: float
+    high: float
+    low_included: bool = True
+    whole: bool = False
+
+    def __contains__(self, number: float) -> bool:
+        above = number >= self.low if self.low_included else number > self.low
+        return above and number <= self.high
+
+    @property
+    def rule(self) -> str:
+        kind = "a whole number" if self.whole else "a number"
+        if self.low_included:
+            return f"must be {kind} from {_readable(self.low)} to {_readable(self.high)}"
+        return f"must be {kind} > {_readable(self.low)} and <= {_readable(self.high)}"
+
+    def check(self, value: Any) -> float:
+        """The value as a number within the bound, else SettingError stating the rule."""
+        parse: Callable[[Any], float] = _integer if self.whole else finite_number
+        return _bounded(parse, self.__contains__, self.rule)(value)
+
+
+def _readable(number: float) -> str:
+    """10000 as 10,000 (as SPEC 7 writes the bounds), 0.01 as 0.01."""
+    return f"{int(number):,}" if float(number).is_integer() else f"{number:g}"
+
+
+SETTING_BOUNDS: Final[Mapping[str, Bound]] = {
+    "t": Bound(1.0, 10_000.0),
+    "game_mult": Bound(0.01, 1_000.0),
+    "max_game_length": Bound(1.0, MAX_MINUTES),
+    "initial_rating": Bound(-1e6, 1e6),
+    "auto_confirm_hours": Bound(0.0, 8_760.0, low_included=False),
+    "min_games": Bound(0, 1_000, whole=True),
+}
+"""The bounds of the guild settings that are numbers (SPEC 7); the ladder update is finite
+for every match within them (tests/ratings/test_bounds.py checks it at the corners)."""
+
 non_negative_number = _bounded(finite_number, lambda number: number >= 0, "must be a number >= 0")
-non_negative_integer = _bounded(_integer, lambda number: number >= 0, "must be a whole number >= 0")
-page_size = _bounded(
-    _integer,
-    lambda number: 1 <= number <= MAX_PAGE_SIZE,
-    f"must be a whole number from 1 to {MAX_PAGE_SIZE}",
-)
+page_size = Bound(1, MAX_PAGE_SIZE, whole=True).check
 
 
 def one_of(*choices: str) -> Callable[[Any], str]:
@@ -106,8 +141,26 @@ def non_empty_text(value: Any) -> str:
     return value
 
 
+class SecretSettingError(SettingError):
+    """A refused value that may be a secret: the message never quotes it."""
+
+
+ENVIRONMENT_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def environment_variable_name(value: Any) -> str:
+    """token_env: a name such as DISCORD_TOKEN. A pasted token is refused without echoing it."""
+    if not isinstance(value, str) or not ENVIRONMENT_NAME.fullmatch(value):
+        raise SecretSettingError(
+            "must name an environment variable (letters, digits and _, such as DISCORD_TOKEN) "
+            "that holds the token, not the token itself"
+        )
+    return value
+
+
 def sync_target(value: Any) -> str:
-    if not isinstance(value, str) or not (value == "global" or value.isdigit()):
+    guild_id = isinstance(value, str) and value.isascii() and value.isdigit()
+    if not isinstance(value, str) or not (value == "global" or guild_id):
         raise SettingError('must be "global" or a guild id as a string of digits')
     return value
 
@@ -131,14 +184,9 @@ class GuildSettings:
 
 
 GUILD_SETTING_RULES: Final[Mapping[str, Callable[[Any], Any]]] = {
-    "t": positive_number,
-    "game_mult": positive_number,
-    "max_game_length": game_length,
-    "initial_rating": finite_number,
+    **{name: bound.check for name, bound in SETTING_BOUNDS.items()},
     "variant": one_of(*VARIANTS),
     "confirm": one_of(*CONFIRM_MODES),
-    "auto_confirm_hours": positive_number,
-    "min_games": non_negative_integer,
 }
 RATING_CONSTANTS: Final = frozenset({"t", "game_mult", "max_game_length", "initial_rating"})
 """Settings whose change replays the guild (SPEC 2.5)."""
@@ -234,7 +282,7 @@ SECTION_RULES: Final[Mapping[str, tuple[type, Mapping[str, Callable[[Any], Any]]
     "discord": (
         DiscordConfig,
         {
-            "token_env": non_empty_text,
+            "token_env": environment_variable_name,
             "sync": sync_target,
             "shard_count": shard_count,
             "shard_ids": shard_ids,
@@ -268,6 +316,8 @@ def check_section(
             raise KeyedSettingError(key, f"is not a known key (known: {', '.join(rules)})")
         try:
             checked[key] = rule(value)
+        except SecretSettingError as error:
+            raise KeyedSettingError(key, str(error)) from None
         except SettingError as error:
             raise KeyedSettingError(key, f"{error}, got {value!r}") from None
     return checked

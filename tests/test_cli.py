@@ -112,7 +112,7 @@ def test_testit_p1_shows_infinity() -> None:
         (["p3"], "+\n", "ladderbot p3: error: line 1: the opponent rating is missing"),
         (["p4"], "+abc\n", "ladderbot p4: error: line 1: the opponent rating 'abc' is not"),
         (["p5"], "+nan\n", "ladderbot p5: error: line 1: the opponent rating 'nan' is not"),
-        (["ra", "p2"], "+1 a -3\n", "ladderbot ra: error: line 1: days '-3' must be a non-neg"),
+        (["ra", "p2"], "+1 a -3\n", "ladderbot ra: error: line 1: days '-3' must be a finite"),
         (["rep", "+1000", "0"], "", "ladderbot rep: error: argument 2: the COUNT for '+1000'"),
         (["rep", "+1000", "-1"], "", "ladderbot rep: error: argument 2: the COUNT for '+1000'"),
         (["rep", "+1000", "1.5"], "", "ladderbot rep: error: argument 2: the COUNT for"),

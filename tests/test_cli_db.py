@@ -132,7 +132,7 @@ def test_bad_config_is_one_line(tmp_path: Path) -> None:
     config.write_text("[defaults]\nt = 'abc'\n")
     status, _, err = run("recompute", "--guild", "1", "--config", str(config))
     assert status == 2
-    assert "[defaults] t must be a number > 0, got 'abc'" in err
+    assert "[defaults] t must be a number from 1 to 10,000, got 'abc'" in err
 
 
 def test_config_gives_database_path(tmp_path: Path) -> None:

@@ -12,9 +12,17 @@ RESULTS = {"+": 1.0, "=": 0.5, "-": 0.0}
 SIGNS = {value: sign for sign, value in RESULTS.items()}
 DEFAULT_OPPONENT = "unknown"
 
-_UNSIGNED = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_UNSIGNED = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
 _NUMBER = re.compile(r"[+-]?" + _UNSIGNED)
 _DAYS = re.compile(_UNSIGNED)
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_LAST_LINE_END = re.compile(r"(?:\r\n|\r|\n)\Z")
+
+MAX_OPPONENT_RATING = 1e6
+MAX_DAYS = 1e6
+MAX_GAMES = 1_000_000
+RATING_RULE = "a finite number from -1e6 to 1e6"
+DAYS_RULE = "a finite number from 0 to 1e6"
 
 
 class GameListError(ValueError):
@@ -65,28 +73,30 @@ def parse_line(line: str, line_number: int) -> Game | None:
             line_number, line, f"the opponent rating {rating_text!r} is not a number"
         )
     rating = float(rating_text)
-    if not math.isfinite(rating):
-        raise GameListError(line_number, line, f"the opponent rating {rating_text!r} is too large")
+    if not abs(rating) <= MAX_OPPONENT_RATING:
+        raise GameListError(
+            line_number, line, f"the opponent rating {rating_text!r} must be {RATING_RULE}"
+        )
     opponent = tokens[1] if len(tokens) > 1 else DEFAULT_OPPONENT
     days = 0.0
     if len(tokens) > 2:
-        if not _DAYS.fullmatch(tokens[2]):
-            raise GameListError(
-                line_number, line, f"days {tokens[2]!r} must be a non-negative number"
-            )
-        days = float(tokens[2])
-        if not math.isfinite(days):
-            raise GameListError(line_number, line, f"days {tokens[2]!r} is too large")
+        days = float(tokens[2]) if _DAYS.fullmatch(tokens[2]) else math.nan
+        if not days <= MAX_DAYS:
+            raise GameListError(line_number, line, f"days {tokens[2]!r} must be {DAYS_RULE}")
     return Game(RESULTS[head[0]], rating, opponent, days)
 
 
 def parse_games(text: str | Iterable[str]) -> list[Game]:
-    """Parse a whole list (a string or lines); blank lines are skipped."""
-    lines = text.splitlines() if isinstance(text, str) else text
-    games = []
+    """Parse a whole list (a string or lines); blank lines are skipped. Lines may end in
+    \n, \r\n or \r; more than MAX_GAMES games are refused at the first one too many."""
+    chunks = [text] if isinstance(text, str) else text
+    lines = (line for chunk in chunks for line in _LINE_END.split(_LAST_LINE_END.sub("", chunk)))
+    games: list[Game] = []
     for number, line in enumerate(lines, start=1):
         game = parse_line(line, number)
         if game is not None:
+            if len(games) == MAX_GAMES:
+                raise GameListError(number, line, f"a game list has at most {MAX_GAMES:,} games")
             games.append(game)
     return games
 

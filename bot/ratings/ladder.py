@@ -17,26 +17,32 @@ from numpy.typing import ArrayLike, NDArray
 
 FloatArray = NDArray[np.float64]
 
+MAX_SCORE: Final = 1e9
+"""Largest score a participant may report (SPEC 7): products of a score and minutes stay
+far below float overflow, so no comparison of rates can turn into inf - inf."""
+MIN_MINUTES: Final = 0.01
+"""Shortest time in game a participant may report (SPEC 7): the cap of step 7 stays > 0."""
 MAX_MINUTES: Final = 1440.0
 """Longest time in game a participant may report (one day)."""
 
 Outcome = Literal["win", "draw", "loss"]
 """A rated participant's record of one match."""
 
-SCORE_RULE: Final = "a finite number >= 0"
-MINUTES_RULE: Final = f"a finite number > 0 and <= {MAX_MINUTES:g}"
+SCORE_RULE: Final = "a finite number from 0 to 1e9"
+MINUTES_RULE: Final = f"a finite number from {MIN_MINUTES:g} to {MAX_MINUTES:g}"
 
 
 def valid_scores(scores: ArrayLike) -> NDArray[np.bool_]:
     """Where a score (one or an array) is one a participant may report (SCORE_RULE)."""
     values = np.asarray(scores, dtype=np.float64)
-    return np.isfinite(values) & (values >= 0)
+    return np.isfinite(values) & (values >= 0) & (values <= MAX_SCORE)
 
 
 def valid_minutes(minutes: ArrayLike) -> NDArray[np.bool_]:
-    """Where minutes in game (one or an array) are what a participant may report."""
+    """Where minutes in game (one or an array) are what a participant may report
+    (MINUTES_RULE)."""
     values = np.asarray(minutes, dtype=np.float64)
-    return np.isfinite(values) & (values > 0) & (values <= MAX_MINUTES)
+    return np.isfinite(values) & (values >= MIN_MINUTES) & (values <= MAX_MINUTES)
 
 
 OFFSET_TIE_TOLERANCE: Final = 1e-9

@@ -21,8 +21,17 @@ from datetime import UTC, datetime
 from typing import Final, get_args
 
 from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE, valid_minutes, valid_scores
-from bot.services.errors import UserError
-from bot.services.lineup import GUEST, NUMBER, LineupEntry, Player
+from bot.services.errors import UserError, quoted
+from bot.services.lineup import (
+    GUEST_RULE,
+    ID_RULE,
+    NUMBER,
+    LineupEntry,
+    Player,
+    guest_name,
+    parse_id,
+    side_label,
+)
 from bot.storage import Match, MatchStatus
 
 IMPORT_COLUMNS: Final = ("match", "played_at", "side", "player", "score", "minutes")
@@ -41,8 +50,7 @@ LATEST_AHEAD: Final = 86_400.0
 PLAYED_AT_RULE: Final = (
     "an ISO-8601 time from 1970-01-01 to one day after now, such as 2024-05-01T18:30:00Z"
 )
-MAX_USER_ID: Final = 2**63 - 1
-PLAYER_RULE: Final = f"a Discord user id (1 to {MAX_USER_ID}) or ~guest_name"
+PLAYER_RULE: Final = f"a Discord user id ({ID_RULE}) or ~ and a guest name ({GUEST_RULE})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +93,7 @@ def parse_time(text: str, now: float) -> float:
     except (ValueError, OverflowError):
         moment = math.nan
     if not 0.0 <= moment <= now + LATEST_AHEAD:
-        raise UserError(f"played_at {text!r} must be {PLAYED_AT_RULE}")
+        raise UserError(f"played_at {quoted(text)} must be {PLAYED_AT_RULE}")
     return moment
 
 
@@ -195,12 +203,14 @@ def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
         if not label:
             raise UserError(f"line {line}: the match column is empty; give every match a label")
         if status not in STATUSES:
-            raise UserError(f"line {line}: status {status!r} must be one of {', '.join(STATUSES)}")
+            raise UserError(
+                f"line {line}: status {quoted(status)} must be one of {', '.join(STATUSES)}"
+            )
         group = groups.setdefault(label, _Group(line, status))
         if status != group.status:
             raise UserError(
-                f"line {line}: match {label!r} has status {status!r}, but its first row "
-                f"(line {group.line}) has {group.status!r}; one match, one status"
+                f"line {line}: match {quoted(label)} has status {quoted(status)}, but its "
+                f"first row (line {group.line}) has {quoted(group.status)}; one match, one status"
             )
         if status != IMPORTED_STATUS:
             continue
@@ -212,8 +222,9 @@ def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
             group.played_at = played_at
         elif group.played_at != played_at:
             raise UserError(
-                f"line {line}: match {label!r} has played_at {cells['played_at']!r}, but its "
-                f"first row (line {group.line}) has another time; one match, one time"
+                f"line {line}: match {quoted(label)} has played_at "
+                f"{quoted(cells['played_at'])}, but its first row (line {group.line}) has "
+                "another time; one match, one time"
             )
         group.entries.append(entry)
     return [
@@ -224,25 +235,22 @@ def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
 
 
 def _player(text: str) -> Player:
-    if text.isascii() and text.isdigit() and len(text.lstrip("0")) <= len(str(MAX_USER_ID)):
-        user_id = int(text)
-        if 1 <= user_id <= MAX_USER_ID:
-            return Player(user_id=user_id)
-    elif text.startswith("~") and GUEST.fullmatch(text[1:]):
-        return Player(guest=text[1:])
-    raise UserError(f"player {text!r} must be {PLAYER_RULE}")
+    """A user id (lineup.parse_id) or `~` and a guest name (lineup.guest_name)."""
+    if text.startswith("~"):
+        return Player(guest=guest_name(text[1:]))
+    if text.isascii() and text.isdigit():
+        return Player(user_id=parse_id(text, "player"))
+    raise UserError(f"player {quoted(text)} must be {PLAYER_RULE}")
 
 
 def _parse_row(cells: Mapping[str, str], now: float) -> tuple[LineupEntry, float]:
     """One applied row's participant and played_at; UserError naming the bad cell."""
     played_at = parse_time(cells["played_at"], now)
-    side = cells["side"]
-    if not side:
-        raise UserError("the side is empty; give every row a side label")
+    side = side_label(cells["side"])
     player = _player(cells["player"])
     score, minutes = _number(cells["score"]), _number(cells["minutes"])
     if not valid_scores(score):
-        raise UserError(f"score {cells['score']!r} must be {SCORE_RULE}")
+        raise UserError(f"score {quoted(cells['score'])} must be {SCORE_RULE}")
     if not valid_minutes(minutes):
-        raise UserError(f"minutes {cells['minutes']!r} must be {MINUTES_RULE}")
+        raise UserError(f"minutes {quoted(cells['minutes'])} must be {MINUTES_RULE}")
     return LineupEntry(player, side, score, minutes), played_at

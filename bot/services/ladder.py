@@ -46,7 +46,7 @@ from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError, quoted
-from bot.services.lineup import MENTION, Lineup
+from bot.services.lineup import MENTION, Lineup, parse_id
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
 from bot.services.replaying import replay_log
 from bot.storage import (
@@ -354,8 +354,8 @@ class Ladder:
         """A member by user id, mention or display name (UserError if none or several)."""
         wanted = text.strip()
         mention = MENTION.fullmatch(wanted)
-        if mention or wanted.isdigit():
-            user_id = int(mention.group(1) if mention else wanted)
+        if mention or wanted.isdigit():  # any digits, so '²' is refused as an id, not a name
+            user_id = parse_id(mention.group(1) if mention else wanted)
             member = await self.db.read.member(guild_id, user_id)
             if member is None:
                 raise UserError(f"no member with id {user_id} in this server's ladder")

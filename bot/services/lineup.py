@@ -15,10 +15,55 @@ from typing import Final, Literal
 from bot.ratings.ladder import duel_scores, placement_scores, team_scores
 from bot.services.errors import UserError, quoted
 
-MENTION: Final = re.compile(r"<@!?(\d{1,20})>")
+MENTION: Final = re.compile(r"<@!?([^<>@\s]*)>")
+"""A Discord mention; what is between `<@` and `>` must then be an id (parse_id)."""
 GUEST: Final = re.compile(r"[^\s<>@|,~`]{1,32}")
-NUMBER: Final = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+"""The shape of a guest name; guest_name adds the printable-characters rule."""
+NUMBER: Final = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A score or minutes as written: ASCII digits only (float() would also read '١٢')."""
 ENTRY_FORMAT: Final = 'write each entry as "<player> <score> [<minutes>]"'
+MAX_ID: Final = 2**63 - 1
+ID_RULE: Final = f"a decimal integer from 1 to {MAX_ID} in the digits 0-9"
+GUEST_RULE: Final = "1 to 32 printable characters without spaces or any of < > @ | , ~ `"
+SIDE_RULE: Final = "1 to 32 printable characters without spaces"
+MAX_NAME_LENGTH: Final = 32
+
+
+def parse_id(text: str, what: str = "user id") -> int:
+    """A Discord user or guild id (SPEC 7): ASCII digits, 1 <= id < 2^63; `what` names it
+    in the UserError ("user id", "guild id")."""
+    digits = text.lstrip("0")  # int() refuses over 4,300 digits, leading zeros included
+    if not (
+        text.isascii()
+        and text.isdigit()
+        and len(digits) <= len(str(MAX_ID))
+        and 1 <= int(digits or "0") <= MAX_ID
+    ):
+        raise UserError(f"{what} {quoted(text)} must be {ID_RULE}")
+    return int(digits)
+
+
+def _printable_word(text: str) -> bool:
+    """1-32 characters, each printable and none a space (SPEC 7)."""
+    return (
+        1 <= len(text) <= MAX_NAME_LENGTH
+        and text.isprintable()
+        and not any(character.isspace() for character in text)
+    )
+
+
+def guest_name(text: str) -> str:
+    """`text` if it is a valid guest name (SPEC 7, GUEST_RULE), else UserError quoting it."""
+    if not (_printable_word(text) and GUEST.fullmatch(text)):
+        raise UserError(f"guest name {quoted(text)} must be {GUEST_RULE}")
+    return text
+
+
+def side_label(text: str) -> str:
+    """`text` if it is a valid side label (SPEC 7, SIDE_RULE), else UserError quoting it."""
+    if not _printable_word(text):
+        raise UserError(f"side label {quoted(text)} must be {SIDE_RULE}")
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,12 +98,12 @@ def parse_player(text: str) -> Player:
     """`<@id>`, `<@!id>` or a guest name; UserError quoting the text otherwise."""
     mention = MENTION.fullmatch(text)
     if mention:
-        return Player(user_id=int(mention.group(1)))
+        return Player(user_id=parse_id(mention.group(1)))
     if GUEST.fullmatch(text):
-        return Player(guest=text)
+        return Player(guest=guest_name(text))
     raise UserError(
         f"{quoted(text)} is not a player: mention a member (<@id>) or write a guest name "
-        "(one word of at most 32 characters, no < > @ | , ~)"
+        f"({GUEST_RULE})"
     )
 
 
@@ -105,7 +150,7 @@ def parse_lineup(text: str) -> Lineup:
 
 def parse_team(text: str) -> tuple[Player, ...]:
     """A team text of `/report team`: mentions and guest names, split by spaces or commas."""
-    tokens = re.findall(r"<@!?\d+>|[^\s,]+", text)
+    tokens = re.findall(r"<@[^>]*>|[^\s,]+", text)
     if not tokens:
         raise UserError("a team is empty: mention its members or write guest names")
     return tuple(parse_player(token) for token in tokens)
@@ -140,7 +185,7 @@ def team_lineup(
     minutes: float | None = None,
 ) -> Lineup:
     if winner not in ("a", "b", "draw"):
-        raise UserError(f"winner must be a, b or draw, not {winner!r}")
+        raise UserError(f"winner must be a, b or draw, not {quoted(winner)}")
     players = [*team_a, *team_b]
     sides = ["a"] * len(team_a) + ["b"] * len(team_b)
     scores = team_scores(sides, None if winner == "draw" else winner)

@@ -35,10 +35,14 @@ def test_lines_from_a_stream_keep_their_numbers() -> None:
         ("+nan", "the opponent rating 'nan' is not a number"),
         ("+inf", "the opponent rating 'inf' is not a number"),
         ("+1e3", "the opponent rating '1e3' is not a number"),
-        ("+1" + "0" * 400, "the opponent rating '10+' is too large"),
-        ("+1500 abc -1", "days '-1' must be a non-negative number"),
-        ("+1500 abc x", "days 'x' must be a non-negative number"),
-        ("+1500 abc 1" + "0" * 400, "days '10+' is too large"),
+        ("+1" + "0" * 400, r"the opponent rating '10+' must be a finite number from -1e6 to 1e6"),
+        ("-1" + "0" * 70, r"the opponent rating '10+' must be a finite number from -1e6 to 1e6"),
+        ("=1000000.5", r"the opponent rating '1000000\.5' must be a finite number from -1e6"),
+        ("+١٢", "the opponent rating '١٢' is not a number"),
+        ("+1500 abc -1", r"days '-1' must be a finite number from 0 to 1e6"),
+        ("+1500 abc x", r"days 'x' must be a finite number from 0 to 1e6"),
+        ("+1500 abc 1000001", r"days '1000001' must be a finite number from 0 to 1e6"),
+        ("+1500 abc 1" + "0" * 400, r"days '10+' must be a finite number from 0 to 1e6"),
         ("+1500 abc 1 extra", "too many fields"),
     ],
 )
@@ -69,3 +73,12 @@ def test_game_rejects_impossible_values() -> None:
         Game(0.3, 1000.0)
     with pytest.raises(ValueError, match="rating must be a finite number"):
         Game(1.0, math.inf)
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"])
+def test_line_ends_of_every_kind_split_lines_and_keep_their_numbers(line_end: str) -> None:
+    text = line_end.join(["+1 a", "", "-2 b 3", ""])
+    assert parse_games(text) == parse_games(["+1 a\n", "\n", "-2 b 3\n"])
+    assert parse_games([text]) == parse_games(text)
+    with pytest.raises(GameListError, match=r"^line 3: "):
+        parse_games(line_end.join(["+1", "", "+x"]))

@@ -196,11 +196,17 @@ def test_an_empty_log_keeps_the_start_ratings() -> None:
         ({"player": [0, 1, 2, 9]}, "row 3: player 9 is not a player"),
         ({"player": [0, 1, 2, 2]}, "match 1: player 2 appears twice"),
         ({"side": [0, 1, 4, 4]}, "match 1: every participant is on one side"),
-        ({"score": [0.0, -1.0, 0.0, 0.0]}, "row 1: score -1.0 is not a finite number >= 0"),
-        ({"minutes": [20.0, 20.0, 0.0, 20.0]}, "row 2: minutes 0.0 is not a finite number > 0"),
+        (
+            {"score": [0.0, -1.0, 0.0, 0.0]},
+            "row 1: score -1.0 is not a finite number from 0 to 1e9",
+        ),
+        (
+            {"minutes": [20.0, 20.0, 0.0, 20.0]},
+            "row 2: minutes 0.0 is not a finite number from 0.01 to 1440",
+        ),
         (
             {"minutes": [20.0, 20.0, 20.0, 2000.0]},
-            "row 3: minutes 2000.0 is not a finite number > 0",
+            "row 3: minutes 2000.0 is not a finite number from 0.01 to 1440",
         ),
         ({"player": [0.0, 1.0, 2.0, 3.0]}, "player must hold integers"),
         ({"side": [0, 1, 0]}, "side must be a flat array of 4 rows"),

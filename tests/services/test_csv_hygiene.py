@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder, UserError, parse_lineup
 from bot.services.csvio import format_time, neutralised, unmarked
+from bot.services.errors import quoted
 from bot.storage import Database
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
@@ -71,7 +72,8 @@ async def test_played_at_beyond_the_calendar_is_refused_with_its_line(
     ladder: Ladder, db_path: Path, played_at: str
 ) -> None:
     data = csv_bytes("m1,2023-01-01T00:00:00Z,a,1,3,20", f"m2,{played_at},a,1,3,20")
-    assert (await refused(ladder, db_path, data)).startswith(f"line 3: played_at {played_at!r}")
+    message = await refused(ladder, db_path, data)
+    assert message.startswith(f"line 3: played_at {quoted(played_at)}")
 
 
 @pytest.mark.parametrize(
@@ -114,7 +116,8 @@ async def test_score_out_of_bounds_is_refused_with_its_line(
     ladder: Ladder, db_path: Path, score: str
 ) -> None:
     data = csv_bytes("m1,2023-01-01,a,1,3,20", f"m1,2023-01-01,b,2,{score},20")
-    assert (await refused(ladder, db_path, data)).startswith(f"line 3: score {score!r} must be")
+    message = await refused(ladder, db_path, data)
+    assert message.startswith(f"line 3: score {quoted(score)} must be")
 
 
 async def test_score_minus_zero_is_read_as_zero(ladder: Ladder) -> None:
@@ -134,7 +137,8 @@ async def test_player_id_out_of_bounds_is_refused_with_its_line(
     ladder: Ladder, db_path: Path, player: str
 ) -> None:
     data = csv_bytes("m1,2023-01-01,a,1,3,20", f"m1,2023-01-01,b,{player},1,20")
-    assert (await refused(ladder, db_path, data)).startswith(f"line 3: player {player!r} must be")
+    message = await refused(ladder, db_path, data)
+    assert message.startswith(f"line 3: player {quoted(player)} must be")
 
 
 async def test_largest_player_id_is_accepted(ladder: Ladder) -> None:

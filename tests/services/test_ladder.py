@@ -10,6 +10,7 @@ import pytest
 
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder, MemberInfo, UserError, parse_lineup
+from bot.services.lineup import Player, duel_lineup
 from bot.storage import Database
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
@@ -192,6 +193,8 @@ async def test_concurrent_operations_equal_the_same_operations_one_by_one(
 
 
 async def test_user_id_zero_is_a_member_like_any_other(ladder: Ladder) -> None:
-    await report(ladder, MOD, "<@0> 1 | <@2> 0", "zero")
+    # Lineup text refuses id 0 (SPEC 7); the service must still not treat 0 as "no id".
+    lineup = duel_lineup(Player(user_id=0), Player(user_id=2))
+    await ladder.report(GUILD, MOD, lineup, request_id="zero")
     zero = await ladder.db.read.member(GUILD, 0)
     assert zero is not None and (zero.games, zero.wins) == (1, 1)

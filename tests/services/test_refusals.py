@@ -127,7 +127,7 @@ REFUSALS: list[tuple[str, Callable[[Ladder, int], Awaitable[object]], str]] = [
     (
         "bad setting",
         lambda s, _: s.change_settings(GUILD, MOD, {"t": "abc"}),
-        "setting t: must be a number > 0",
+        "setting t: must be a number from 1 to 10,000",
     ),
     ("unknown setting", lambda s, _: s.change_settings(GUILD, MOD, {"k": 1}), "setting k"),
     (
