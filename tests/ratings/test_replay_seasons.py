@@ -220,7 +220,7 @@ def test_row_outcomes_are_the_records_of_match_outcomes(seed: int, match_count: 
         code[outcome]
         for index in range(log.match_count)
         for outcome in match_outcomes(
-            side[log.rows(index)], score[log.rows(index)], minutes[log.rows(index)]
+            side[log.rows(index)].tolist(), score[log.rows(index)], minutes[log.rows(index)]
         )
     ]
     assert row_outcomes(log).tolist() == expected
