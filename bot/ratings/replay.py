@@ -531,7 +531,9 @@ def ratings_before(player: ArrayLike, rating_before: ArrayLike, current: ArrayLi
 
     A player in the stretch had the rating stored before its first row there; the others keep
     their current rating. To void or correct match k: take this over the rows of match k and
-    its successors, then replay the successors from it (start_ratings).
+    its successors, then replay the successors from it (start_ratings). If season starts
+    follow match k, take it over the rows up to the first of them only, with current = the
+    closing ratings of that season start (a season start moves every player's rating).
     """
     players = np.asarray(player, dtype=np.int64)
     stored = np.asarray(rating_before, dtype=np.float64)
