@@ -86,7 +86,12 @@ def check_seasons(
     if position.size and not np.issubdtype(position.dtype, np.integer):
         raise ValueError(f"season_starts must hold integers, not {position.dtype}")
     position = position.astype(np.int64)
-    carry = np.asarray(np.zeros(len(position)) if season_carry is None else season_carry, float)
+    try:
+        carry = np.asarray(np.zeros(len(position)) if season_carry is None else season_carry, float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"season_carry must hold numbers from 0 to 1, not {season_carry!r}"
+        ) from None
     if carry.shape != position.shape:
         raise ValueError(
             f"season_carry must hold one carry per season start ({len(position)}), not {carry.size}"

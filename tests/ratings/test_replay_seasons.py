@@ -261,6 +261,7 @@ def test_an_empty_log_still_starts_its_seasons() -> None:
         ([-1], [0.0], r"season_starts\[0\] -1 must be a match position from 0 to 2"),
         ([1.5], [0.0], "season_starts must hold integers"),
         ([1, 2], [0.0], r"season_carry must hold one carry per season start \(2\)"),
+        ([1], ["half"], r"season_carry must hold numbers from 0 to 1, not \['half'\]"),
     ],
 )
 def test_bad_season_starts_are_refused_naming_the_argument(
