@@ -408,10 +408,8 @@ def _seat_count(sizes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
 def schedule(log: MatchLog, seasons: Seasons, scratch: NDArray[np.int32] | None = None) -> Schedule:
     """Waves (see wave_order, cut at the season starts), each split by seat count, grouped
     into chunks of pair terms."""
-    cuts = np.unique(
-        seasons.position[(seasons.position > 0) & (seasons.position < len(log.starts))]
-    )
-    ordered, wave_sizes = wave_order(log, scratch, cuts.tolist())
+    cuts = sorted({k for k in seasons.position.tolist() if 0 < k < len(log.starts)})
+    ordered, wave_sizes = wave_order(log, scratch, cuts)
     wave_of = np.repeat(np.arange(len(wave_sizes), dtype=np.int32), wave_sizes)
     seats = _seat_count(log.sizes[ordered])
     if (seats != seats[0]).any():  # mixed sizes: group each wave's matches by seat count
@@ -477,9 +475,29 @@ def replay_waves(
     """
     log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
     seasons = check_seasons(log.match_count, season_starts, season_carry)
-    closing = np.empty((seasons.count, player_count))
+    if not log.match_count:  # nothing to schedule: only season starts
+        return replay_sequential(
+            match,
+            player,
+            side,
+            score,
+            minutes,
+            player_count,
+            settings,
+            start_ratings,
+            season_starts,
+            season_carry,
+        )
+    before = np.empty(len(log.player))
+    after = np.empty(len(log.player))
+    # Scheduling lends after's memory (rated over later): its largest temporary, 4 bytes a
+    # row, would otherwise come on top of the outputs' 16 and stay resident once freed.
+    plan = schedule(log, seasons, scratch=after.view(np.int32)[: len(log.player)])
     ratings = np.append(log.start_ratings, 0.0)  # + the spare player of empty seats
+    closing = np.empty((seasons.count, player_count))
     resets: dict[int, list[int]] = {}  # batch -> the season starts just before it
+    for season, batch in enumerate(plan.season_batches):
+        resets.setdefault(batch, []).append(season)
 
     def start_seasons(batch: int) -> None:
         for season in resets.pop(batch, ()):
@@ -488,17 +506,6 @@ def replay_waves(
                 ratings[:-1], float(seasons.carry[season]), settings.initial_rating
             )
 
-    if not log.match_count:
-        resets[0] = list(range(seasons.count))
-        start_seasons(0)
-        return Replay(np.empty(0), np.empty(0), ratings[:-1], closing)
-    before = np.empty(len(log.player))
-    after = np.empty(len(log.player))
-    # Scheduling lends after's memory (rated over later): its largest temporary, 4 bytes a
-    # row, would otherwise come on top of the outputs' 16 and stay resident once freed.
-    plan = schedule(log, seasons, scratch=after.view(np.int32)[: len(log.player)])
-    for season, batch in enumerate(plan.season_batches):
-        resets.setdefault(batch, []).append(season)
     bounds = plan.bounds
     chunk_ends = [*plan.chunk_starts[1:], len(bounds) - 1]
     for first_batch, end_batch in zip(plan.chunk_starts, chunk_ends, strict=True):
