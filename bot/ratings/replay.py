@@ -7,11 +7,16 @@ matches in log order. Two replays give the same ratings (to rounding):
 - replay_waves: matches with disjoint players do not affect each other, so each match goes
   into wave 1 + the latest wave of any of its players, and a whole wave is rated at once
   (matches padded to a power-of-two number of seats, one row of seat pairs per match).
+
+Season starts (SPEC 9.1) are entries of the log too: a position (how many of the log's matches
+come before it) and a carry. There every player's rating r becomes initial_rating + carry ·
+(r - initial_rating) (carry_over) and records restart. No wave spans a season start, so the
+wave replay applies each one between two batches, exactly where the sequential one does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -27,6 +32,7 @@ from bot.ratings.ladder import (
     PairTerms,
     batch_rating_changes,
     pair_terms,
+    rate_order,
     rating_changes,
     valid_minutes,
     valid_scores,
@@ -42,11 +48,83 @@ CHUNK_ROWS: Final = 1 << 18
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """Per log row the rating before and after its match; per player the final rating."""
+    """Per log row the rating before and after its match; per player the final rating;
+    closing[s]: every player's rating at season start s, before its carry-over."""
 
     before: FloatArray
     after: FloatArray
     final: FloatArray
+    closing: FloatArray  # [season starts, players]
+
+
+@dataclass(frozen=True, slots=True)
+class Seasons:
+    """Checked season starts: position (matches of the log before it) and carry of each."""
+
+    position: NDArray[np.int64]
+    carry: FloatArray
+
+    @property
+    def count(self) -> int:
+        return len(self.position)
+
+    def segment_of(self, match_index: IntArray) -> NDArray[np.intp]:
+        """For each match index: how many season starts come before it (its season)."""
+        return np.searchsorted(self.position, match_index, side="right")
+
+
+def check_seasons(
+    match_count: int, season_starts: ArrayLike, season_carry: ArrayLike | None
+) -> Seasons:
+    """Validate season starts against a log of match_count matches; ValueError names the
+    argument and the entry. Positions run from 0 (before the first match) to match_count
+    (after the last), in log order; several may share a position (their carries compose).
+    season_carry None: carries do not matter (records), taken as 0."""
+    position = np.asarray(season_starts)
+    if position.ndim != 1:
+        raise ValueError("season_starts must be a flat array of match positions")
+    if position.size and not np.issubdtype(position.dtype, np.integer):
+        raise ValueError(f"season_starts must hold integers, not {position.dtype}")
+    position = position.astype(np.int64)
+    try:
+        carry = np.asarray(np.zeros(len(position)) if season_carry is None else season_carry, float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"season_carry must hold numbers from 0 to 1, not {season_carry!r}"
+        ) from None
+    if carry.shape != position.shape:
+        raise ValueError(
+            f"season_carry must hold one carry per season start ({len(position)}), not {carry.size}"
+        )
+    bad = _first_bad_row((position >= 0) & (position <= match_count))
+    if bad is not None:
+        raise ValueError(
+            f"season_starts[{bad}] {position[bad].item()!r} must be a match position from 0 "
+            f"to {match_count} (the matches of the log before it)"
+        )
+    bad = _first_bad_row(np.append(True, position[1:] >= position[:-1])[: len(position)])
+    if bad is not None:
+        raise ValueError(
+            f"season_starts[{bad}] {position[bad].item()!r} must not come before "
+            f"season_starts[{bad - 1}] {position[bad - 1].item()!r} (season starts in log order)"
+        )
+    bad = _first_bad_row(np.isfinite(carry) & (carry >= 0) & (carry <= 1))
+    if bad is not None:
+        raise ValueError(f"season_carry[{bad}] {carry[bad].item()!r} must be a number from 0 to 1")
+    return Seasons(position, carry)
+
+
+def carry_over(ratings: ArrayLike, carry: float, initial_rating: float) -> FloatArray:
+    """Ratings at a season start (SPEC 9.1): initial_rating + carry · (rating - initial_rating).
+
+    carry 0 gives exactly initial_rating (a full reset), carry 1 the ratings unchanged.
+    """
+    kept = np.array(ratings, dtype=np.float64)
+    if carry != 1.0:
+        kept -= initial_rating
+        kept *= carry
+        kept += initial_rating
+    return kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,14 +289,29 @@ def replay_sequential(
     player_count: int,
     settings: LadderSettings = DEFAULT_SETTINGS,
     start_ratings: ArrayLike | None = None,
+    season_starts: ArrayLike = (),
+    season_carry: ArrayLike = (),
 ) -> Replay:
-    """One match after another through rating_changes (the reference for replay_waves)."""
+    """One match after another through rating_changes (the reference for replay_waves).
+
+    start_ratings: every player's rating at the start of this log (default initial_rating);
+    season_starts/season_carry: see check_seasons and carry_over.
+    """
     log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
+    seasons = check_seasons(log.match_count, season_starts, season_carry)
     next_matches(log)  # the check for repeated players
     ratings = log.start_ratings.copy()
     before = np.empty(len(log.player))
     after = np.empty(len(log.player))
-    for index in range(log.match_count):
+    closing = np.empty((seasons.count, player_count))
+    season = 0
+    for index in range(log.match_count + 1):
+        while season < seasons.count and seasons.position[season] == index:
+            closing[season] = ratings
+            ratings = carry_over(ratings, float(seasons.carry[season]), settings.initial_rating)
+            season += 1
+        if index == log.match_count:
+            break
         rows = log.rows(index)
         players = log.player[rows]
         before[rows] = ratings[players]
@@ -226,7 +319,7 @@ def replay_sequential(
             before[rows], log.side[rows].tolist(), log.score[rows], log.minutes[rows], settings
         )
         ratings[players] = after[rows]
-    return Replay(before, after, ratings)
+    return Replay(before, after, ratings, closing)
 
 
 # --- the fast one --------------------------------------------------------------------------
@@ -248,7 +341,7 @@ def _next_match_table(log: MatchLog, scratch: NDArray[np.int32] | None) -> NDArr
 
 
 def wave_order(
-    log: MatchLog, scratch: NDArray[np.int32] | None = None
+    log: MatchLog, scratch: NDArray[np.int32] | None = None, cuts: Sequence[int] = ()
 ) -> tuple[NDArray[np.int32], list[int]]:
     """The matches wave by wave (in log order within a wave), and the size of every wave.
 
@@ -259,6 +352,8 @@ def wave_order(
     The order is written into one array made first, so that no small array a wave outlives
     the large temporaries (their freed memory would stay resident below it). scratch: room
     for a row-long int32 array, so that the largest temporary costs no memory of its own.
+    cuts: match positions (ascending, inside the log) no wave spans: a match at or after a
+    cut is held back until every match before it is done.
     """
     count = log.match_count
     order = np.empty(count, dtype=np.int32)
@@ -267,8 +362,22 @@ def wave_order(
     waiting = np.bincount(following.ravel(), minlength=count + 1)
     waiting[count] = -1  # the "no next match" slot: never ready
     ready = np.flatnonzero(waiting == 0)
+    limits = [*cuts, count]
+    held: list[NDArray[np.integer[Any]]] = []  # ready, but after the current limit
     done = 0
-    while ready.size:
+    while True:
+        if limits[0] < count:
+            later = ready >= limits[0]
+            if later.any():
+                held.append(ready[later])
+                ready = ready[~later]
+        if not ready.size:
+            if not held:
+                break
+            limits.pop(0)  # every match before the cut is done: cross it
+            ready = np.sort(np.concatenate(held))
+            held = []
+            continue
         order[done : done + ready.size] = ready
         done += ready.size
         sizes.append(ready.size)
@@ -288,6 +397,7 @@ class Schedule:
     bounds: list[int]  # batch b is ordered[bounds[b]:bounds[b + 1]]
     seats: list[int]  # of the matches of batch b
     chunk_starts: list[int]  # the first batch of every chunk of pair terms
+    season_batches: list[int]  # per season start: the batch it comes before (len: after all)
 
 
 def _seat_count(sizes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
@@ -295,9 +405,11 @@ def _seat_count(sizes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     return np.asarray(1 << np.ceil(np.log2(np.maximum(sizes, 2))).astype(np.int64), np.int64)
 
 
-def schedule(log: MatchLog, scratch: NDArray[np.int32] | None = None) -> Schedule:
-    """Waves (see wave_order), each split by seat count, grouped into chunks of pair terms."""
-    ordered, wave_sizes = wave_order(log, scratch)
+def schedule(log: MatchLog, seasons: Seasons, scratch: NDArray[np.int32] | None = None) -> Schedule:
+    """Waves (see wave_order, cut at the season starts), each split by seat count, grouped
+    into chunks of pair terms."""
+    cuts = sorted({k for k in seasons.position.tolist() if 0 < k < len(log.starts)})
+    ordered, wave_sizes = wave_order(log, scratch, cuts)
     wave_of = np.repeat(np.arange(len(wave_sizes), dtype=np.int32), wave_sizes)
     seats = _seat_count(log.sizes[ordered])
     if (seats != seats[0]).any():  # mixed sizes: group each wave's matches by seat count
@@ -307,11 +419,14 @@ def schedule(log: MatchLog, scratch: NDArray[np.int32] | None = None) -> Schedul
     batch_starts = np.flatnonzero(np.diff(wave_of, prepend=-1) | np.diff(seats, prepend=-1))
     batch_pairs = np.add.reduceat(seats * (seats - 1) // 2, batch_starts)
     chunk_of_batch = (np.cumsum(batch_pairs) - batch_pairs) // CHUNK_PAIRS
+    # A batch lies wholly on one side of every cut: those before position k start below k.
+    batch_first = ordered[batch_starts]
     return Schedule(
         ordered,
         [*batch_starts.tolist(), len(ordered)],
         seats[batch_starts].tolist(),
         np.flatnonzero(np.diff(chunk_of_batch, prepend=-1)).tolist(),
+        [int(np.count_nonzero(batch_first < k)) for k in seasons.position.tolist()],
     )
 
 
@@ -349,21 +464,48 @@ def replay_waves(
     player_count: int,
     settings: LadderSettings = DEFAULT_SETTINGS,
     start_ratings: ArrayLike | None = None,
+    season_starts: ArrayLike = (),
+    season_carry: ArrayLike = (),
 ) -> Replay:
     """The same replay as replay_sequential, a wave of independent matches at a time.
 
     Everything rating-free (waves, pair terms) is prepared in large numpy passes, a chunk of
-    waves at a time (bounded memory); per wave only gather, rate, scatter remain.
+    waves at a time (bounded memory); per wave only gather, rate, scatter remain. Season
+    starts fall between batches (no wave spans one) and are applied there.
     """
     log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
-    if not log.match_count:
-        return Replay(np.empty(0), np.empty(0), log.start_ratings)
+    seasons = check_seasons(log.match_count, season_starts, season_carry)
+    if not log.match_count:  # nothing to schedule: only season starts
+        return replay_sequential(
+            match,
+            player,
+            side,
+            score,
+            minutes,
+            player_count,
+            settings,
+            start_ratings,
+            season_starts,
+            season_carry,
+        )
     before = np.empty(len(log.player))
     after = np.empty(len(log.player))
     # Scheduling lends after's memory (rated over later): its largest temporary, 4 bytes a
     # row, would otherwise come on top of the outputs' 16 and stay resident once freed.
-    plan = schedule(log, scratch=after.view(np.int32)[: len(log.player)])
+    plan = schedule(log, seasons, scratch=after.view(np.int32)[: len(log.player)])
     ratings = np.append(log.start_ratings, 0.0)  # + the spare player of empty seats
+    closing = np.empty((seasons.count, player_count))
+    resets: dict[int, list[int]] = {}  # batch -> the season starts just before it
+    for season, batch in enumerate(plan.season_batches):
+        resets.setdefault(batch, []).append(season)
+
+    def start_seasons(batch: int) -> None:
+        for season in resets.pop(batch, ()):
+            closing[season] = ratings[:-1]
+            ratings[:-1] = carry_over(
+                ratings[:-1], float(seasons.carry[season]), settings.initial_rating
+            )
+
     bounds = plan.bounds
     chunk_ends = [*plan.chunk_starts[1:], len(bounds) - 1]
     for first_batch, end_batch in zip(plan.chunk_starts, chunk_ends, strict=True):
@@ -377,6 +519,8 @@ def replay_waves(
             groups[count] = _seat_group(log, chunk[mine], count, settings)
             positions[count] = (np.cumsum(mine) - mine).tolist()  # index within the group
         for b in range(first_batch, end_batch):
+            if resets:
+                start_seasons(b)
             count = plan.seats[b]
             group = groups[count]
             k0 = positions[count][bounds[b] - first]
@@ -390,7 +534,8 @@ def replay_waves(
             seated = group.seated
             before[group.rows[seated]] = group.before[seated]
             after[group.rows[seated]] = group.after[seated]
-    return Replay(before, after, ratings[:-1])
+    start_seasons(len(bounds) - 1)  # the season starts after the last match
+    return Replay(before, after, ratings[:-1], closing)
 
 
 def ratings_before(player: ArrayLike, rating_before: ArrayLike, current: ArrayLike) -> FloatArray:
@@ -398,7 +543,9 @@ def ratings_before(player: ArrayLike, rating_before: ArrayLike, current: ArrayLi
 
     A player in the stretch had the rating stored before its first row there; the others keep
     their current rating. To void or correct match k: take this over the rows of match k and
-    its successors, then replay the successors from it (start_ratings).
+    its successors, then replay the successors from it (start_ratings). If season starts
+    follow match k, take it over the rows up to the first of them only, with current = the
+    closing ratings of that season start (a season start moves every player's rating).
     """
     players = np.asarray(player, dtype=np.int64)
     stored = np.asarray(rating_before, dtype=np.float64)
@@ -408,3 +555,53 @@ def ratings_before(player: ArrayLike, rating_before: ArrayLike, current: ArrayLi
     present, first_row = np.unique(players, return_index=True)
     ratings[present] = stored[first_row]
     return ratings
+
+
+RECORD_FIELDS: Final = ("games", "wins", "draws", "losses")
+"""The columns of season_records."""
+
+
+def row_outcomes(log: MatchLog) -> NDArray[np.int8]:
+    """Per row +1 (win), 0 (draw) or -1 (loss): ladder.match_outcomes for every match at once,
+    as the sign of the summed rate_order against the rows on other sides (the mean result
+    is above 1/2 exactly when that sum is positive)."""
+    outcome = np.empty(len(log.player), dtype=np.int8)
+    for size in np.unique(log.sizes).tolist():
+        matches = np.flatnonzero(log.sizes == size)
+        step = max(1, CHUNK_ROWS // (size * size))  # [matches, size, size] at a time
+        for first in range(0, len(matches), step):
+            rows = log.starts[matches[first : first + step]][:, None] + np.arange(size)
+            scores, minutes, sides = log.score[rows], log.minutes[rows], log.side[rows]
+            order = rate_order(
+                scores[:, :, None], minutes[:, :, None], scores[:, None, :], minutes[:, None, :]
+            )
+            order *= sides[:, :, None] != sides[:, None, :]
+            outcome[rows] = np.sign(order.sum(axis=2))
+    return outcome
+
+
+def season_records(
+    match: ArrayLike,
+    player: ArrayLike,
+    side: ArrayLike,
+    score: ArrayLike,
+    minutes: ArrayLike,
+    player_count: int,
+    season_starts: ArrayLike = (),
+) -> NDArray[np.int64]:
+    """[season starts + 1, players, 4]: every player's games, wins, draws and losses
+    (RECORD_FIELDS) in each season of the log. Season s < len(season_starts) closes at
+    season start s (its closing records); the last is the season still running. Ratings
+    play no part, so records need no replay (nor start ratings for a partial log: add the
+    records from before it)."""
+    log = check_log(match, player, side, score, minutes, player_count)
+    seasons = check_seasons(log.match_count, season_starts, None)
+    match_of_row = np.repeat(np.arange(log.match_count), log.sizes)
+    key = seasons.segment_of(match_of_row) * player_count + log.player
+    outcome = row_outcomes(log)
+    size = (seasons.count + 1) * player_count
+    counts = [
+        np.bincount(key[chosen], minlength=size)
+        for chosen in (slice(None), outcome == 1, outcome == 0, outcome == -1)
+    ]
+    return np.stack(counts, axis=1).reshape(seasons.count + 1, player_count, len(RECORD_FIELDS))
