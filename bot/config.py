@@ -83,6 +83,12 @@ game_length = _bounded(
 )
 non_negative_number = _bounded(finite_number, lambda number: number >= 0, "must be a number >= 0")
 non_negative_integer = _bounded(_integer, lambda number: number >= 0, "must be a whole number >= 0")
+MAX_PROVISIONAL_GAMES: Final = 1_000
+provisional_games = _bounded(
+    _integer,
+    lambda number: 0 <= number <= MAX_PROVISIONAL_GAMES,
+    f"must be a whole number from 0 to {MAX_PROVISIONAL_GAMES:,}",
+)
 page_size = _bounded(
     _integer,
     lambda number: 1 <= number <= MAX_PAGE_SIZE,
@@ -124,6 +130,7 @@ class GuildSettings:
     confirm: str = "opponent"
     auto_confirm_hours: float = 24.0
     min_games: int = 1
+    provisional_games: int = 5
 
     def changed(self, changes: Mapping[str, Any]) -> GuildSettings:
         """A copy with the changes checked by the setting rules (SettingError names the key)."""
@@ -139,6 +146,7 @@ GUILD_SETTING_RULES: Final[Mapping[str, Callable[[Any], Any]]] = {
     "confirm": one_of(*CONFIRM_MODES),
     "auto_confirm_hours": positive_number,
     "min_games": non_negative_integer,
+    "provisional_games": provisional_games,
 }
 RATING_CONSTANTS: Final = frozenset({"t", "game_mult", "max_game_length", "initial_rating"})
 """Settings whose change replays the guild (SPEC 2.5)."""

@@ -136,6 +136,10 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         DELETE FROM performances WHERE guild_id = NEW.guild_id AND user_id = NEW.user_id;
     END;
     """,
+    # 3: provisional_games, a guild setting (SPEC 9.5).
+    """
+    ALTER TABLE guilds ADD COLUMN provisional_games INTEGER NOT NULL DEFAULT 5;
+    """,
 )
 
 _MATCH_COLUMNS: Final = (
@@ -338,6 +342,16 @@ class Queries:
             (user_id, guild_id),
         )
         return [(row[0], row[1], row[2]) for row in rows]
+
+    async def rated_matches(self, guild_id: int, user_id: int) -> list[Match]:
+        """The applied matches in which the member was rated, in log order (the card)."""
+        return await self._matches(
+            "p.user_id = ? AND p.enabled AND p.rating_after IS NOT NULL AND m.guild_id = ? "
+            "AND m.status = 'applied'",
+            (user_id, guild_id),
+            "ORDER BY m.applied_at, m.id",
+            "participants p CROSS JOIN matches m ON m.id = p.match_id",
+        )
 
     async def member_games(self, guild_id: int, user_ids: Iterable[int]) -> GameRows:
         """The games (SPEC 3.3) of the given members, through the participants_user index:
