@@ -13,6 +13,7 @@ from bot.app.members import shown_name
 from bot.config import GuildSettings
 from bot.ratings.performance import format_rating
 from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCard
+from bot.services.card import rating_move
 from bot.storage.models import Participant
 
 STATUS_TEXT = {
@@ -34,14 +35,6 @@ PROVISIONAL_NOTE = "Provisional: too few matches yet for the rating to settle."
 def ladder_number(value: float) -> str:
     """A ladder rating as shown to people: one decimal."""
     return f"{value:.1f}"
-
-
-def rating_move(before: float, after: float) -> str:
-    """`before → after (change)` with the change taken from the rounded ratings, so the
-    three numbers on screen add up."""
-    shown_before, shown_after = ladder_number(before), ladder_number(after)
-    change = float(shown_after) - float(shown_before)
-    return f"{shown_before} → {shown_after} ({change:+.1f})"
 
 
 def participant_line(participant: Participant) -> str:

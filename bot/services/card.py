@@ -57,6 +57,13 @@ class CardStats:
     """The rating after each match, in log order."""
 
 
+def rating_move(before: float, after: float) -> str:
+    """`before → after (change)` to one decimal, the change taken from the rounded ratings
+    so the three numbers on screen add up."""
+    shown_before, shown_after = f"{before:.1f}", f"{after:.1f}"
+    return f"{shown_before} → {shown_after} ({float(shown_after) - float(shown_before):+.1f})"
+
+
 def ordinal(place: int) -> str:
     """1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st."""
     suffix = "th" if 11 <= place % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")

@@ -333,6 +333,23 @@ class Ladder:
             await tx.ensure_guild(guild_id, self.defaults)
             await tx.upsert_members(guild_id, members)
 
+    async def learn_names(self, guild_id: int, seen: Iterable[MemberInfo]) -> int:
+        """Bring the stored names and bot flags of the members the ladder knows (players,
+        imported members) up to date with what Discord shows; others are not added (being
+        seen is no reason to be listed). Writes only what changed; returns how many."""
+        infos = {info.user_id: info for info in seen}
+        known = await self.db.read.members_by_id(guild_id, infos)
+        changed = [
+            infos[member.user_id]
+            for member in known
+            if (member.name, member.is_bot)
+            != (infos[member.user_id].name, infos[member.user_id].is_bot)
+        ]
+        if changed:
+            async with self.db.write() as tx:
+                await tx.upsert_members(guild_id, changed)
+        return len(changed)
+
     async def join(self, guild_id: int, member: MemberInfo) -> Member:
         return await self._set_enabled(guild_id, member, True)
 
