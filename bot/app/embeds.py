@@ -104,8 +104,7 @@ def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
         description=PROVISIONAL_NOTE if card.provisional else None,
         colour=discord.Colour.blurple(),
     )
-    rating = ladder_number(card.rating) + (" (provisional)" if card.provisional else "")
-    embed.add_field(name="Ladder rating", value=rating)
+    embed.add_field(name="Ladder rating", value=ladder_number(card.rating))
     embed.add_field(name="Rank", value=f"#{card.rank}" if card.rank is not None else "unranked")
     record = f"{card.wins}W {card.draws}D {card.losses}L ({card.games} games)"
     embed.add_field(name="Record", value=record)

@@ -252,7 +252,7 @@ def test_ffa_and_team_reports_score_as_spec_2_4(
     ).reply()
     sides = _sides(team)
     assert f"<@{x.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides
-    assert "guest_amy — 1 pts, 20 min (not rated)" in sides
+    assert r"guest\_amy — 1 pts, 20 min (not rated)" in sides
     assert f"<@{y.id}> — 0 pts, 20 min: 500.0 → 480.0 (-20.0)" in sides
 
 
