@@ -99,32 +99,44 @@ def _streak(outcomes: Sequence[Outcome]) -> str | None:
     return f"{OUTCOME_LETTER[newest]}{length}"
 
 
-def _moved(participant: Participant) -> tuple[float, float]:
-    """(rating before, rating after) of a rated participant of an applied match."""
-    before, after = participant.rating_before, participant.rating_after
-    assert before is not None and after is not None
-    return before, after
+@dataclass(frozen=True, slots=True)
+class Played:
+    """The member's part of one applied match in which they were rated."""
+
+    at: float
+    match_id: int
+    outcome: Outcome
+    rating_before: float
+    rating_after: float
 
 
-def card_stats(matches: Sequence[Match], user_id: int, recent: int = 5) -> CardStats:
-    """Peak, streak, win rate, form and history of a member from the applied matches in
-    which they were rated, in log order."""
-    own = [_own(match, user_id) for match in matches]
-    moves = [_moved(p) for p in own]
-    outcomes: list[Outcome] = [p.outcome for p in own if p.outcome is not None]
-    newest_first = list(zip(matches, moves, strict=True))[::-1]
+def recent_ids(played: Sequence[Played], recent: int) -> list[int]:
+    """The matches the form shows, newest first (their lineups give the placements)."""
+    return [entry.match_id for entry in played[::-1][:recent]]
+
+
+def card_stats(played: Sequence[Played], recent: Sequence[Match], user_id: int) -> CardStats:
+    """Peak, streak, win rate, form and history of a member from their part of the log (in
+    log order) and the full matches of `recent_ids` (newest first)."""
+    outcomes = [entry.outcome for entry in played]
+    start = played[0].rating_before if played else None
     return CardStats(
-        games=len(matches),
-        start=moves[0][0] if moves else None,
-        peak=max([moves[0][0], *(after for _, after in moves)]) if moves else None,
+        games=len(played),
+        start=start,
+        peak=max([start, *(entry.rating_after for entry in played)]) if start is not None else None,
         streak=_streak(outcomes),
         win_rate=outcomes.count("win") / len(outcomes) if outcomes else None,
         form=tuple(
-            FormEntry(match.id, match.played_at, match_result(match, user_id), before, after)
-            for match, (before, after) in newest_first[:recent]
+            FormEntry(
+                entry.match_id,
+                entry.at,
+                match_result(match, user_id),
+                entry.rating_before,
+                entry.rating_after,
+            )
+            for entry, match in zip(played[::-1], recent, strict=False)
         ),
         history=tuple(
-            RatingPoint(match.played_at, after, match.id)
-            for match, (_, after) in zip(matches, moves, strict=True)
+            RatingPoint(entry.at, entry.rating_after, entry.match_id) for entry in played
         ),
     )

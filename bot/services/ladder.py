@@ -44,7 +44,7 @@ from bot.ratings.ladder import (
 )
 from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
-from bot.services.card import CardStats, card_stats
+from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError
 from bot.services.lineup import MENTION, Lineup
@@ -773,7 +773,10 @@ class Ladder:
             if _on_leaderboard(member, settings)
             else None
         )
-        stats = card_stats(await self.db.read.rated_matches(guild_id, user_id), user_id, recent)
+        played = [Played(*row) for row in await self.db.read.rated_results(guild_id, user_id)]
+        shown = recent_ids(played, recent)
+        by_id = {m.id: m for m in await self.db.read.matches_by_id(guild_id, shown)}
+        stats = card_stats(played, [by_id[match_id] for match_id in shown], user_id)
         return RatingCard(
             member=member,
             rating=_rating(member, settings),
