@@ -27,6 +27,7 @@ from bot.ratings.rep import RepError, rep
 from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
 from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services.card import rating_move
 from bot.services.ladder import MEASURES
 from bot.services.lineup import parse_id
 
@@ -260,6 +261,21 @@ def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
             "up": _finite_or_none(found.up),
             "down": _finite_or_none(found.down),
             "ra": found.ra,
+            "provisional": found.provisional,
+            "peak": found.stats.peak,
+            "streak": found.stats.streak,
+            "win_rate": found.stats.win_rate,
+            "form": [
+                {
+                    "match_id": entry.match_id,
+                    "played_at": entry.played_at,
+                    "result": entry.result,
+                    "rating_before": entry.rating_before,
+                    "rating_after": entry.rating_after,
+                    "shown": rating_move(entry.rating_before, entry.rating_after),
+                }
+                for entry in found.stats.form
+            ],
         }
 
     found = _with_ladder(arguments, card)
@@ -273,9 +289,17 @@ def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
     print(
         f"{found['name']} ({found['user_id']}): ladder {found['rating']:.1f}, {rank}, "
         f"{found['games']} games ({found['wins']}-{found['draws']}-{found['losses']}), "
-        f"{found['variant']} {performance}, RA {found['ra']:.2f}",
+        f"{found['variant']} {performance}, RA {found['ra']:.2f}"
+        + (", provisional" if found["provisional"] else ""),
         file=streams.stdout,
     )
+    if found["form"]:
+        print(
+            f"peak {found['peak']:.1f}, streak {found['streak']}, "
+            f"win rate {found['win_rate']:.0%}; recent: "
+            + "; ".join(f"#{e['match_id']} {e['result']} {e['shown']}" for e in found["form"]),
+            file=streams.stdout,
+        )
     return EXIT_OK
 
 
@@ -295,6 +319,7 @@ def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
                 "wins": row.wins,
                 "draws": row.draws,
                 "losses": row.losses,
+                "provisional": row.provisional,
             }
             for row in page.rows
         ]
@@ -307,7 +332,8 @@ def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
         value = "undefined" if row["value"] is None else f"{row['value']:.2f}"
         print(
             f"{row['rank']:>4}. {row['name']} ({row['user_id']}) {arguments.by} {value} "
-            f"{row['games']} games ({row['wins']}-{row['draws']}-{row['losses']})",
+            f"{row['games']} games ({row['wins']}-{row['draws']}-{row['losses']})"
+            + (" provisional" if row["provisional"] else ""),
             file=streams.stdout,
         )
     return EXIT_OK

@@ -117,6 +117,7 @@ SETTING_BOUNDS: Final[Mapping[str, Bound]] = {
     "initial_rating": Bound(-1e6, 1e6),
     "auto_confirm_hours": Bound(0.0, 8_760.0, low_included=False),
     "min_games": Bound(0, 1_000, whole=True),
+    "provisional_games": Bound(0, 1_000, whole=True),
 }
 """The bounds of the guild settings that are numbers (SPEC 7); the ladder update is finite
 for every match within them (tests/ratings/test_bounds.py checks it at the corners)."""
@@ -177,6 +178,7 @@ class GuildSettings:
     confirm: str = "opponent"
     auto_confirm_hours: float = 24.0
     min_games: int = 1
+    provisional_games: int = 5
 
     def changed(self, changes: Mapping[str, Any]) -> GuildSettings:
         """A copy with the changes checked by the setting rules (SettingError names the key)."""

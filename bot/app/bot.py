@@ -26,6 +26,7 @@ COG_MODULES = (
     "bot.app.cogs.predict",
     "bot.app.cogs.ladder",
     "bot.app.cogs.admin",
+    "bot.app.cogs.names",
 )
 
 

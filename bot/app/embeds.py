@@ -11,9 +11,11 @@ from typing import Final
 
 import discord
 
+from bot.app.members import shown_name
 from bot.config import GuildSettings
 from bot.ratings.performance import format_rating
-from bot.services import LeaderboardPage, Match, Prediction, RatingCard
+from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCard
+from bot.services.card import rating_move
 from bot.services.errors import shorten
 from bot.storage.models import Participant
 
@@ -38,6 +40,7 @@ NAME_LIMIT: Final = 32
 FIELD_PER_SIDE_UP_TO: Final = 8
 """A match of at most this many sides shows one field per side; more are packed."""
 DIGITS: Final = re.compile(r"([0-9]+)")
+PROVISIONAL_NOTE = "Provisional: too few matches yet for the rating to settle."
 
 
 def ladder_number(value: float) -> str:
@@ -45,20 +48,15 @@ def ladder_number(value: float) -> str:
     return f"{value:.1f}"
 
 
-def signed(value: float) -> str:
-    return f"{value:+.1f}"
-
-
 def participant_line(participant: Participant) -> str:
-    if participant.user_id is not None:
-        who = f"<@{participant.user_id}>"
-    else:
-        who = shorten(participant.name, NAME_LIMIT)
+    who = (
+        f"<@{participant.user_id}>"
+        if participant.user_id is not None
+        else shown_name(shorten(participant.name, NAME_LIMIT))
+    )
     line = f"{who} — {participant.score:g} pts, {participant.minutes:g} min"
-    change = participant.change
-    if change is not None and participant.rating_before is not None:
-        line += f": {ladder_number(participant.rating_before)} → "
-        line += f"{ladder_number(participant.rating_before + change)} ({signed(change)})"
+    if participant.rating_before is not None and participant.rating_after is not None:
+        line += ": " + rating_move(participant.rating_before, participant.rating_after)
     elif not participant.enabled:
         line += " (not rated)"
     return line
@@ -144,7 +142,7 @@ def match_stored(match: Match) -> str:
 
 def match_summary(match: Match) -> str:
     """One line for lists: id, status, who played."""
-    names = ", ".join(p.name for p in match.participants)
+    names = ", ".join(shown_name(p.name) for p in match.participants)
     return f"#{match.id} {match.status}: {names}"[:200]
 
 
@@ -160,14 +158,29 @@ def performance_text(value: float, up: float, down: float) -> str:
     return f"{format_rating(value)} +{format_rating(up)} -{format_rating(down)}"
 
 
+def form_line(entry: FormEntry) -> str:
+    """One recent match on the card: number, day, result and rating change."""
+    move = rating_move(entry.rating_before, entry.rating_after)
+    return f"#{entry.match_id} <t:{round(entry.played_at)}:d> **{entry.result}** {move}"
+
+
 def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
-    """The rating card: ladder rating, rank, record, the variant's performance ± and RA."""
-    member = card.member
-    embed = discord.Embed(title=f"{member.name} — rating", colour=discord.Colour.blurple())
+    """The rating card: ladder rating (and peak, streak, win rate, form), rank, record, the
+    variant's performance ± and RA."""
+    member, stats = card.member, card.stats
+    embed = discord.Embed(
+        title=f"{shown_name(member.name)} — rating",
+        description=PROVISIONAL_NOTE if card.provisional else None,
+        colour=discord.Colour.blurple(),
+    )
     embed.add_field(name="Ladder rating", value=ladder_number(card.rating))
     embed.add_field(name="Rank", value=f"#{card.rank}" if card.rank is not None else "unranked")
     record = f"{card.wins}W {card.draws}D {card.losses}L ({card.games} games)"
     embed.add_field(name="Record", value=record)
+    embed.add_field(name="Peak", value=ladder_number(stats.peak) if stats.peak is not None else "—")
+    embed.add_field(name="Streak", value=stats.streak or "—")
+    win_rate = f"{stats.win_rate:.0%}" if stats.win_rate is not None else "—"
+    embed.add_field(name="Win rate", value=win_rate)
     embed.add_field(
         name=f"Performance ({card.variant})",
         value=performance_text(card.performance, card.up, card.down),
@@ -175,8 +188,8 @@ def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
     embed.add_field(name="RA", value=f"{card.ra:.2f}")
     if not member.enabled:
         embed.add_field(name="Ladder", value="opted out (/ladder join to be rated again)")
-    recent = "\n".join(match_summary(match) for match in card.recent) or "No matches yet."
-    embed.add_field(name="Recent matches", value=recent[:1024], inline=False)
+    form = "\n".join(form_line(entry) for entry in stats.form) or "No matches yet."
+    embed.add_field(name="Recent form", value=form[:1024], inline=False)
     if chart_filename is not None:
         embed.set_image(url=f"attachment://{chart_filename}")
     return embed
@@ -194,9 +207,10 @@ def leaderboard_embed(page: LeaderboardPage, title: str = "Leaderboard") -> disc
     """One page: rank, name, the measure, ladder rating and record."""
     measure = MEASURE_TITLE.get(page.by, f"performance {page.by}")
     lines = [
-        f"**{row.rank}.** {row.name} — {leaderboard_value(page.by, row.value)}"
+        f"**{row.rank}.** {shown_name(row.name)} — {leaderboard_value(page.by, row.value)}"
         + ("" if page.by == "ladder" else f" (ladder {ladder_number(row.rating)})")
         + f" · {row.wins}W {row.draws}D {row.losses}L"
+        + (" · *provisional*" if row.provisional else "")
         for row in page.rows
     ]
     embed = discord.Embed(
@@ -220,18 +234,19 @@ def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.
         ("confirm", settings.confirm),
         ("auto_confirm_hours", settings.auto_confirm_hours),
         ("min_games", settings.min_games),
+        ("provisional_games", settings.provisional_games),
     ):
         embed.add_field(name=name, value=f"{value:g}" if isinstance(value, float) else str(value))
     return embed
 
 
 def prediction_embed(prediction: Prediction) -> discord.Embed:
-    a, b = prediction.a, prediction.b
-    embed = discord.Embed(title=f"{a.name} vs {b.name}")
-    embed.add_field(name="Ladder", value=f"{a.name} wins with {prediction.ladder:.1%}")
+    a, b = shown_name(prediction.a.name), shown_name(prediction.b.name)
+    embed = discord.Embed(title=f"{a} vs {b}")
+    embed.add_field(name="Ladder", value=f"{a} wins with {prediction.ladder:.1%}")
     if prediction.performance is None:
         performance = "undefined (a performance rating is not finite)"
     else:
-        performance = f"{a.name} wins with {prediction.performance:.1%}"
+        performance = f"{a} wins with {prediction.performance:.1%}"
     embed.add_field(name="Performance", value=performance)
     return embed

@@ -26,6 +26,14 @@ def actor(interaction: discord.Interaction[Any]) -> Actor:
     return Actor(user_id=interaction.user.id, is_moderator=is_moderator(interaction))
 
 
+def shown_name(name: str) -> str:
+    """A name as a message shows it: Markdown escaped, and a zero-width space after each
+    `@` and `<`, so it reads literally and can never become a mention (@everyone, <@id>),
+    a channel link or a timestamp."""
+    escaped = discord.utils.escape_markdown(name, ignore_links=False)
+    return escaped.replace("@", "@\u200b").replace("<", "<\u200b")
+
+
 def member_info(user: discord.abc.User) -> MemberInfo:
     return MemberInfo(user_id=user.id, name=user.display_name, is_bot=user.bot)
 

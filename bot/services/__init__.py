@@ -1,5 +1,6 @@
 """Use cases of the bot (no Discord): the Discord front end and the CLI both call these."""
 
+from bot.services.card import CardStats, FormEntry, RatingPoint
 from bot.services.errors import UserError
 from bot.services.ladder import (
     Actor,
@@ -10,7 +11,6 @@ from bot.services.ladder import (
     LeaderboardRow,
     Prediction,
     RatingCard,
-    RatingPoint,
     ReportResult,
     SettingsResult,
     VoidResult,
@@ -30,7 +30,9 @@ from bot.storage import LiveBoard, Match, Member, MemberInfo, Participant
 
 __all__ = [
     "Actor",
+    "CardStats",
     "ConfirmResult",
+    "FormEntry",
     "ImportResult",
     "Ladder",
     "LeaderboardPage",

@@ -44,6 +44,7 @@ from bot.ratings.ladder import (
 )
 from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
+from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, parse_id
@@ -112,14 +113,6 @@ class ImportResult:
 
 
 @dataclass(frozen=True, slots=True)
-class RatingPoint:
-    at: float
-    """played_at of the match (Unix seconds)."""
-    rating: float
-    match_id: int
-
-
-@dataclass(frozen=True, slots=True)
 class RatingCard:
     member: Member
     rating: float
@@ -135,8 +128,10 @@ class RatingCard:
     up: float
     down: float
     ra: float
-    recent: tuple[Match, ...]
-    history: tuple[RatingPoint, ...]
+    provisional: bool
+    """Fewer than provisional_games applied matches."""
+    stats: CardStats
+    """Peak, streak, win rate, recent form and the rating history."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +146,7 @@ class LeaderboardRow:
     wins: int
     draws: int
     losses: int
+    provisional: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +187,10 @@ def _rating(member: Member, settings: GuildSettings) -> float:
 def _on_leaderboard(member: Member, settings: GuildSettings) -> bool:
     """Left members, bots and members with fewer than min_games matches are not ranked."""
     return member.enabled and not member.is_bot and member.games >= settings.min_games
+
+
+def _provisional(member: Member, settings: GuildSettings) -> bool:
+    return member.games < settings.provisional_games
 
 
 def _not_found(match_id: int) -> UserError:
@@ -332,6 +332,23 @@ class Ladder:
         async with self.db.write() as tx:
             await tx.ensure_guild(guild_id, self.defaults)
             await tx.upsert_members(guild_id, members)
+
+    async def learn_names(self, guild_id: int, seen: Iterable[MemberInfo]) -> int:
+        """Bring the stored names and bot flags of the members the ladder knows (players,
+        imported members) up to date with what Discord shows; others are not added (being
+        seen is no reason to be listed). Writes only what changed; returns how many."""
+        infos = {info.user_id: info for info in seen}
+        known = await self.db.read.members_by_id(guild_id, infos)
+        changed = [
+            infos[member.user_id]
+            for member in known
+            if (member.name, member.is_bot)
+            != (infos[member.user_id].name, infos[member.user_id].is_bot)
+        ]
+        if changed:
+            async with self.db.write() as tx:
+                await tx.upsert_members(guild_id, changed)
+        return len(changed)
 
     async def join(self, guild_id: int, member: MemberInfo) -> Member:
         return await self._set_enabled(guild_id, member, True)
@@ -747,6 +764,7 @@ class Ladder:
                 member.wins,
                 member.draws,
                 member.losses,
+                _provisional(member, settings),
             )
             for rank, (member, value, rating) in enumerate(
                 ranked[first : first + size], start=first + 1
@@ -769,10 +787,10 @@ class Ladder:
             if _on_leaderboard(member, settings)
             else None
         )
-        history = tuple(
-            RatingPoint(played_at, rating, match_id)
-            for played_at, rating, match_id in await self.db.read.rating_history(guild_id, user_id)
-        )
+        played = [Played(*row) for row in await self.db.read.rated_results(guild_id, user_id)]
+        shown = recent_ids(played, recent)
+        by_id = {m.id: m for m in await self.db.read.matches_by_id(guild_id, shown)}
+        stats = card_stats(played, [by_id[match_id] for match_id in shown], user_id)
         return RatingCard(
             member=member,
             rating=_rating(member, settings),
@@ -786,8 +804,8 @@ class Ladder:
             up=result.up,
             down=result.down,
             ra=found[user_id, RATING_ACCURACY].value,
-            recent=tuple(await self.db.read.recent_matches(guild_id, user_id, recent)),
-            history=history,
+            provisional=_provisional(member, settings),
+            stats=stats,
         )
 
     async def predict(self, guild_id: int, a: int, b: int) -> Prediction:

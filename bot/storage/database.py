@@ -136,6 +136,10 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         DELETE FROM performances WHERE guild_id = NEW.guild_id AND user_id = NEW.user_id;
     END;
     """,
+    # 3: provisional_games, a guild setting (SPEC 9.5).
+    """
+    ALTER TABLE guilds ADD COLUMN provisional_games INTEGER NOT NULL DEFAULT 5;
+    """,
 )
 
 _MATCH_COLUMNS: Final = (
@@ -327,17 +331,27 @@ class Queries:
         )
         return int(row[0])
 
-    async def rating_history(self, guild_id: int, user_id: int) -> list[tuple[float, float, int]]:
-        """(played_at, rating after, match id) of each applied match in which the member was
-        rated, in log order."""
+    async def rated_results(
+        self, guild_id: int, user_id: int
+    ) -> list[tuple[float, int, Outcome, float, float]]:
+        """(played_at, match id, outcome, rating before, rating after) of each applied match
+        in which the member was rated, in log order (the player card)."""
         rows = await self._all(
-            "SELECT m.played_at, p.rating_after, m.id FROM participants p "
-            "JOIN matches m ON m.id = p.match_id WHERE p.user_id = ? AND p.enabled "
-            "AND p.rating_after IS NOT NULL AND m.guild_id = ? AND m.status = 'applied' "
-            "ORDER BY m.applied_at, m.id",
+            "SELECT m.played_at, m.id, p.outcome, p.rating_before, p.rating_after "
+            "FROM participants p JOIN matches m ON m.id = p.match_id WHERE p.user_id = ? "
+            "AND p.enabled AND p.rating_after IS NOT NULL AND m.guild_id = ? "
+            "AND m.status = 'applied' ORDER BY m.applied_at, m.id",
             (user_id, guild_id),
         )
-        return [(row[0], row[1], row[2]) for row in rows]
+        return [(row[0], row[1], row[2], row[3], row[4]) for row in rows]
+
+    async def matches_by_id(self, guild_id: int, match_ids: Iterable[int]) -> list[Match]:
+        """The guild's matches with these ids, by id."""
+        return await self._matches(
+            "m.guild_id = ? AND m.id IN (SELECT value FROM json_each(?))",
+            (guild_id, _json_ints(match_ids)),
+            "ORDER BY m.id",
+        )
 
     async def member_games(self, guild_id: int, user_ids: Iterable[int]) -> GameRows:
         """The games (SPEC 3.3) of the given members, through the participants_user index:

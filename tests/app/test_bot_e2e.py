@@ -78,6 +78,7 @@ SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] |
             ("confirm", STRING, False, ["opponent", "none"]),
             ("auto_confirm_hours", NUMBER, False, None),
             ("min_games", INTEGER, False, None),
+            ("provisional_games", INTEGER, False, None),
         ],
         "channel": [("channel", CHANNEL, True, None)],
         "post": [],
@@ -191,7 +192,7 @@ def test_scores_lineup_with_a_guest_is_recorded(
     lineup = f"<@{first.id}> 1200 18 | <@{second.id}> 900, guest_bob 300 12"
     reply = fake.slash(MOD, "report scores", lineup=lineup).reply()
     assert not reply.ephemeral and "applied" in reply.embeds[0]["description"]
-    assert "guest_bob — 300 pts, 12 min (not rated)" in _sides(reply)
+    assert r"guest\_bob — 300 pts, 12 min (not rated)" in _sides(reply)  # Markdown escaped
 
 
 def test_a_refusal_after_a_public_defer_stays_private(fake: FakeDiscord, bot: BotProcess):
@@ -251,7 +252,7 @@ def test_ffa_and_team_reports_score_as_spec_2_4(
     ).reply()
     sides = _sides(team)
     assert f"<@{x.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides
-    assert "guest_amy — 1 pts, 20 min (not rated)" in sides
+    assert r"guest\_amy — 1 pts, 20 min (not rated)" in sides
     assert f"<@{y.id}> — 0 pts, 20 min: 500.0 → 480.0 (-20.0)" in sides
 
 

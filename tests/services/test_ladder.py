@@ -123,8 +123,10 @@ async def test_rating_card_and_prediction(ladder: Ladder) -> None:
     await report(ladder, MOD, "<@1> 1 | <@3> 0", "c")
     card = await ladder.rating_card(GUILD, 1, "p3")
     assert (card.games, card.wins, card.losses, card.rank) == (3, 2, 1, 1)
-    assert [point.match_id for point in card.history] == sorted(p.match_id for p in card.history)
-    assert card.history[-1].rating == card.rating
+    assert [point.match_id for point in card.stats.history] == sorted(
+        p.match_id for p in card.stats.history
+    )
+    assert card.stats.history[-1].rating == card.rating
     assert card.ra == pytest.approx(math.sqrt(2) + 1)
     assert card.up > 0 and card.down > 0
     prediction = await ladder.predict(GUILD, 1, 2)

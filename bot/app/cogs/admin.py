@@ -67,6 +67,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         confirm="Who must confirm a report: an opponent, or nobody",
         auto_confirm_hours="Pending matches are applied after this many hours (default 24)",
         min_games="Fewest applied matches to appear on leaderboards (default 1)",
+        provisional_games="Members with fewer applied matches are marked provisional (default 5)",
     )
     @app_commands.choices(variant=_choices(VARIANTS), confirm=_choices(CONFIRM_MODES))
     async def settings(
@@ -80,6 +81,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         confirm: app_commands.Choice[str] | None = None,
         auto_confirm_hours: float | None = None,
         min_games: int | None = None,
+        provisional_games: int | None = None,
     ) -> None:
         guild_id = guild_of(interaction).id
         given: dict[str, object] = {
@@ -91,6 +93,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             "confirm": confirm.value if confirm else None,
             "auto_confirm_hours": auto_confirm_hours,
             "min_games": min_games,
+            "provisional_games": provisional_games,
         }
         changes = {name: value for name, value in given.items() if value is not None}
         if not changes:

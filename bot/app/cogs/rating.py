@@ -47,10 +47,11 @@ class Rating(commands.Cog):
             guild_id, target.id, variant.value if variant else None
         )
         attachments = []
-        if card.history:
-            points = [(point.at, point.rating) for point in card.history]
-            title = f"{card.member.name}: ladder rating"
-            png = await asyncio.to_thread(rating_chart_png, points, title)
+        stats = card.stats
+        if stats.history and stats.start is not None:
+            points = [(point.at, point.rating) for point in stats.history]
+            title = f"{card.member.name} — ladder rating"
+            png = await asyncio.to_thread(rating_chart_png, stats.start, points, title)
             attachments.append(discord.File(fp=io.BytesIO(png), filename=CHART_FILENAME))
         embed = rating_embed(card, CHART_FILENAME if attachments else None)
         await interaction.edit_original_response(embed=embed, attachments=attachments)
