@@ -77,6 +77,8 @@ class TeamBalance:
 class MatchPage:
     user_id: int | None
     """Whose matches (None: everyone's)."""
+    name: str | None
+    """Their display name as last seen."""
     page: int
     pages: int
     total: int
@@ -176,7 +178,11 @@ class Matchups:
         pages = max(1, math.ceil(total / size))
         page = min(max(1, page), pages)
         matches = await read.recent_matches(guild_id, user_id, size, (page - 1) * size)
-        return MatchPage(user_id, page, pages, total, tuple(matches))
+        name = None
+        if user_id is not None:
+            member = await read.member(guild_id, user_id)
+            name = member.name if member is not None else f"<@{user_id}>"
+        return MatchPage(user_id, name, page, pages, total, tuple(matches))
 
     async def leaderboard_page_of(
         self, guild_id: int, by: str, user_id: int
