@@ -13,10 +13,14 @@ team's shown win probability is its mean P against the other teams (for two team
 Exact for up to EXACT_MAX_PLAYERS players: every partition, each once (teams of one size are
 interchangeable, so an empty team is only opened after the ones before it of its size), is
 evaluated at once with numpy; ties go to the first partition in that order. Beyond, a
-deterministic heuristic: a snake draft of the players by rating, then RESTARTS - 1 seeded
-random splits, each improved by steepest-descent pairwise swaps between teams (every swap
-evaluated at once; (spread, variance of the averages) must strictly fall, so it stops) until
-no swap helps or MAX_ROUNDS passed; the best result wins.
+deterministic heuristic (local search with restarts): a snake draft of the players by
+rating, then RESTARTS - 1 seeded random splits, each improved by steepest descent over
+trades between two teams - the best one-for-one trade while one helps, else the best
+two-for-two trade (two players of one team for two of another), every candidate scored at
+once - until no trade strictly lowers (spread, variance of the averages) or MAX_ROUNDS
+passed; the best result wins. Two-for-two trades get past the plateaus of equal ratings that
+stop one-for-one swaps; bench/balance.py measures the time at 32 players and the gap to the
+exact optimum at 14.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ class Balance:
     """Each team's mean P against the other teams."""
     exact: bool
     evaluated: int
-    """Partitions (exact) or candidate swaps (heuristic) looked at: the work done."""
+    """Partitions (exact) or candidate trades (heuristic) looked at: the work done."""
 
     @property
     def spread(self) -> float:
@@ -134,78 +138,137 @@ def partitions(players: int, teams: int) -> IntArray:
 
 
 def _team_averages(ratings: FloatArray, labels: IntArray, teams: int) -> FloatArray:
-    """Average rating of each team for every row of labels: shape (rows, teams)."""
-    members = labels[..., None] == np.arange(teams)
-    sums = np.einsum("...pt,p->...t", members, ratings)
-    return np.asarray(sums / members.sum(axis=-2), dtype=np.float64)
+    """Average rating of each team for every row of labels, teams first: (teams, rows)."""
+    sums = np.stack([(labels == team) @ ratings for team in range(teams)])
+    sizes = np.stack([(labels == team).sum(axis=-1) for team in range(teams)])
+    return np.asarray(sums / sizes, dtype=np.float64)
 
 
 def _exact(ratings: FloatArray, teams: int) -> tuple[IntArray, int]:
     table = partitions(len(ratings), teams)
-    averages = _team_averages(ratings, table, teams)
-    spreads = averages.max(axis=1) - averages.min(axis=1)
+    spreads, _ = _objective(_team_averages(ratings, table, teams))
     return table[int(np.argmin(spreads))], len(table)
 
 
-def _snake_draft(ratings: FloatArray, teams: int) -> IntArray:
-    """Strongest first, picking teams 0..k-1, then k-1..0, and so on."""
-    labels = np.empty(len(ratings), dtype=np.int64)
-    rounds = np.arange(len(ratings)) // teams
-    place = np.arange(len(ratings)) % teams
-    labels[np.argsort(-ratings, kind="stable")] = np.where(
-        rounds % 2 == 0, place, teams - 1 - place
-    )
-    return labels
-
-
 def _objective(averages: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """(spread, variance) of the team averages along the last axis."""
-    spread = averages.max(axis=-1) - averages.min(axis=-1)
-    return np.asarray(spread), np.asarray(averages.var(axis=-1))
+    """(spread, variance) of team averages laid out along the first axis (teams first:
+    reductions over a short last axis are several times slower in numpy)."""
+    spread = np.max(averages, axis=0) - np.min(averages, axis=0)
+    centred = averages - averages.mean(axis=0)
+    return np.asarray(spread), np.asarray((centred * centred).mean(axis=0))
 
 
-def _improve(ratings: FloatArray, labels: IntArray, teams: int) -> tuple[IntArray, int]:
-    """Steepest descent over pairwise swaps: swapping i and j changes the sums of their teams
-    by ±(r_j - r_i); every swap is scored at once, the best one taken while it strictly
-    lowers (spread, variance)."""
-    labels = labels.copy()
-    players = len(ratings)
-    upper = np.triu(np.ones((players, players), dtype=bool), k=1)
-    gain = ratings[None, :] - ratings[:, None]
+def _snake_order(ratings: FloatArray, teams: int) -> IntArray:
+    """A snake draft as seats: strongest first, picking teams 0..k-1, then k-1..0, and so
+    on; returned as the players in seat order (larger teams first, as `Seats`)."""
+    picks = np.arange(len(ratings))
+    place = picks % teams
+    labels = np.empty(len(ratings), dtype=np.int64)
+    labels[np.argsort(-ratings, kind="stable")] = np.where(
+        (picks // teams) % 2 == 0, place, teams - 1 - place
+    )
+    larger_first = np.argsort(-np.bincount(labels, minlength=teams), kind="stable")
+    relabel = np.empty(teams, dtype=np.int64)
+    relabel[larger_first] = np.arange(teams)
+    return np.argsort(relabel[labels], kind="stable")
+
+
+@dataclass(frozen=True, slots=True)
+class Seats:
+    """The heuristic's fixed frame: seat s belongs to team `team[s]` (sizes of
+    `team_sizes`), and the candidate moves are trades of the players in seats out1 (+out2)
+    for those in seats in1 (+in2) of another team. One player for one, or two of a team for
+    two of another; a single trade has out2 == out1 and in2 == in1. Only players move, so the
+    frame depends on the counts alone (cached)."""
+
+    team: IntArray
+    out1: IntArray
+    out2: IntArray
+    in1: IntArray
+    in2: IntArray
+    pair: FloatArray
+    """1.0 for two-for-two trades, else 0.0."""
+    singles: int
+    """The one-for-one trades come first: this many."""
+    moved: FloatArray
+    """(teams, trades): +1 for the team of `out` (it gains in - out), -1 for the other."""
+
+
+@lru_cache(maxsize=64)
+def seats(players: int, teams: int) -> Seats:
+    team = np.repeat(np.arange(teams), team_sizes(players, teams))
+    first, second = np.triu_indices(players, k=1)
+    apart = team[first] != team[second]
+    singles = (first[apart], first[apart], second[apart], second[apart])
+    together = team[first] == team[second]
+    one, two = first[together], second[together]
+    left, right = np.triu_indices(len(one), k=1)
+    across = team[one[left]] != team[one[right]]
+    left, right = left[across], right[across]
+    pairs = (one[left], two[left], one[right], two[right])
+    out1, out2, in1, in2 = (np.concatenate(parts) for parts in zip(singles, pairs, strict=True))
+    moved = (np.arange(teams)[:, None] == team[out1]).astype(np.float64)
+    moved -= np.arange(teams)[:, None] == team[in1]
+    pair = np.concatenate([np.zeros(len(singles[0])), np.ones(len(pairs[0]))])
+    return Seats(team, out1, out2, in1, in2, pair, len(singles[0]), moved)
+
+
+def _best_trade(seated: FloatArray, frame: Seats, count: int) -> int | None:
+    """The first `count` trades of the frame scored at once (a trade changes two team sums
+    by ±(in - out)): the one with the lowest (spread, variance) if that is strictly lower
+    than now, else None."""
+    teams = len(frame.moved)
+    sizes = np.bincount(frame.team, minlength=teams).astype(np.float64)
+    sums = np.bincount(frame.team, weights=seated, minlength=teams)
+    spread, variance = _objective(sums / sizes)
+    gain = seated[frame.in1[:count]] - seated[frame.out1[:count]]
+    gain += frame.pair[:count] * (seated[frame.in2[:count]] - seated[frame.out2[:count]])
+    averages = (sums[:, None] + gain * frame.moved[:, :count]) / sizes[:, None]
+    trade_spread = np.max(averages, axis=0) - np.min(averages, axis=0)
+    lowest = trade_spread.min()
+    if lowest > spread + _IMPROVEMENT:
+        return None
+    tied = np.flatnonzero(trade_spread <= lowest + _IMPROVEMENT)
+    _, tied_variance = _objective(averages[:, tied])
+    best = int(tied[np.argmin(tied_variance)])
+    if lowest < spread - _IMPROVEMENT or tied_variance.min() < variance - _IMPROVEMENT:
+        return best
+    return None
+
+
+def _improve(ratings: FloatArray, order: IntArray, frame: Seats) -> tuple[IntArray, int]:
+    """Steepest descent: the best one-for-one trade while one helps, else the best trade of
+    all (two-for-two too), until none strictly lowers (spread, variance). `order` is the
+    player in each seat."""
+    order = order.copy()
     evaluated = 0
     for _ in range(MAX_ROUNDS):
-        members = (labels[:, None] == np.arange(teams)).astype(np.float64)
-        sizes = members.sum(axis=0)
-        sums = ratings @ members
-        spread, variance = _objective(sums / sizes)
-        moved = members[:, None, :] - members[None, :, :]
-        swapped = (sums + gain[..., None] * moved) / sizes
-        candidates = upper & (labels[:, None] != labels[None, :])
-        evaluated += int(candidates.sum())
-        swap_spread, swap_variance = _objective(swapped)
-        swap_spread = np.where(candidates, swap_spread, np.inf)
-        lowest = swap_spread.min()
-        tied = swap_spread <= lowest + _IMPROVEMENT
-        best = int(np.argmin(np.where(tied, swap_variance, np.inf)))
-        i, j = divmod(best, players)
-        better_spread = lowest < spread - _IMPROVEMENT
-        same_spread = lowest <= spread + _IMPROVEMENT
-        if not (better_spread or (same_spread and swap_variance[i, j] < variance - _IMPROVEMENT)):
+        for count in (frame.singles, len(frame.out1)):
+            evaluated += count
+            best = _best_trade(ratings[order], frame, count)
+            if best is not None:
+                out = [frame.out1[best], frame.out2[best]]
+                into = [frame.in1[best], frame.in2[best]]
+                order[out], order[into] = order[into], order[out]
+                break
+        else:
             break
-        labels[i], labels[j] = labels[j], labels[i]
-    return labels, evaluated
+    return order, evaluated
 
 
 def _heuristic(ratings: FloatArray, teams: int) -> tuple[IntArray, int]:
+    frame = seats(len(ratings), teams)
     generator = np.random.default_rng(SEED)
-    starts = [_snake_draft(ratings, teams)]
-    starts += [generator.permutation(len(ratings)) % teams for _ in range(RESTARTS - 1)]
+    starts = [_snake_order(ratings, teams)]
+    starts += [generator.permutation(len(ratings)) for _ in range(RESTARTS - 1)]
     best: IntArray | None = None
     best_score = (math.inf, math.inf)
     evaluated = 0
     for start in starts:
-        labels, work = _improve(ratings, start.astype(np.int64), teams)
+        order, work = _improve(ratings, start, frame)
         evaluated += work
+        labels = np.empty(len(ratings), dtype=np.int64)
+        labels[order] = frame.team
         spread, variance = _objective(_team_averages(ratings, labels, teams))
         score = (float(spread), float(variance))
         if score[0] < best_score[0] - _IMPROVEMENT or (
