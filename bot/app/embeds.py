@@ -233,17 +233,19 @@ def player_text(entry: TeamMember) -> str:
 
 
 def balance_embed(found: TeamBalance) -> discord.Embed:
-    """Each team with its players' ladder ratings, average and chance to win."""
+    """Each team with its players' ladder ratings, average and chance to win (with more than
+    two teams: its mean chance against each other team)."""
     count = sum(len(team.players) for team in found.teams)
     how = (
         "the most even split"
         if found.exact
         else f"more than {EXACT_MAX_PLAYERS} players: the best split a heuristic found"
     )
+    description = f"{count} players in {len(found.teams)} teams ({how})."
+    if len(found.teams) > 2:
+        description += " A team's chance is its mean chance against each other team."
     embed = discord.Embed(
-        title="Balanced teams",
-        description=f"{count} players in {len(found.teams)} teams ({how}).",
-        colour=discord.Colour.blurple(),
+        title="Balanced teams", description=description, colour=discord.Colour.blurple()
     )
     for number, team in enumerate(found.teams, start=1):
         lines = [f"{player_text(entry)} — {ladder_number(entry.rating)}" for entry in team.players]
