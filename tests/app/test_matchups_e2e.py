@@ -141,10 +141,10 @@ def test_my_rank_jumps_to_the_callers_page_and_the_board_shows_its_time(
     assert jumped.kind == "update"
     assert not jumped.embeds[0]["footer"]["text"].startswith("page 1 of ")
     marked = [line for line in jumped.embeds[0]["description"].splitlines() if "▶" in line]
-    assert len(marked) == 1 and caller.name in marked[0]
+    assert len(marked) == 1 and f" {caller.name} — " in marked[0]
 
     own = within_limits(fake.click(group[0], first.message_id, mine).reply())
-    assert own.ephemeral and group[0].name in next(
+    assert own.ephemeral and f" {group[0].name} — " in next(
         line for line in own.embeds[0]["description"].splitlines() if "▶" in line
     )
     refused(fake.click(MOD, first.message_id, mine).reply(), "not on the ladder leaderboard")
