@@ -141,7 +141,7 @@ class PageButton(
         self.owner_id = owner_id
         self.topic = topic
         self.page = page
-        self.label: PageLabel = label
+        self.kind: PageLabel = label
 
     @classmethod
     async def from_custom_id(
@@ -155,7 +155,7 @@ class PageButton(
         return cls(int(match["owner"]), match["topic"], int(match["page"]), label, False)
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        if interaction.user.id != self.owner_id and self.label != "mine":
+        if interaction.user.id != self.owner_id and self.kind != "mine":
             command = "/match list" if self.topic.startswith(MATCHES_TOPIC) else "/leaderboard"
             await interaction.response.send_message(
                 f"Only the member who asked for this list can turn its pages: use {command} "
@@ -179,7 +179,7 @@ class PageButton(
             _, _, member = self.topic.partition("-")
             found = await matchups.match_page(guild_id, int(member) if member else None, self.page)
             embed, view = match_page_embed(found), match_page_view(self.owner_id, found)
-        elif self.label == "mine":
+        elif self.kind == "mine":
             mine = await matchups.leaderboard_page_of(guild_id, self.topic, interaction.user.id)
             if mine is None:
                 await interaction.response.send_message(not_ranked(self.topic), ephemeral=True)

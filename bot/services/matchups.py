@@ -1,5 +1,6 @@
 """Use cases around who plays whom (SPEC 9.5): head to head, team balance, match-list pages,
-and the leaderboard page a member is on. Read only; they build on `Ladder`.
+and the leaderboard page a member is on. They read the log and change nothing in it; they
+build on `Ladder` (reusing its /predict and leaderboard).
 
 Decisions the spec leaves open:
 - Head to head counts applied matches in which both members were rated on different sides
@@ -93,6 +94,7 @@ def parse_players(text: str) -> tuple[Player, ...]:
 
 
 def check_players(players: Sequence[Player], teams: int) -> None:
+    """The refusals of /balance that need no database: counts and duplicates."""
     if not MIN_TEAMS <= teams <= MAX_TEAMS:
         raise UserError(f"teams {teams!r} must be from {MIN_TEAMS} to {MAX_TEAMS}")
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
