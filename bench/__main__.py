@@ -14,6 +14,7 @@ BENCHMARKS = {
     "replay": "bench.replay",
     "performance": "bench.performance",
     "service": "bench.service",
+    "balance": "bench.balance",
 }
 """Benchmark name -> module with `run(quick: bool) -> list[Table] | Table`."""
 RESULTS_PATH = "bench/RESULTS.md"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO, TypeVar
 
 from bot.config import Config, ConfigError, load_config
+from bot.ratings.balance import EXACT_MAX_PLAYERS
 from bot.ratings.gamelist import GameListError, parse_games
 from bot.ratings.performance import format_rating, format_stability, rating_accuracy, stability
 from bot.ratings.rep import RepError, rep
@@ -30,6 +31,7 @@ from bot.services import Actor, Ladder, UserError, parse_lineup
 from bot.services.card import rating_move
 from bot.services.ladder import MEASURES
 from bot.services.lineup import parse_id
+from bot.services.matchups import Matchups, TeamBalance, parse_players
 
 PROGRAM = "ladderbot"
 DEFAULT_CONFIG = "config.toml"
@@ -371,6 +373,30 @@ def run_recompute(arguments: argparse.Namespace, streams: Streams) -> int:
     return EXIT_OK
 
 
+def run_balance(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`balance 'PLAYERS' [--teams N]`: the most even teams, one line per team."""
+    players = parse_players(arguments.players)
+    found: TeamBalance = _with_ladder(
+        arguments,
+        lambda ladder: Matchups(ladder).balance(arguments.guild, players, arguments.teams),
+    )
+    for number, team in enumerate(found.teams, start=1):
+        names = ", ".join(
+            entry.name if entry.player.user_id is None else f"{entry.name} ({entry.player.user_id})"
+            for entry in team.players
+        )
+        print(
+            f"team {number}: average {team.average:.1f}, wins {team.win_probability:.1%}: {names}",
+            file=streams.stdout,
+        )
+    if not found.exact:
+        print(
+            f"(more than {EXACT_MAX_PLAYERS} players: the best split a heuristic found)",
+            file=streams.stdout,
+        )
+    return EXIT_OK
+
+
 def _guild_id(text: str) -> int:
     try:
         return parse_id(text, "guild id")
@@ -404,6 +430,9 @@ def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> Non
     imported = database_command("import", run_import, "matches from a CSV file, all or nothing")
     imported.add_argument("file", metavar="FILE", help="CSV file ('-' for stdin)")
     database_command("recompute", run_recompute, "replay the guild from its log")
+    balance = database_command("balance", run_balance, "split players into even teams")
+    balance.add_argument("players", metavar="PLAYERS", help="'<@1> <@2> guest_bob <@3>'")
+    balance.add_argument("--teams", type=int, default=2, metavar="N", help="2 to 4 (default 2)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,17 +1,19 @@
-"""Buttons: Confirm/Dispute on a pending match (persistent), previous/next on a leaderboard."""
+"""Buttons: Confirm/Dispute on a pending match, previous/next/my rank on a leaderboard and
+previous/next on a match list (all persistent)."""
 
 from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import discord
 
-from bot.app.embeds import leaderboard_embed, match_embed, match_stored
+from bot.app.embeds import leaderboard_embed, match_embed, match_page_embed, match_stored
 from bot.app.members import actor, guild_of
 from bot.app.replies import answer_error, note_stored
 from bot.services import LeaderboardPage, Match
+from bot.services.matchups import MatchPage, Matchups
 
 if TYPE_CHECKING:
     from bot.app.bot import LadderBot
@@ -19,7 +21,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MatchAction = Literal["confirm", "dispute"]
-PageLabel = Literal["prev", "next"]
+PageLabel = Literal["prev", "next", "mine"]
+PAGE_LABELS: dict[PageLabel, str] = {"prev": "Previous", "next": "Next", "mine": "My rank"}
+MATCHES_TOPIC = "matches"
 STATUS_ACTIONS: dict[str, tuple[MatchAction, ...]] = {
     "pending": ("confirm", "dispute"),
     "disputed": ("confirm",),
@@ -113,24 +117,32 @@ async def match_decided_elsewhere(bot: LadderBot, match: Match) -> None:
 
 class PageButton(
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"ladderbot:page:(?P<owner>\d+):(?P<by>[a-z0-9]+):(?P<page>\d+):(?P<label>prev|next)",
+    template=r"ladderbot:page:(?P<owner>\d+):(?P<topic>[a-z0-9]+(?:-\d+)?):(?P<page>\d+)"
+    r":(?P<label>prev|next|mine)",
 ):
-    """Previous or next on a leaderboard message. The custom id holds who asked, the measure
-    and the page it leads to, so paging needs no memory and survives restarts; only the
-    member who asked may turn the pages."""
+    """Previous, next or "my rank" on a leaderboard or match-list message. The custom id
+    holds who asked, what is paged (a leaderboard measure; `matches`, or `matches-<user id>`
+    for one member's) and the page it leads to, so paging needs no memory and survives
+    restarts. Only the member who asked may turn the pages; "my rank" shows anyone else
+    their own page privately."""
 
-    def __init__(self, owner_id: int, by: str, page: int, label: PageLabel, disabled: bool) -> None:
+    def __init__(
+        self, owner_id: int, topic: str, page: int, label: PageLabel, disabled: bool
+    ) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Previous" if label == "prev" else "Next",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"ladderbot:page:{owner_id}:{by}:{page}:{label}",
+                label=PAGE_LABELS[label],
+                style=discord.ButtonStyle.primary
+                if label == "mine"
+                else discord.ButtonStyle.secondary,
+                custom_id=f"ladderbot:page:{owner_id}:{topic}:{page}:{label}",
                 disabled=disabled,
             )
         )
         self.owner_id = owner_id
-        self.by = by
+        self.topic = topic
         self.page = page
+        self.kind: PageLabel = label
 
     @classmethod
     async def from_custom_id(
@@ -140,14 +152,15 @@ class PageButton(
         match: re.Match[str],
         /,
     ) -> PageButton:
-        label: PageLabel = "prev" if match["label"] == "prev" else "next"
-        return cls(int(match["owner"]), match["by"], int(match["page"]), label, False)
+        label = cast(PageLabel, match["label"])  # the template allows only the three
+        return cls(int(match["owner"]), match["topic"], int(match["page"]), label, False)
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        if interaction.user.id != self.owner_id:
+        if interaction.user.id != self.owner_id and self.kind != "mine":
+            command = "/match list" if self.topic.startswith(MATCHES_TOPIC) else "/leaderboard"
             await interaction.response.send_message(
-                "Only the member who asked for this leaderboard can turn its pages: "
-                "use /leaderboard yourself.",
+                f"Only the member who asked for this list can turn its pages: use {command} "
+                "yourself.",
                 ephemeral=True,
             )
             return False
@@ -155,17 +168,58 @@ class PageButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
-            bot: LadderBot = interaction.client
-            page = await bot.ladder.leaderboard(guild_of(interaction).id, self.by, self.page)
-            view = pager_view(self.owner_id, page)
-            await interaction.response.edit_message(embed=leaderboard_embed(page), view=view)
+            await self._turn(interaction)
         except Exception as error:  # every failure gets an answer (views have no tree.on_error)
             await answer_error(interaction, error)
 
+    async def _turn(self, interaction: discord.Interaction[Any]) -> None:
+        bot: LadderBot = interaction.client
+        guild_id = guild_of(interaction).id
+        matchups = Matchups(bot.ladder)
+        if self.topic.startswith(MATCHES_TOPIC):
+            _, _, member = self.topic.partition("-")
+            found = await matchups.match_page(guild_id, int(member) if member else None, self.page)
+            embed, view = match_page_embed(found), match_page_view(self.owner_id, found)
+        elif self.kind == "mine":
+            mine = await matchups.leaderboard_page_of(guild_id, self.topic, interaction.user.id)
+            if mine is None:
+                await interaction.response.send_message(not_ranked(self.topic), ephemeral=True)
+                return
+            if interaction.user.id != self.owner_id:
+                await interaction.response.send_message(
+                    embed=leaderboard_embed(mine, highlight=interaction.user.id), ephemeral=True
+                )
+                return
+            embed = leaderboard_embed(mine, highlight=self.owner_id)
+            view = leaderboard_view(self.owner_id, mine)
+        else:
+            board = await bot.ladder.leaderboard(guild_id, self.topic, self.page)
+            embed, view = leaderboard_embed(board), leaderboard_view(self.owner_id, board)
+        await interaction.response.edit_message(embed=embed, view=view)
 
-def pager_view(owner_id: int, page: LeaderboardPage) -> discord.ui.View:
-    """Previous/next buttons for a leaderboard page, disabled at either end."""
+
+def not_ranked(by: str) -> str:
+    return (
+        f"You are not on the {by} leaderboard: it lists members in the ladder with at least "
+        "the server's min_games applied matches."
+    )
+
+
+def _pager(owner_id: int, topic: str, page: int, pages: int) -> discord.ui.View:
+    """Previous/next buttons, disabled at either end."""
     view = discord.ui.View(timeout=None)
-    view.add_item(PageButton(owner_id, page.by, page.page - 1, "prev", page.page <= 1))
-    view.add_item(PageButton(owner_id, page.by, page.page + 1, "next", page.page >= page.pages))
+    view.add_item(PageButton(owner_id, topic, page - 1, "prev", page <= 1))
+    view.add_item(PageButton(owner_id, topic, page + 1, "next", page >= pages))
     return view
+
+
+def leaderboard_view(owner_id: int, page: LeaderboardPage) -> discord.ui.View:
+    """Previous/next and "my rank" for a leaderboard page."""
+    view = _pager(owner_id, page.by, page.page, page.pages)
+    view.add_item(PageButton(owner_id, page.by, 0, "mine", False))
+    return view
+
+
+def match_page_view(owner_id: int, page: MatchPage) -> discord.ui.View:
+    topic = MATCHES_TOPIC if page.user_id is None else f"{MATCHES_TOPIC}-{page.user_id}"
+    return _pager(owner_id, topic, page.page, page.pages)

@@ -13,10 +13,13 @@ import discord
 
 from bot.app.members import shown_name
 from bot.config import GuildSettings
+from bot.ratings.balance import EXACT_MAX_PLAYERS
+from bot.ratings.ladder import Outcome
 from bot.ratings.performance import format_rating
 from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCard
 from bot.services.card import rating_move
 from bot.services.errors import shorten
+from bot.services.matchups import HeadToHead, MatchPage, TeamBalance, TeamMember
 from bot.storage.models import Participant
 
 STATUS_TEXT = {
@@ -146,11 +149,6 @@ def match_summary(match: Match) -> str:
     return f"#{match.id} {match.status}: {names}"[:200]
 
 
-def matches_embed(title: str, matches: Sequence[Match]) -> discord.Embed:
-    lines = [match_summary(match) for match in matches] or ["No matches yet."]
-    return discord.Embed(title=title, description=shorten("\n".join(lines), DESCRIPTION_LIMIT))
-
-
 def performance_text(value: float, up: float, down: float) -> str:
     """`RP +UP -DOWN` in ladder units, or the undefined reason."""
     if not math.isfinite(value) or math.isnan(up) or math.isnan(down):
@@ -203,11 +201,15 @@ def leaderboard_value(by: str, value: float) -> str:
     return format_rating(value)
 
 
-def leaderboard_embed(page: LeaderboardPage, title: str = "Leaderboard") -> discord.Embed:
-    """One page: rank, name, the measure, ladder rating and record."""
+def leaderboard_embed(
+    page: LeaderboardPage, title: str = "Leaderboard", highlight: int | None = None
+) -> discord.Embed:
+    """One page: rank, name, the measure, ladder rating and record; the `highlight` member's
+    row marked. The embed's timestamp says when the standings were read."""
     measure = MEASURE_TITLE.get(page.by, f"performance {page.by}")
     lines = [
-        f"**{row.rank}.** {shown_name(row.name)} — {leaderboard_value(page.by, row.value)}"
+        ("▶ " if row.user_id == highlight else "")
+        + f"**{row.rank}.** {shown_name(row.name)} — {leaderboard_value(page.by, row.value)}"
         + ("" if page.by == "ladder" else f" (ladder {ladder_number(row.rating)})")
         + f" · {row.wins}W {row.draws}D {row.losses}L"
         + (" · *provisional*" if row.provisional else "")
@@ -218,8 +220,11 @@ def leaderboard_embed(page: LeaderboardPage, title: str = "Leaderboard") -> disc
         description=shorten("\n".join(lines), DESCRIPTION_LIMIT)
         or "Nobody has played enough matches yet.",
         colour=discord.Colour.blurple(),
+        timestamp=datetime.now(UTC),
     )
-    embed.set_footer(text=f"page {page.page} of {max(page.pages, 1)} · {page.total} players")
+    embed.set_footer(
+        text=f"page {page.page} of {max(page.pages, 1)} · {page.total} players · updated"
+    )
     return embed
 
 
@@ -249,4 +254,89 @@ def prediction_embed(prediction: Prediction) -> discord.Embed:
     else:
         performance = f"{a} wins with {prediction.performance:.1%}"
     embed.add_field(name="Performance", value=performance)
+    return embed
+
+
+def whole_lines(lines: Sequence[str], limit: int, empty: str) -> str:
+    """The lines joined, as many whole ones as fit in `limit` characters."""
+    kept: list[str] = []
+    length = 0
+    for line in lines:
+        length += len(line) + (1 if kept else 0)
+        if length > limit:
+            break
+        kept.append(line)
+    return "\n".join(kept) or empty
+
+
+def match_page_embed(page: MatchPage) -> discord.Embed:
+    """A page of the match list, newest first, with when each match was played."""
+    title = "Matches" if page.name is None else f"Matches of {shown_name(page.name)}"
+    lines = [f"{match_summary(match)} · <t:{int(match.played_at)}:R>" for match in page.matches]
+    embed = discord.Embed(
+        title=title,
+        description=whole_lines(lines, DESCRIPTION_LIMIT, "No matches yet."),
+        colour=discord.Colour.blurple(),
+    )
+    embed.set_footer(text=f"page {page.page} of {page.pages} · {page.total} matches")
+    return embed
+
+
+RESULT_WORD: dict[Outcome, str] = {"win": "won", "draw": "drew", "loss": "lost"}
+
+
+def head_to_head_embed(found: HeadToHead) -> discord.Embed:
+    """/predict's two chances, then the record and the last meetings of a against b."""
+    embed = prediction_embed(found.prediction)
+    a, b = found.prediction.a, found.prediction.b
+    embed.title = f"{shown_name(a.name)} vs {shown_name(b.name)} — head to head"
+    total = found.wins + found.draws + found.losses
+    embed.add_field(
+        name=f"Record of {shown_name(a.name)}"[:256],
+        value=f"{found.wins}W {found.draws}D {found.losses}L in {total} meetings",
+        inline=False,
+    )
+    lines = [
+        f"#{meeting.match.id} <t:{int(meeting.match.played_at)}:d>: "
+        f"{shown_name(a.name)} {RESULT_WORD[meeting.result]}"
+        for meeting in found.recent
+    ]
+    embed.add_field(
+        name="Last meetings",
+        value=whole_lines(lines, FIELD_VALUE_LIMIT, "They have not met in a rated match yet."),
+        inline=False,
+    )
+    return embed
+
+
+def player_text(entry: TeamMember) -> str:
+    """A member as a mention (Discord shows their current name; embeds ping nobody), a guest
+    by name."""
+    if entry.player.user_id is not None:
+        return entry.player.label
+    return shown_name(entry.name)
+
+
+def balance_embed(found: TeamBalance) -> discord.Embed:
+    """Each team with its players' ladder ratings, average and chance to win (with more than
+    two teams: its mean chance against each other team)."""
+    count = sum(len(team.players) for team in found.teams)
+    how = (
+        "the most even split"
+        if found.exact
+        else f"more than {EXACT_MAX_PLAYERS} players: the best split a heuristic found"
+    )
+    description = f"{count} players in {len(found.teams)} teams ({how})."
+    if len(found.teams) > 2:
+        description += " A team's chance is its mean chance against each other team."
+    embed = discord.Embed(
+        title="Balanced teams", description=description, colour=discord.Colour.blurple()
+    )
+    for number, team in enumerate(found.teams, start=1):
+        lines = [f"{player_text(entry)} — {ladder_number(entry.rating)}" for entry in team.players]
+        embed.add_field(
+            name=f"Team {number}: wins {team.win_probability:.1%} · average "
+            f"{ladder_number(team.average)}",
+            value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"),
+        )
     return embed

@@ -284,18 +284,43 @@ class Queries:
         return None if row is None else int(row[0])
 
     async def recent_matches(
-        self, guild_id: int, user_id: int | None = None, limit: int = 10
+        self, guild_id: int, user_id: int | None = None, limit: int = 10, offset: int = 0
     ) -> list[Match]:
-        """Newest reports first (by creation); with a user id, only matches they played."""
-        tail = "ORDER BY m.created_at DESC, m.id DESC LIMIT ?"
+        """Newest reports first (by creation), skipping `offset`; with a user id, only
+        matches they played."""
+        tail = "ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?"
         if user_id is None:
-            return await self._matches("m.guild_id = ?", (guild_id, limit), tail)
+            return await self._matches("m.guild_id = ?", (guild_id, limit, offset), tail)
         # From the member's rows of participants_user (a member plays a match at most once).
         return await self._matches(
             "p.user_id = ? AND m.guild_id = ?",
-            (user_id, guild_id, limit),
+            (user_id, guild_id, limit, offset),
             tail,
             "participants p CROSS JOIN matches m ON m.id = p.match_id",
+        )
+
+    async def match_count(self, guild_id: int, user_id: int | None = None) -> int:
+        """How many matches `recent_matches` can page through."""
+        if user_id is None:
+            row = await self._one("SELECT COUNT(*) FROM matches WHERE guild_id = ?", (guild_id,))
+        else:
+            row = await self._one(
+                "SELECT COUNT(*) FROM participants p CROSS JOIN matches m ON m.id = p.match_id "
+                "WHERE p.user_id = ? AND m.guild_id = ?",
+                (user_id, guild_id),
+            )
+        return int(row[0])
+
+    async def head_to_head(self, guild_id: int, a: int, b: int) -> list[Match]:
+        """Applied matches in which members a and b were both rated, on different sides;
+        newest first in log order."""
+        return await self._matches(
+            "pa.user_id = ? AND pb.user_id = ? AND pa.enabled AND pb.enabled "
+            "AND pa.side <> pb.side AND m.guild_id = ? AND m.status = 'applied'",
+            (a, b, guild_id),
+            "ORDER BY m.applied_at DESC, m.id DESC",
+            "participants pa CROSS JOIN participants pb ON pb.match_id = pa.match_id "
+            "CROSS JOIN matches m ON m.id = pa.match_id",
         )
 
     async def applied_matches(self, guild_id: int) -> list[Match]:

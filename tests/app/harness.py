@@ -18,7 +18,7 @@ PAGE_SIZE = 3
 
 MOD = Member(1001, "moderator", permissions=MANAGE_GUILD)
 ROBOT = Member(1002, "otherbot", bot=True)
-PLAYERS = [Member(2000 + number, f"player{number}") for number in range(1, 101)]
+PLAYERS = [Member(2000 + number, f"player{number}") for number in range(1, 141)]
 
 
 def write_config(

@@ -66,6 +66,8 @@ SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] |
     },
     "history": {None: [("member", USER, False, None)]},
     "predict": {None: [("a", USER, True, None), ("b", USER, True, None)]},
+    "h2h": {None: [("a", USER, True, None), ("b", USER, True, None)]},  # SPEC 9.5
+    "balance": {None: [("players", STRING, True, None), ("teams", INTEGER, False, None)]},
     "ladder": {"join": [], "leave": []},
     "admin": {
         "void": [("id", INTEGER, True, None), ("reason", STRING, False, None)],

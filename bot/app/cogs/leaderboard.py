@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import pager_view
+from bot.app.buttons import leaderboard_view
 from bot.app.embeds import leaderboard_embed
 from bot.app.members import guild_of
 from bot.app.replies import defer
@@ -37,7 +37,7 @@ class Leaderboard(commands.Cog):
             guild_id, by=by.value if by else "ladder", page=page
         )
         await interaction.edit_original_response(
-            embed=leaderboard_embed(result), view=pager_view(interaction.user.id, result)
+            embed=leaderboard_embed(result), view=leaderboard_view(interaction.user.id, result)
         )
 
 

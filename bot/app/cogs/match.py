@@ -9,10 +9,11 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import already_applied, match_decided_elsewhere
-from bot.app.embeds import match_embed, match_stored, matches_embed
+from bot.app.buttons import already_applied, match_decided_elsewhere, match_page_view
+from bot.app.embeds import match_embed, match_page_embed, match_stored
 from bot.app.members import actor, guild_of, member_info
 from bot.app.replies import note_stored
+from bot.services.matchups import Matchups
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +73,12 @@ class Matches(
         guild_id = guild_of(interaction).id
         if member is not None:
             await self.bot.ladder.upsert_members(guild_id, [member_info(member)])
-        matches = await self.bot.ladder.list_matches(
+        page = await Matchups(self.bot.ladder).match_page(
             guild_id, member.id if member is not None else None
         )
-        title = f"Recent matches of {member.display_name}" if member else "Recent matches"
-        await interaction.response.send_message(embed=matches_embed(title, matches))
+        await interaction.response.send_message(
+            embed=match_page_embed(page), view=match_page_view(interaction.user.id, page)
+        )
 
 
 async def setup(bot: LadderBot) -> None:

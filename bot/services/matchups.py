@@ -1,0 +1,202 @@
+"""Use cases around who plays whom (SPEC 9.5): head to head, team balance, match-list pages,
+and the leaderboard page a member is on. They read the log and change nothing in it; they
+build on `Ladder` (reusing its /predict and leaderboard).
+
+Decisions the spec leaves open:
+- Head to head counts applied matches in which both members were rated on different sides
+  (the games of SPEC 3.3); a's win, draw or loss against b is the step-4 comparison of their
+  own scores per minute, whoever else played.
+- Balance rates guests and members without a record at initial_rating, and members who left
+  the ladder at their last rating; bots are refused.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from bot.ratings.balance import MAX_PLAYERS, MAX_TEAMS, MIN_PLAYERS, MIN_TEAMS, balance_teams
+from bot.ratings.ladder import Outcome, rate_order
+from bot.services.errors import UserError
+from bot.services.ladder import Ladder, LeaderboardPage, Prediction, _rating, elo_bridge
+from bot.services.lineup import Player, parse_team
+from bot.storage import Match, Member
+
+RECENT_MEETINGS: Final = 5
+RESULTS: Final[dict[int, Outcome]] = {1: "win", 0: "draw", -1: "loss"}
+
+
+@dataclass(frozen=True, slots=True)
+class Meeting:
+    match: Match
+    result: Outcome
+    """a's result against b in the match."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeadToHead:
+    prediction: Prediction
+    """/predict's ladder and performance chances that a beats b."""
+    wins: int
+    draws: int
+    losses: int
+    """a's record against b."""
+    recent: tuple[Meeting, ...]
+    """Their last meetings, newest first."""
+
+
+@dataclass(frozen=True, slots=True)
+class TeamMember:
+    player: Player
+    name: str
+    """Display name of a member as last seen, or the guest's name."""
+    rating: float
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    players: tuple[TeamMember, ...]
+    average: float
+    """Average ladder rating (the Elo average converted back: the map is affine)."""
+    win_probability: float
+    """Mean ladder P against the other teams (for two teams, P)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TeamBalance:
+    teams: tuple[Team, ...]
+    """The strongest team first."""
+    exact: bool
+    """False beyond bot.ratings.balance.EXACT_MAX_PLAYERS: the heuristic's answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPage:
+    user_id: int | None
+    """Whose matches (None: everyone's)."""
+    name: str | None
+    """Their display name as last seen."""
+    page: int
+    pages: int
+    total: int
+    matches: tuple[Match, ...]
+
+
+def parse_players(text: str) -> tuple[Player, ...]:
+    """The players of /balance: mentions and guest names, split by spaces or commas."""
+    if not text.strip():
+        raise UserError("players is empty: mention the members and write the guests' names")
+    return parse_team(text)
+
+
+def check_players(players: Sequence[Player], teams: int) -> None:
+    """The refusals of /balance that need no database: counts and duplicates."""
+    if not MIN_TEAMS <= teams <= MAX_TEAMS:
+        raise UserError(f"teams {teams!r} must be from {MIN_TEAMS} to {MAX_TEAMS}")
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise UserError(f"player count {len(players)} must be from {MIN_PLAYERS} to {MAX_PLAYERS}")
+    if teams > len(players):
+        raise UserError(f"teams {teams} must be at most the number of players ({len(players)})")
+    seen: set[Player] = set()
+    for player in players:
+        if player in seen:
+            raise UserError(f"{player.label} is listed twice; list every player once")
+        seen.add(player)
+
+
+def meeting_results(matches: Sequence[Match], a: int, b: int) -> list[Outcome]:
+    """a's result against b (SPEC 2.3 step 4) in each of the matches both played."""
+    if not matches:
+        return []
+    rows = [
+        [(p.score, p.minutes) for user in (a, b) for p in match.participants if p.user_id == user]
+        for match in matches
+    ]
+    mine, theirs = np.array([row[0] for row in rows]).T, np.array([row[1] for row in rows]).T
+    order = rate_order(mine[0], mine[1], theirs[0], theirs[1])
+    return [RESULTS[int(sign)] for sign in order]
+
+
+class Matchups:
+    def __init__(self, ladder: Ladder) -> None:
+        self.ladder = ladder
+
+    async def head_to_head(
+        self, guild_id: int, a: int, b: int, recent: int = RECENT_MEETINGS
+    ) -> HeadToHead:
+        if a == b:
+            raise UserError("a and b are the same member; pick two different members")
+        for member in await self.ladder.db.read.members_by_id(guild_id, [a, b]):
+            _refuse_bot(member)
+        prediction = await self.ladder.predict(guild_id, a, b)
+        meetings = await self.ladder.db.read.head_to_head(guild_id, a, b)
+        results = meeting_results(meetings, a, b)
+        return HeadToHead(
+            prediction,
+            results.count("win"),
+            results.count("draw"),
+            results.count("loss"),
+            tuple(Meeting(*pair) for pair in zip(meetings[:recent], results, strict=False)),
+        )
+
+    async def balance(
+        self, guild_id: int, players: Sequence[Player], teams: int = 2
+    ) -> TeamBalance:
+        """Split the players into `teams` teams as evenly as the ladder predicts."""
+        check_players(players, teams)
+        settings = await self.ladder.settings(guild_id)
+        ids = [p.user_id for p in players if p.user_id is not None]
+        known = {m.user_id: m for m in await self.ladder.db.read.members_by_id(guild_id, ids)}
+        listed = []
+        for player in players:
+            member = known.get(player.user_id) if player.user_id is not None else None
+            if member is not None:
+                _refuse_bot(member)
+                listed.append(TeamMember(player, member.name, _rating(member, settings)))
+            else:
+                listed.append(TeamMember(player, player.label, settings.initial_rating))
+        bridge = elo_bridge(settings)
+        ratings = bridge.to_elo(np.array([entry.rating for entry in listed]))
+        result = balance_teams(ratings, teams)
+        return TeamBalance(
+            tuple(
+                Team(tuple(listed[i] for i in members), float(bridge.from_elo(average)), float(p))
+                for members, average, p in zip(
+                    result.teams, result.averages, result.win_probability, strict=True
+                )
+            ),
+            result.exact,
+        )
+
+    async def match_page(self, guild_id: int, user_id: int | None, page: int = 1) -> MatchPage:
+        """One page of the newest matches (of one member); out-of-range pages are clamped so
+        previous/next never fail."""
+        read, size = self.ladder.db.read, self.ladder.page_size
+        total = await read.match_count(guild_id, user_id)
+        pages = max(1, math.ceil(total / size))
+        page = min(max(1, page), pages)
+        matches = await read.recent_matches(guild_id, user_id, size, (page - 1) * size)
+        name = None
+        if user_id is not None:
+            member = await read.member(guild_id, user_id)
+            name = member.name if member is not None else f"<@{user_id}>"
+        return MatchPage(user_id, name, page, pages, total, tuple(matches))
+
+    async def leaderboard_page_of(
+        self, guild_id: int, by: str, user_id: int
+    ) -> LeaderboardPage | None:
+        """The leaderboard page the member is on, or None if they are not ranked."""
+        everyone = await self.ladder.leaderboard(guild_id, by, page_size=0)
+        rank = next((row.rank for row in everyone.rows if row.user_id == user_id), None)
+        if rank is None:
+            return None
+        return await self.ladder.leaderboard(guild_id, by, math.ceil(rank / self.ladder.page_size))
+
+
+def _refuse_bot(member: Member) -> None:
+    if member.is_bot:
+        raise UserError(f"<@{member.user_id}> is a bot; bots have no place in the ladder")
