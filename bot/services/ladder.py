@@ -62,7 +62,6 @@ from bot.storage import (
     Participant,
     Performance,
     WriteTransaction,
-    in_one_trip,
 )
 
 MAX_PARTICIPANTS: Final = 32
@@ -329,7 +328,7 @@ class Ladder:
     # --- members -------------------------------------------------------------------------
 
     async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             await tx.ensure_guild(guild_id, self.defaults)
             await tx.upsert_members(guild_id, members)
 
@@ -342,7 +341,7 @@ class Ladder:
     async def _set_enabled(self, guild_id: int, info: MemberInfo, enabled: bool) -> Member:
         if info.is_bot:
             raise UserError("bots cannot join the ladder")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             await tx.ensure_guild(guild_id, self.defaults)
             await tx.upsert_members(guild_id, [info])
             await tx.set_enabled(guild_id, info.user_id, enabled)
@@ -391,18 +390,16 @@ class Ladder:
         check_lineup(lineup, minutes)
         players = {entry.player.user_id for entry in lineup}
         try:
-            async with self.db.write() as tx:
+            async with self.db.write(guild_id) as tx:
                 settings = await tx.ensure_guild(guild_id, self.defaults)
                 existing: int | None
                 newest: LogKey | None
                 match_id: int
                 upserted: list[Member]
-                existing, newest, match_id, upserted = await in_one_trip(
-                    tx.match_id_by_request(guild_id, request_id),
-                    tx.newest_log_key(guild_id),
-                    tx.next_match_id(),
-                    tx.upsert_members(guild_id, members),
-                )
+                existing = await tx.match_id_by_request(guild_id, request_id)
+                newest = await tx.newest_log_key(guild_id)
+                match_id = await tx.next_match_id()
+                upserted = await tx.upsert_members(guild_id, members)
                 if existing is not None:
                     raise _Retried(await self._load(tx, guild_id, existing))
                 if not actor.is_moderator and actor.user_id not in players:
@@ -507,7 +504,7 @@ class Ladder:
     async def set_match_message(
         self, guild_id: int, match_id: int, channel_id: int, message_id: int
     ) -> None:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             if await tx.match(guild_id, match_id) is None:
                 raise _not_found(match_id)
             await tx.set_match_message(match_id, channel_id, message_id)
@@ -529,7 +526,7 @@ class Ladder:
         )
 
     async def confirm(self, guild_id: int, actor: Actor, match_id: int) -> ConfirmResult:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
             if match.status == "applied":
@@ -546,7 +543,7 @@ class Ladder:
         return ConfirmResult(applied, applied_now=True)
 
     async def dispute(self, guild_id: int, actor: Actor, match_id: int) -> Match:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             match = await self._load(tx, guild_id, match_id)
             if match.status == "disputed":
                 return match
@@ -570,7 +567,7 @@ class Ladder:
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
     ) -> VoidResult:
         _must_moderate(actor, "void matches")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
             if match.status == "void":
@@ -591,7 +588,7 @@ class Ladder:
         """Apply every pending match older than its guild's auto_confirm_hours."""
         applied = []
         for guild_id, match_id in await self.db.read.due_pending(self.clock()):
-            async with self.db.write() as tx:
+            async with self.db.write(guild_id) as tx:
                 settings = await tx.ensure_guild(guild_id, self.defaults)
                 match = await self._load(tx, guild_id, match_id)
                 if match.status == "pending":
@@ -619,7 +616,7 @@ class Ladder:
         self, guild_id: int, actor: Actor, changes: Mapping[str, object]
     ) -> SettingsResult:
         _must_moderate(actor, "change the settings")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             current = await tx.ensure_guild(guild_id, self.defaults)
             try:
                 changed = current.changed(changes)
@@ -634,7 +631,7 @@ class Ladder:
     async def recompute(self, guild_id: int, actor: Actor) -> int:
         """Replay the whole guild from its log; returns the number of matches replayed."""
         _must_moderate(actor, "recompute the ladder")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             return await self._replay(tx, guild_id, settings, None)
 
@@ -654,22 +651,17 @@ class Ladder:
     async def _compute_performances(
         self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
-        """The measures of the members (ascending ids) computed in one vectorized pass and
-        cached, in one write transaction: from the log exactly as it is when stored (a
-        write that changes a game list meanwhile waits, then drops the rows again)."""
-        async with self.db.write() as tx:
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            bridge = elo_bridge(settings)
-            games = game_arrays(await tx.member_games(guild_id, user_ids), user_ids, bridge)
-            computed = {
-                (user_id, measure): performance
-                for measure in measures
-                for user_id, performance in zip(
-                    user_ids, performances(games, measure, bridge), strict=True
-                )
-            }
-            await tx.store_performances(guild_id, computed)
-        return computed
+        """The measures of the members (ascending ids) computed in one vectorized pass, in
+        memory: a read never writes (SPEC 8.2), so what the cache lacks is not stored."""
+        bridge = elo_bridge(await self.settings(guild_id))
+        games = game_arrays(await self.db.read.member_games(guild_id, user_ids), user_ids, bridge)
+        return {
+            (user_id, measure): performance
+            for measure in measures
+            for user_id, performance in zip(
+                user_ids, performances(games, measure, bridge), strict=True
+            )
+        }
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
@@ -796,7 +788,7 @@ class Ladder:
 
     async def set_live_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
         _must_moderate(actor, "set the leaderboard channel")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             await tx.ensure_guild(guild_id, self.defaults)
             await tx.set_live_board(guild_id, channel_id)
 
@@ -807,7 +799,7 @@ class Ladder:
         return await self.db.read.live_boards_due(self.clock(), self.edit_seconds)
 
     async def mark_live_board_edited(self, guild_id: int, message_id: int) -> None:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             await tx.mark_live_board_edited(guild_id, message_id, self.clock())
 
     # --- import / export -----------------------------------------------------------------
@@ -819,7 +811,7 @@ class Ladder:
         """Import matches as applied, merged into the log by played_at; all or nothing."""
         _must_moderate(actor, "import matches")
         parsed = sorted(parse_matches(text), key=lambda match: match.order)
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             batch = uuid.uuid4().hex
             known = await _known_members(tx, guild_id, [m.entries for m in parsed])

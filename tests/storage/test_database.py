@@ -16,7 +16,7 @@ from bot.config import GuildSettings
 from bot.services import Actor, Ladder
 from bot.services.csvio import format_time
 from bot.storage import Database, Performance
-from bot.storage.database import MIGRATIONS
+from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 
 GUILD = 1
