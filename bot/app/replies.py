@@ -9,6 +9,7 @@ import discord
 from discord import app_commands
 
 from bot.services import UserError
+from bot.storage import DatabaseBusy
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ def user_message(error: BaseException) -> str | None:
     """The message to show for a refusal, or None for an unexpected failure."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, UserError):
+    if isinstance(error, UserError | DatabaseBusy):
         return str(error)
     if isinstance(error, app_commands.TransformerError):
         return f"{error.value!r} is not a valid {error.type.name} here."

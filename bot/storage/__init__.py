@@ -1,7 +1,7 @@
 """Storage: the only place with SQL (schema, migrations, queries), on SQLite or PostgreSQL."""
 
-from bot.storage.database import Database, Queries, WriteTransaction
-from bot.storage.engine import BUSY_MESSAGE, DatabaseBusy
+from bot.storage.database import Database, Queries, WriteTransaction, redacted
+from bot.storage.engine import BUSY_MESSAGE, DatabaseBusy, DatabaseUnavailable
 from bot.storage.matches import LOG_START
 from bot.storage.models import (
     GameRows,
@@ -24,6 +24,7 @@ __all__ = [
     "LOG_START",
     "Database",
     "DatabaseBusy",
+    "DatabaseUnavailable",
     "GameRows",
     "LiveBoard",
     "LogKey",
@@ -39,4 +40,5 @@ __all__ = [
     "Performance",
     "Queries",
     "WriteTransaction",
+    "redacted",
 ]

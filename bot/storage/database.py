@@ -12,8 +12,9 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
 
-from bot.storage.engine import Engine, Session
+from bot.storage.engine import DatabaseUnavailable, Engine, Session
 from bot.storage.guilds import GuildReads, GuildWrites
 from bot.storage.matches import MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
@@ -33,6 +34,18 @@ _DUMPED: Final = {
 
 def is_postgres(url: str) -> bool:
     return url.startswith(POSTGRES_SCHEMES)
+
+
+def redacted(url: str | Path) -> str:
+    """The URL without its password, for messages."""
+    text = str(url)
+    if not is_postgres(text):
+        return text
+    parts = urlsplit(text)
+    if parts.password is None:
+        return text
+    user, _, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
 
 
 def sqlite_path(url: str | Path) -> str:
@@ -136,16 +149,24 @@ class Database:
         """Open (creating the schema if needed) and migrate the database at `url`: a SQLite
         path or sqlite:/// URL, or a postgresql:// URL."""
         text = str(url)
-        engine: Engine
-        if is_postgres(text):
-            from bot.storage.postgres import PostgresEngine
+        try:
+            if is_postgres(text):
+                from bot.storage import postgres
 
-            engine = await PostgresEngine.open(text)
-        else:
-            from bot.storage.sqlite import SqliteEngine
+                try:
+                    return cls(await postgres.PostgresEngine.open(text))
+                except postgres.OPEN_ERRORS as error:
+                    raise DatabaseUnavailable(str(error)) from error
+            from bot.storage import sqlite
 
-            engine = await SqliteEngine.open(sqlite_path(text))
-        return cls(engine)
+            try:
+                return cls(await sqlite.SqliteEngine.open(sqlite_path(text)))
+            except sqlite.OPEN_ERRORS as error:
+                raise DatabaseUnavailable(str(error)) from error
+        except DatabaseUnavailable:
+            raise
+        except ValueError as error:  # a malformed URL
+            raise DatabaseUnavailable(str(error)) from error
 
     async def close(self) -> None:
         await self.engine.close()

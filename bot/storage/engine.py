@@ -27,6 +27,10 @@ class DatabaseBusy(Exception):  # noqa: N818 (a refusal the user reads, like Use
         super().__init__(BUSY_MESSAGE)
 
 
+class DatabaseUnavailable(Exception):  # noqa: N818 (a refusal the user reads)
+    """The database could not be opened (no such server or file, refused, corrupt)."""
+
+
 class Row(Protocol):
     """A result row read by column name (sqlite3.Row, asyncpg.Record)."""
 

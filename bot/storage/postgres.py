@@ -31,6 +31,8 @@ from bot.storage.engine import (
 )
 from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
 
+OPEN_ERRORS: Final = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
+"""What connecting raises when the server or database cannot be used (see Database.open)."""
 _NAMED: Final = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _MIGRATION_LOCK: Final = "SELECT pg_advisory_xact_lock(0, 1)"
 _BUSY_ERRORS: Final = (

@@ -30,6 +30,8 @@ from bot.storage.engine import (
 )
 from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
 
+OPEN_ERRORS: Final = (OSError, sqlite3.Error)
+"""What opening a file raises when it cannot be used (see Database.open)."""
 _BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 
