@@ -392,13 +392,7 @@ class Ladder:
         try:
             async with self.db.write(guild_id) as tx:
                 settings = await tx.ensure_guild(guild_id, self.defaults)
-                existing: int | None
-                newest: LogKey | None
-                match_id: int
-                upserted: list[Member]
-                existing = await tx.match_id_by_request(guild_id, request_id)
-                newest = await tx.newest_log_key(guild_id)
-                match_id = await tx.next_match_id()
+                existing, newest, match_id = await tx.report_slot(guild_id, request_id)
                 upserted = await tx.upsert_members(guild_id, members)
                 if existing is not None:
                     raise _Retried(await self._load(tx, guild_id, existing))

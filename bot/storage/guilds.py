@@ -56,17 +56,19 @@ class GuildReads:
 
 class GuildWrites(GuildReads):
     async def ensure_guild(self, guild_id: int, defaults: GuildSettings) -> GuildSettings:
-        """The guild's settings, creating the guild with the defaults on first use (one
-        statement: the row is inserted or, when there, returned as it is)."""
-        row = await self._session.one(
+        """The guild's settings, creating the guild with the defaults on first use."""
+        found = await self.guild_settings(guild_id)
+        if found is not None:
+            return found
+        await self._session.run(
             f"INSERT INTO guilds (guild_id, {_SETTINGS}) "
             f"VALUES (:guild_id, {', '.join(f':{name}' for name in SETTING_COLUMNS)}) "
-            "ON CONFLICT (guild_id) DO UPDATE SET guild_id = excluded.guild_id "
-            f"RETURNING {_SETTINGS}",
+            "ON CONFLICT (guild_id) DO NOTHING",
             {"guild_id": guild_id, **asdict(defaults)},
         )
-        assert row is not None
-        return _settings(row)
+        created = await self.guild_settings(guild_id)
+        assert created is not None
+        return created
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
         await self._session.run(

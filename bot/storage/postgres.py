@@ -148,21 +148,30 @@ class PostgresEngine(Engine):
             raise
         return engine
 
+    async def _version(self) -> int:
+        row = await self._writer.one("SELECT to_regclass('schema_version') IS NOT NULL AS present")
+        if row is None or not row["present"]:
+            return 0
+        found = await self._writer.one("SELECT max(version) AS version FROM schema_version")
+        version = 0 if found is None or found["version"] is None else int(found["version"])
+        if version > len(MIGRATIONS):
+            raise newer_than_this_code(version)
+        return version
+
     async def _migrate(self) -> None:
-        """Apply the migrations the database has not seen yet, each in its own transaction,
-        under a lock (other processes may be migrating the same database)."""
-        while True:
+        """Apply the migrations the database has not seen yet, each in its own transaction
+        under a lock (other processes may be migrating the same database; the version is
+        read again under it). An up-to-date database is only read."""
+        while await self._version() < len(MIGRATIONS):
             async with self._writer_connection.transaction():
                 await self._writer.run(_MIGRATION_LOCK)
-                await self._writer.run(
-                    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
-                )
-                row = await self._writer.one("SELECT max(version) AS version FROM schema_version")
-                version = 0 if row is None or row["version"] is None else int(row["version"])
-                if version > len(MIGRATIONS):
-                    raise newer_than_this_code(version)
+                version = await self._version()
                 if version == len(MIGRATIONS):
                     return
+                if version == 0:
+                    await self._writer.run(
+                        "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+                    )
                 for statement in migration_statements(version + 1, DIALECT):
                     await self._writer.run(statement)
                 await self._writer.run("DELETE FROM schema_version")

@@ -135,27 +135,24 @@ class SqliteEngine(Engine):
                 raise DatabaseBusy() from error
             raise
 
+    async def _version(self) -> int:
+        row = await self._writer.one("PRAGMA user_version")
+        version = 0 if row is None else int(row[0])
+        if version > len(MIGRATIONS):
+            raise newer_than_this_code(version)
+        return version
+
     async def _migrate(self) -> None:
-        """Apply the migrations the file has not seen yet, each in its own transaction
-        (the version is read inside it: another process may have migrated meanwhile)."""
-        while True:
-            async with self._lock:
-                await self._begin()
-                try:
-                    row = await self._writer.one("PRAGMA user_version")
-                    version = int(row[0]) if row is not None else 0
-                    if version > len(MIGRATIONS):
-                        raise newer_than_this_code(version)
-                    if version == len(MIGRATIONS):
-                        await self._writer_connection.execute("ROLLBACK")
-                        return
+        """Apply the migrations the file has not seen yet, each in its own transaction (the
+        version is read again inside it: another process may have migrated meanwhile). An
+        up-to-date file is only read: opening it for a read command writes nothing."""
+        while await self._version() < len(MIGRATIONS):
+            async with self.transaction(None) as session:
+                version = await self._version()
+                if version < len(MIGRATIONS):
                     for statement in migration_statements(version + 1, DIALECT):
-                        await self._writer.run(statement)
-                    await self._writer.run(f"PRAGMA user_version = {version + 1}")
-                except BaseException:
-                    await self._writer_connection.execute("ROLLBACK")
-                    raise
-                await self._writer_connection.execute("COMMIT")
+                        await session.run(statement)
+                    await session.run(f"PRAGMA user_version = {version + 1}")
 
     @asynccontextmanager
     async def transaction(self, guild_id: int | None) -> AsyncIterator[Session]:
