@@ -86,7 +86,9 @@ async def temporary_ladder(engine: str) -> AsyncIterator[Ladder]:
     file in a temporary folder, or a new PostgreSQL database dropped afterwards."""
     if engine == "sqlite":
         with tempfile.TemporaryDirectory() as folder:
-            async with open_ladder(os.path.join(folder, "bench.sqlite3"), Config()) as ladder:
+            async with open_ladder(
+                os.path.join(folder, "bench.sqlite3"), Config(), fill_cache=True
+            ) as ladder:
                 yield ladder
         return
     admin = os.environ[POSTGRES_VARIABLE]
@@ -96,7 +98,7 @@ async def temporary_ladder(engine: str) -> AsyncIterator[Ladder]:
         await server.execute(f"CREATE DATABASE {name}")
         try:
             url = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
-            async with open_ladder(url, Config()) as ladder:
+            async with open_ladder(url, Config(), fill_cache=True) as ladder:
                 yield ladder
         finally:
             await server.execute(f"DROP DATABASE {name} WITH (FORCE)")

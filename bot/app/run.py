@@ -41,7 +41,7 @@ def run_bot(config_path: str) -> int:
 async def _serve(config: Config, token: str) -> int:
     try:
         location = config.database.location()
-        ladder = await Ladder.open(location, config)
+        ladder = await Ladder.open(location, config, fill_cache=True)
     except ConfigError as error:
         return _fail(f"{config.source}: {error}")
     except DatabaseUnavailable as error:

@@ -17,6 +17,8 @@ Decisions the spec leaves open:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
 import time
 import uuid
@@ -52,6 +54,7 @@ from bot.services.replaying import replay_log
 from bot.storage import (
     LOG_START,
     Database,
+    DatabaseBusy,
     LiveBoard,
     LogKey,
     Match,
@@ -302,16 +305,26 @@ class Ladder:
         clock: Callable[[], float] = time.time,
         page_size: int = 10,
         edit_seconds: float = 60.0,
+        fill_cache: bool = False,
     ) -> None:
         self.db = db
         self.defaults = defaults
         self.clock = clock
         self.page_size = page_size
         self.edit_seconds = edit_seconds
+        self.fill_cache = fill_cache
+        """Store the performances reads compute, after the read has answered (the bot);
+        off, reads write nothing at all (the command line)."""
+        self._filling: set[asyncio.Task[None]] = set()
 
     @classmethod
     async def open(
-        cls, path: str | Path, config: Config, *, clock: Callable[[], float] = time.time
+        cls,
+        path: str | Path,
+        config: Config,
+        *,
+        clock: Callable[[], float] = time.time,
+        fill_cache: bool = False,
     ) -> Ladder:
         db = await Database.open(path)
         return cls(
@@ -320,10 +333,17 @@ class Ladder:
             clock=clock,
             page_size=config.leaderboard.page_size,
             edit_seconds=config.leaderboard.edit_seconds,
+            fill_cache=fill_cache,
         )
 
     async def close(self) -> None:
+        await self.cache_filled()
         await self.db.close()
+
+    async def cache_filled(self) -> None:
+        """Wait for the cache fills started by earlier reads."""
+        while self._filling:
+            await asyncio.gather(*self._filling)
 
     # --- members -------------------------------------------------------------------------
 
@@ -646,16 +666,38 @@ class Ladder:
         self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
         """The measures of the members (ascending ids) computed in one vectorized pass, in
-        memory: a read never writes (SPEC 8.2), so what the cache lacks is not stored."""
+        memory: a read never writes (SPEC 8.2). With fill_cache, they are stored afterwards
+        by a write of their own that the read does not wait for (`_fill_cache`)."""
         bridge = elo_bridge(await self.settings(guild_id))
+        versions = {
+            member.user_id: (member.rating, member.games)
+            for member in await self.db.read.members_by_id(guild_id, user_ids)
+        }
         games = game_arrays(await self.db.read.member_games(guild_id, user_ids), user_ids, bridge)
-        return {
+        computed = {
             (user_id, measure): performance
             for measure in measures
             for user_id, performance in zip(
                 user_ids, performances(games, measure, bridge), strict=True
             )
         }
+        if self.fill_cache and computed:
+            task = asyncio.create_task(self._fill_cache(guild_id, computed, versions))
+            self._filling.add(task)
+            task.add_done_callback(self._filling.discard)
+        return computed
+
+    async def _fill_cache(
+        self,
+        guild_id: int,
+        computed: Mapping[tuple[int, str], Performance],
+        versions: Mapping[int, tuple[float | None, int]],
+    ) -> None:
+        """Cache what a read computed, off its path; members whose rating or record changed
+        since are skipped (their games changed), and a busy database just skips it all."""
+        with contextlib.suppress(DatabaseBusy):
+            async with self.db.write(guild_id) as tx:
+                await tx.store_performances(guild_id, computed, versions)
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
@@ -838,9 +880,13 @@ class Ladder:
 
 @asynccontextmanager
 async def open_ladder(
-    path: str | Path, config: Config, *, clock: Callable[[], float] = time.time
+    path: str | Path,
+    config: Config,
+    *,
+    clock: Callable[[], float] = time.time,
+    fill_cache: bool = False,
 ) -> AsyncIterator[Ladder]:
-    ladder = await Ladder.open(path, config, clock=clock)
+    ladder = await Ladder.open(path, config, clock=clock, fill_cache=fill_cache)
     try:
         yield ladder
     finally:

@@ -2,8 +2,9 @@
 
 A member's rows go whenever their rating is rewritten (trigger performances_stale), which
 every apply, replay, void, import and recompute does for each member whose game list
-changes (participants of the matches replayed, everyone on a full replay). Only write use
-cases fill it (`store_performances`); a read that finds it cold computes in memory.
+changes (participants of the matches replayed, everyone on a full replay). A read that finds
+it cold computes in memory and writes nothing; the bot stores what it computed afterwards, in
+a write of its own that checks the members are still as they were (`store_performances`).
 """
 
 from __future__ import annotations
@@ -65,12 +66,21 @@ class PerformanceReads:
 
 class PerformanceWrites(PerformanceReads):
     async def store_performances(
-        self, guild_id: int, performances: Mapping[tuple[int, str], Performance]
+        self,
+        guild_id: int,
+        performances: Mapping[tuple[int, str], Performance],
+        versions: Mapping[int, tuple[float | None, int]],
     ) -> None:
-        """Cache performances by (user id, measure); nan is stored as NULL."""
+        """Cache performances by (user id, measure), computed when each member's (rating,
+        games) was `versions[user id]`: a member whose rating or record changed since (a
+        write changed their games) is not stored. nan is stored as NULL."""
         await self._session.run_many(
             "INSERT INTO performances (guild_id, user_id, measure, value, up, down) "
-            "VALUES (:guild_id, :user_id, :measure, :value, :up, :down) "
+            "SELECT guild_id, user_id, CAST(:measure AS TEXT), CAST(:value AS DOUBLE PRECISION), "
+            "CAST(:up AS DOUBLE PRECISION), CAST(:down AS DOUBLE PRECISION) FROM members "
+            "WHERE guild_id = :guild_id AND user_id = :user_id "
+            "AND rating IS NOT DISTINCT FROM CAST(:rating AS DOUBLE PRECISION) "
+            "AND games = :games "
             "ON CONFLICT (guild_id, user_id, measure) DO UPDATE SET value = excluded.value, "
             "up = excluded.up, down = excluded.down",
             [
@@ -84,7 +94,10 @@ class PerformanceWrites(PerformanceReads):
                             _VALUES, (found.value, found.up, found.down), strict=True
                         )
                     },
+                    "rating": versions[user_id][0],
+                    "games": versions[user_id][1],
                 }
                 for (user_id, measure), found in performances.items()
+                if user_id in versions
             ],
         )

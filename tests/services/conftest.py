@@ -29,4 +29,6 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def ladder(database: Database, clock: Clock) -> AsyncIterator[Ladder]:
-    yield Ladder(database, GuildSettings(), clock=clock)
+    service = Ladder(database, GuildSettings(), clock=clock, fill_cache=True)
+    yield service
+    await service.cache_filled()

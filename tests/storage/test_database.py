@@ -124,7 +124,12 @@ async def test_cached_performances_round_trip_and_go_with_the_members_rating(
                 (1, "p8"): Performance(1600.5, 10.25, 12.0),
                 (1, "p1"): Performance(math.inf, math.nan, math.nan),
                 (2, "p1"): Performance(math.nan, math.nan, math.nan),
+                (3, "p1"): Performance(1.0, 2.0, 3.0),  # no such member: not stored
             },
+            {1: (None, 0), 2: (None, 0), 3: (None, 0)},
+        )
+        await tx.store_performances(  # member 2 has changed since: not stored
+            GUILD, {(2, "p8"): Performance(1.0, 2.0, 3.0)}, {2: (1500.0, 1)}
         )
     found = await db.read.performances(GUILD, [1, 2], ["p1", "p8"])
     assert found[1, "p8"] == Performance(1600.5, 10.25, 12.0)

@@ -184,3 +184,22 @@ def test_an_unreachable_server_is_one_line_and_exit_2() -> None:
     )
     assert status == 2 and err.count("\n") == 1
     assert err.startswith("ladderbot leaderboard: error: cannot open the database postgresql://")
+
+
+async def test_reads_store_nothing_and_the_bot_fills_the_cache_after_answering(
+    database: Database,
+) -> None:
+    quiet = Ladder(database, GuildSettings())  # the command line
+    for request, lineup in enumerate(("<@1> 1 | <@2> 0", "<@2> 1 | <@3> 0", "<@1> 2 | <@3> 2")):
+        await quiet.report(GUILD, MOD, parse_lineup(lineup), request_id=str(request))
+    cold = await quiet.leaderboard(GUILD, by="p8")
+    await quiet.rating_card(GUILD, 1)
+    assert await database.read.performances(GUILD, [1, 2, 3], ["p8", "ra"]) == {}
+    bot = Ladder(database, GuildSettings(), fill_cache=True)
+    assert await bot.leaderboard(GUILD, by="p8") == cold
+    await bot.cache_filled()
+    cached = await database.read.performances(GUILD, [1, 2, 3], ["p8"])
+    assert [cached[row.user_id, "p8"].value for row in cold.rows] == [
+        row.value for row in cold.rows
+    ]
+    assert await bot.leaderboard(GUILD, by="p8") == cold  # now from the cache
