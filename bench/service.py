@@ -150,7 +150,7 @@ def disagreement(stored: np.ndarray, log: MatchLog) -> float:
     return float(np.max(np.abs(stored[played] - np.array(final)[played])))
 
 
-async def reports_per_second(sizes: Sizes, engine: str) -> tuple[list[float], float]:
+async def reports_per_second(sizes: Sizes, engine: str = "sqlite") -> tuple[list[float], float]:
     """Per batch: duels applied per second; and the stored ratings' disagreement at the end."""
     log = duel_log(sizes.runs * sizes.report_batch, sizes.guild_members)
     async with temporary_ladder(engine) as ladder:
@@ -181,7 +181,7 @@ READS: dict[str, Callable[[Ladder, int], Awaitable[Any]]] = {
 }
 
 
-async def big_guild(sizes: Sizes, engine: str) -> GuildFigures:
+async def big_guild(sizes: Sizes, engine: str = "sqlite") -> GuildFigures:
     """Build the guild by CSV import, time the reads, then void the newest match `runs` times
     (reading again after each void, when nothing can be cached)."""
     log = duel_log(sizes.guild_matches, sizes.guild_members)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final
 
 import aiosqlite
@@ -77,19 +77,27 @@ class SqliteSession(Session):
         self._connection = connection
 
     async def all(self, sql: str, parameters: Parameters | None = None) -> list[Row]:
-        try:
+        with _busy_refused():
             return list(await self._connection.execute_fetchall(sql, parameters or {}))
-        except sqlite3.OperationalError as error:
-            if _is_busy(error):
-                raise DatabaseBusy() from error
-            raise
 
     async def run(self, sql: str, parameters: Parameters | None = None) -> None:
         await self.all(sql, parameters)
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if rows:
-            await self._connection.executemany(sql, rows)
+            with _busy_refused():
+                await self._connection.executemany(sql, rows)
+
+
+@contextmanager
+def _busy_refused() -> Iterator[None]:
+    """SQLITE_BUSY (busy_timeout spent waiting for other processes) as DatabaseBusy."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        if _is_busy(error):
+            raise DatabaseBusy() from error
+        raise
 
 
 async def _connect(path: str) -> aiosqlite.Connection:
@@ -128,12 +136,8 @@ class SqliteEngine(Engine):
         return engine
 
     async def _begin(self) -> None:
-        try:
+        with _busy_refused():
             await self._writer_connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            if _is_busy(error):  # busy_timeout spent waiting for other processes
-                raise DatabaseBusy() from error
-            raise
 
     async def _version(self) -> int:
         row = await self._writer.one("PRAGMA user_version")
