@@ -47,6 +47,8 @@ class Dialect(abc.ABC):
     """A join whose left side the planner must read first (SQLite: CROSS JOIN)."""
     match_ids_lock: str | None = None
     """A statement that serializes match id allocation across processes, if needed."""
+    after_bulk_insert: str | None = None
+    """A statement refreshing the planner's statistics after a bulk insert, if needed."""
 
     @abc.abstractmethod
     def list_table(self, parameter: str, alias: str, sql_type: str) -> str:

@@ -39,6 +39,8 @@ _PARTICIPANT_JOIN: Final = (
     "FROM participants p JOIN matches m ON m.id = p.match_id "
     "LEFT JOIN members mb ON mb.guild_id = m.guild_id AND mb.user_id = p.user_id"
 )
+BULK_MATCHES: Final = 1_000
+"""Inserting this many matches at once refreshes the planner's statistics (the dialect's)."""
 _NEW_PARTICIPANT: Final = (
     "match_id", "position", "user_id", "guest", "side", "score", "minutes", "enabled",
     "outcome", "rating_before", "rating_after",
@@ -314,6 +316,9 @@ class MatchWrites(MatchReads):
                 for position, p in enumerate(new.participants)
             ],
         )
+        refresh = self._session.dialect.after_bulk_insert
+        if refresh is not None and len(matches) >= BULK_MATCHES:
+            await self._session.run(refresh)
         return ids
 
     async def set_status(
