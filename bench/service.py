@@ -1,5 +1,7 @@
-"""Benchmarks 3-5: the service with a durable SQLite file - reports applied per second, void
-of the newest match and the read commands in a 100,000-match guild."""
+"""Benchmarks 3-5: the service on a durable database - reports applied per second, void of
+the newest match and the read commands in a 100,000-match guild. On SQLite always, and on
+PostgreSQL too when LADDERBOT_BENCH_POSTGRES names a server (an admin URL such as
+postgresql://postgres@127.0.0.1:5432/postgres): a fresh database there, dropped after."""
 
 from __future__ import annotations
 
@@ -9,11 +11,14 @@ import os
 import statistics
 import tempfile
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+import asyncpg
 import numpy as np
 
 from bench.baselines import replay_plain
@@ -33,6 +38,7 @@ AGREEMENT = 1e-6
 TARGET_REPORTS_PER_SECOND = 1_000.0
 TARGET_VOID_SECONDS = 0.050
 TARGET_READ_SECONDS = 0.020
+POSTGRES_VARIABLE = "LADDERBOT_BENCH_POSTGRES"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +81,33 @@ def import_text(log: MatchLog) -> str:
 
 
 @asynccontextmanager
-async def temporary_ladder() -> AsyncIterator[Ladder]:
-    """A service on a fresh SQLite file (the bot's durable settings) in a temporary folder."""
-    with tempfile.TemporaryDirectory() as folder:
-        async with open_ladder(os.path.join(folder, "bench.sqlite3"), Config()) as ladder:
-            yield ladder
+async def temporary_ladder(engine: str) -> AsyncIterator[Ladder]:
+    """A service on a fresh database of the engine with the bot's durable settings: a SQLite
+    file in a temporary folder, or a new PostgreSQL database dropped afterwards."""
+    if engine == "sqlite":
+        with tempfile.TemporaryDirectory() as folder:
+            async with open_ladder(
+                os.path.join(folder, "bench.sqlite3"), Config(), fill_cache=True
+            ) as ladder:
+                yield ladder
+        return
+    admin = os.environ[POSTGRES_VARIABLE]
+    name = f"ladderbot_bench_{uuid.uuid4().hex[:12]}"
+    server = await asyncpg.connect(admin)
+    try:
+        await server.execute(f"CREATE DATABASE {name}")
+        try:
+            url = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
+            async with open_ladder(url, Config(), fill_cache=True) as ladder:
+                yield ladder
+        finally:
+            await server.execute(f"DROP DATABASE {name} WITH (FORCE)")
+    finally:
+        await server.close()
+
+
+def engines() -> list[str]:
+    return ["sqlite", "postgresql"] if os.environ.get(POSTGRES_VARIABLE) else ["sqlite"]
 
 
 async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
@@ -122,10 +150,10 @@ def disagreement(stored: np.ndarray, log: MatchLog) -> float:
     return float(np.max(np.abs(stored[played] - np.array(final)[played])))
 
 
-async def reports_per_second(sizes: Sizes) -> tuple[list[float], float]:
+async def reports_per_second(sizes: Sizes, engine: str = "sqlite") -> tuple[list[float], float]:
     """Per batch: duels applied per second; and the stored ratings' disagreement at the end."""
     log = duel_log(sizes.runs * sizes.report_batch, sizes.guild_members)
-    async with temporary_ladder() as ladder:
+    async with temporary_ladder(engine) as ladder:
         await ladder.upsert_members(GUILD, member_infos(log))
         rates = []
         for batch in range(sizes.runs):
@@ -153,12 +181,12 @@ READS: dict[str, Callable[[Ladder, int], Awaitable[Any]]] = {
 }
 
 
-async def big_guild(sizes: Sizes) -> GuildFigures:
+async def big_guild(sizes: Sizes, engine: str = "sqlite") -> GuildFigures:
     """Build the guild by CSV import, time the reads, then void the newest match `runs` times
     (reading again after each void, when nothing can be cached)."""
     log = duel_log(sizes.guild_matches, sizes.guild_members)
     text = import_text(log)
-    async with temporary_ladder() as ladder:
+    async with temporary_ladder(engine) as ladder:
         await ladder.upsert_members(GUILD, member_infos(log))
         build, _ = await timed(ladder.import_csv(GUILD, MODERATOR, text))
         built = disagreement(await stored_ratings(ladder, log.member_count), log)
@@ -185,12 +213,22 @@ async def big_guild(sizes: Sizes) -> GuildFigures:
     return GuildFigures(build, voids, reads, built, voided)
 
 
+ENGINE_NAMES = {
+    "sqlite": "SQLite file, WAL, synchronous=FULL",
+    "postgresql": "PostgreSQL, local server",
+}
+
+
 def run(quick: bool) -> list[Table]:
     sizes = QUICK if quick else FULL
-    rates, reported = asyncio.run(reports_per_second(sizes))
+    return [table for engine in engines() for table in run_on(engine, sizes)]
+
+
+def run_on(engine: str, sizes: Sizes) -> list[Table]:
+    rates, reported = asyncio.run(reports_per_second(sizes, engine))
     rate = statistics.median(rates)
     writes = Table(
-        "Service: reports applied per second (SQLite file, WAL, synchronous=FULL)",
+        f"Service: reports applied per second ({ENGINE_NAMES[engine]})",
         ["operation", "median", "target"],
     )
     writes.add(
@@ -203,9 +241,10 @@ def run(quick: bool) -> list[Table]:
         f"Ladder.report; stored ratings vs the plain loop over the same duels: max |Δ| "
         f"{reported:.1e} ({verdict(reported <= AGREEMENT)}, <= {AGREEMENT:g})."
     )
-    guild = asyncio.run(big_guild(sizes))
+    guild = asyncio.run(big_guild(sizes, engine))
     reads = Table(
-        f"Service: a {sizes.guild_matches:,}-match guild ({sizes.guild_members:,} members, duels)",
+        f"Service ({engine}): a {sizes.guild_matches:,}-match guild "
+        f"({sizes.guild_members:,} members, duels)",
         ["operation", "median", "target"],
     )
     reads.add(

@@ -12,7 +12,6 @@ import asyncio
 import json
 import math
 import os
-import sqlite3
 import sys
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -32,6 +31,7 @@ from bot.services.card import rating_move
 from bot.services.ladder import MEASURES
 from bot.services.lineup import parse_id
 from bot.services.matchups import Matchups, TeamBalance, parse_players
+from bot.storage import DatabaseBusy, DatabaseUnavailable, redacted
 
 PROGRAM = "ladderbot"
 DEFAULT_CONFIG = "config.toml"
@@ -49,6 +49,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     RepError,
     UserError,
     ConfigError,
+    DatabaseBusy,
 )
 """Errors that are the user's input, reported as one line; anything else is a bug."""
 
@@ -188,13 +189,13 @@ def _with_ladder(
 ) -> Result:
     """Open the database (--db, else the config's path), run `use`, always close it."""
     config = _config(arguments)
-    path = arguments.db or config.database.path
+    location = arguments.db or config.database.location()
 
     async def session() -> Result:
         try:
-            ladder = await Ladder.open(path, config)
-        except sqlite3.Error as error:
-            raise UsageError(f"cannot open the database {path}: {error}") from None
+            ladder = await Ladder.open(location, config)
+        except DatabaseUnavailable as error:
+            raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
         try:
             return await use(ladder)
         finally:
@@ -408,7 +409,9 @@ def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> Non
     def database_command(name: str, handler: Handler, help_text: str) -> _Parser:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("--guild", type=_guild_id, required=True, metavar="ID")
-        command.add_argument("--db", metavar="PATH", help="database (default: the config's)")
+        command.add_argument(
+            "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
+        )
         command.add_argument(
             "--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)"
         )

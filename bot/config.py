@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from bot.ratings.ladder import DEFAULT_SETTINGS, MAX_MINUTES
 from bot.ratings.variants import VARIANTS as VARIANT_TABLE
@@ -24,6 +25,7 @@ VARIANTS: Final = tuple(VARIANT_TABLE)
 """The performance-rating variants by name, p1…p8."""
 CONFIRM_MODES: Final = ("opponent", "none")
 MAX_PAGE_SIZE: Final = 25
+DATABASE_SCHEMES: Final = ("sqlite:///", "postgresql://", "postgres://")
 """Discord embeds hold at most 25 fields; a leaderboard page is one embed."""
 
 
@@ -251,7 +253,36 @@ class DiscordConfig:
 
 @dataclass(frozen=True, slots=True)
 class DatabaseConfig:
+    """SPEC 8.1: `url` names the database (sqlite:///path or postgresql://...), its password
+    optionally in the environment variable `password_env`; the older `path` a SQLite file."""
+
     path: str = "ladderbot.sqlite3"
+    url: str | None = None
+    password_env: str | None = None
+
+    def location(self, environ: Mapping[str, str] = os.environ) -> str:
+        """The database to open: `url` (with the password from password_env), else `path`."""
+        if self.url is None:
+            return self.path
+        if self.password_env is None:
+            return self.url
+        password = environ.get(self.password_env, "")
+        if not password:
+            raise ConfigError(
+                f"[database] password_env names the environment variable {self.password_env}, "
+                "which is not set: export the database password in it"
+            )
+        parts = urlsplit(self.url)
+        user = parts.username or ""
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{user}:{quote(password, safe='')}@{host}"))
+
+
+def database_url(value: Any) -> str:
+    text = non_empty_text(value)
+    if not text.startswith(DATABASE_SCHEMES):
+        raise SettingError(f"must start with {' or '.join(DATABASE_SCHEMES)}")
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +321,10 @@ SECTION_RULES: Final[Mapping[str, tuple[type, Mapping[str, Callable[[Any], Any]]
             "shard_ids": shard_ids,
         },
     ),
-    "database": (DatabaseConfig, {"path": non_empty_text}),
+    "database": (
+        DatabaseConfig,
+        {"path": non_empty_text, "url": database_url, "password_env": environment_variable_name},
+    ),
     "defaults": (GuildSettings, GUILD_SETTING_RULES),
     "leaderboard": (
         LeaderboardConfig,

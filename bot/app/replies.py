@@ -11,6 +11,7 @@ from discord import app_commands
 
 from bot.services import UserError
 from bot.services.errors import quoted, shorten
+from bot.storage import DatabaseBusy
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ def user_message(error: BaseException) -> str | None:
     """The message to show for a refusal, or None for an unexpected failure."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, UserError):
+    if isinstance(error, UserError | DatabaseBusy):
         return str(error)
     if isinstance(error, app_commands.TransformerError):
         return f"{quoted(str(error.value))} is not a valid {error.type.name} here."

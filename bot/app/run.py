@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sqlite3
 import sys
 
 import discord
@@ -13,6 +12,7 @@ import discord
 from bot.app.bot import create_bot
 from bot.config import Config, ConfigError, load_config
 from bot.services import Ladder
+from bot.storage import DatabaseUnavailable, redacted
 
 EXIT_OK = 0
 EXIT_BAD_SETUP = 2
@@ -40,12 +40,16 @@ def run_bot(config_path: str) -> int:
 
 async def _serve(config: Config, token: str) -> int:
     try:
-        ladder = await Ladder.open(config.database.path, config)
-    except (OSError, sqlite3.Error) as error:
+        location = config.database.location()
+        ladder = await Ladder.open(location, config, fill_cache=True)
+    except ConfigError as error:
+        return _fail(f"{config.source}: {error}")
+    except DatabaseUnavailable as error:
         # aiosqlite stops its worker thread without waiting for it; let it finish before the
         # event loop closes, or it prints a traceback after our one line.
         await asyncio.sleep(AIOSQLITE_STOP_SECONDS)
-        return _fail(f"{config.source}: [database] path {config.database.path!r}: {error}")
+        key = "path" if config.database.url is None else "url"
+        return _fail(f"{config.source}: [database] {key} {redacted(location)!r}: {error}")
     bot = create_bot(config, ladder)
     stopping: set[asyncio.Task[None]] = set()
     asyncio.get_running_loop().add_signal_handler(

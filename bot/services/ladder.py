@@ -17,6 +17,8 @@ Decisions the spec leaves open:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
 import time
 import uuid
@@ -53,6 +55,7 @@ from bot.services.replaying import replay_log
 from bot.storage import (
     LOG_START,
     Database,
+    DatabaseBusy,
     LiveBoard,
     LogKey,
     Match,
@@ -63,7 +66,6 @@ from bot.storage import (
     Participant,
     Performance,
     WriteTransaction,
-    in_one_trip,
 )
 
 MAX_PARTICIPANTS: Final = 32
@@ -303,16 +305,26 @@ class Ladder:
         clock: Callable[[], float] = time.time,
         page_size: int = 10,
         edit_seconds: float = 60.0,
+        fill_cache: bool = False,
     ) -> None:
         self.db = db
         self.defaults = defaults
         self.clock = clock
         self.page_size = page_size
         self.edit_seconds = edit_seconds
+        self.fill_cache = fill_cache
+        """Store the performances reads compute, after the read has answered (the bot);
+        off, reads write nothing at all (the command line)."""
+        self._filling: set[asyncio.Task[None]] = set()
 
     @classmethod
     async def open(
-        cls, path: str | Path, config: Config, *, clock: Callable[[], float] = time.time
+        cls,
+        path: str | Path,
+        config: Config,
+        *,
+        clock: Callable[[], float] = time.time,
+        fill_cache: bool = False,
     ) -> Ladder:
         db = await Database.open(path)
         return cls(
@@ -321,15 +333,22 @@ class Ladder:
             clock=clock,
             page_size=config.leaderboard.page_size,
             edit_seconds=config.leaderboard.edit_seconds,
+            fill_cache=fill_cache,
         )
 
     async def close(self) -> None:
+        await self.cache_filled()
         await self.db.close()
+
+    async def cache_filled(self) -> None:
+        """Wait for the cache fills started by earlier reads."""
+        while self._filling:
+            await asyncio.gather(*self._filling)
 
     # --- members -------------------------------------------------------------------------
 
     async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             await tx.ensure_guild(guild_id, self.defaults)
             await tx.upsert_members(guild_id, members)
 
@@ -346,7 +365,7 @@ class Ladder:
             != (infos[member.user_id].name, infos[member.user_id].is_bot)
         ]
         if changed:
-            async with self.db.write() as tx:
+            async with self.db.write(guild_id) as tx:
                 await tx.upsert_members(guild_id, changed)
         return len(changed)
 
@@ -359,7 +378,7 @@ class Ladder:
     async def _set_enabled(self, guild_id: int, info: MemberInfo, enabled: bool) -> Member:
         if info.is_bot:
             raise UserError("bots cannot join the ladder")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             await tx.ensure_guild(guild_id, self.defaults)
             await tx.upsert_members(guild_id, [info])
             await tx.set_enabled(guild_id, info.user_id, enabled)
@@ -412,18 +431,10 @@ class Ladder:
         check_lineup(lineup, minutes)
         players = {entry.player.user_id for entry in lineup}
         try:
-            async with self.db.write() as tx:
+            async with self.db.write(guild_id) as tx:
                 settings = await tx.ensure_guild(guild_id, self.defaults)
-                existing: int | None
-                newest: LogKey | None
-                match_id: int
-                upserted: list[Member]
-                existing, newest, match_id, upserted = await in_one_trip(
-                    tx.match_id_by_request(guild_id, request_id),
-                    tx.newest_log_key(guild_id),
-                    tx.next_match_id(),
-                    tx.upsert_members(guild_id, members),
-                )
+                existing, newest, match_id = await tx.report_slot(guild_id, request_id)
+                upserted = await tx.upsert_members(guild_id, members)
                 if existing is not None:
                     raise _Retried(await self._load(tx, guild_id, existing))
                 if not actor.is_moderator and actor.user_id not in players:
@@ -528,7 +539,7 @@ class Ladder:
     async def set_match_message(
         self, guild_id: int, match_id: int, channel_id: int, message_id: int
     ) -> None:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             if await tx.match(guild_id, match_id) is None:
                 raise _not_found(match_id)
             await tx.set_match_message(match_id, channel_id, message_id)
@@ -550,7 +561,7 @@ class Ladder:
         )
 
     async def confirm(self, guild_id: int, actor: Actor, match_id: int) -> ConfirmResult:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
             if match.status == "applied":
@@ -567,7 +578,7 @@ class Ladder:
         return ConfirmResult(applied, applied_now=True)
 
     async def dispute(self, guild_id: int, actor: Actor, match_id: int) -> Match:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             match = await self._load(tx, guild_id, match_id)
             if match.status == "disputed":
                 return match
@@ -591,7 +602,7 @@ class Ladder:
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
     ) -> VoidResult:
         _must_moderate(actor, "void matches")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
             if match.status == "void":
@@ -617,7 +628,7 @@ class Ladder:
         for guild_id, match_id in await self.db.read.due_pending(self.clock()):
             if not owned(guild_id):
                 continue
-            async with self.db.write() as tx:
+            async with self.db.write(guild_id) as tx:
                 settings = await tx.ensure_guild(guild_id, self.defaults)
                 match = await self._load(tx, guild_id, match_id)
                 if match.status == "pending":
@@ -645,7 +656,7 @@ class Ladder:
         self, guild_id: int, actor: Actor, changes: Mapping[str, object]
     ) -> SettingsResult:
         _must_moderate(actor, "change the settings")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             current = await tx.ensure_guild(guild_id, self.defaults)
             try:
                 changed = current.changed(changes)
@@ -660,7 +671,7 @@ class Ladder:
     async def recompute(self, guild_id: int, actor: Actor) -> int:
         """Replay the whole guild from its log; returns the number of matches replayed."""
         _must_moderate(actor, "recompute the ladder")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             return await self._replay(tx, guild_id, settings, None)
 
@@ -680,22 +691,39 @@ class Ladder:
     async def _compute_performances(
         self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
-        """The measures of the members (ascending ids) computed in one vectorized pass and
-        cached, in one write transaction: from the log exactly as it is when stored (a
-        write that changes a game list meanwhile waits, then drops the rows again)."""
-        async with self.db.write() as tx:
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            bridge = elo_bridge(settings)
-            games = game_arrays(await tx.member_games(guild_id, user_ids), user_ids, bridge)
-            computed = {
-                (user_id, measure): performance
-                for measure in measures
-                for user_id, performance in zip(
-                    user_ids, performances(games, measure, bridge), strict=True
-                )
-            }
-            await tx.store_performances(guild_id, computed)
+        """The measures of the members (ascending ids) computed in one vectorized pass, in
+        memory: a read never writes (SPEC 8.2). With fill_cache, they are stored afterwards
+        by a write of their own that the read does not wait for (`_fill_cache`)."""
+        bridge = elo_bridge(await self.settings(guild_id))
+        versions = {
+            member.user_id: (member.rating, member.games)
+            for member in await self.db.read.members_by_id(guild_id, user_ids)
+        }
+        games = game_arrays(await self.db.read.member_games(guild_id, user_ids), user_ids, bridge)
+        computed = {
+            (user_id, measure): performance
+            for measure in measures
+            for user_id, performance in zip(
+                user_ids, performances(games, measure, bridge), strict=True
+            )
+        }
+        if self.fill_cache and computed:
+            task = asyncio.create_task(self._fill_cache(guild_id, computed, versions))
+            self._filling.add(task)
+            task.add_done_callback(self._filling.discard)
         return computed
+
+    async def _fill_cache(
+        self,
+        guild_id: int,
+        computed: Mapping[tuple[int, str], Performance],
+        versions: Mapping[int, tuple[float | None, int]],
+    ) -> None:
+        """Cache what a read computed, off its path; members whose rating or record changed
+        since are skipped (their games changed), and a busy database just skips it all."""
+        with contextlib.suppress(DatabaseBusy):
+            async with self.db.write(guild_id) as tx:
+                await tx.store_performances(guild_id, computed, versions)
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
@@ -834,7 +862,7 @@ class Ladder:
 
     async def set_live_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
         _must_moderate(actor, "set the leaderboard channel")
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             await tx.ensure_guild(guild_id, self.defaults)
             await tx.set_live_board(guild_id, channel_id)
 
@@ -845,7 +873,7 @@ class Ladder:
         return await self.db.read.live_boards_due(self.clock(), self.edit_seconds)
 
     async def mark_live_board_edited(self, guild_id: int, message_id: int) -> None:
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             await tx.mark_live_board_edited(guild_id, message_id, self.clock())
 
     # --- import / export -----------------------------------------------------------------
@@ -858,7 +886,7 @@ class Ladder:
         played_at; all or nothing."""
         _must_moderate(actor, "import matches")
         parsed = sorted(parse_matches(data, self.clock()), key=lambda match: match.order)
-        async with self.db.write() as tx:
+        async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             batch = uuid.uuid4().hex
             known = await _known_members(tx, guild_id, [m.entries for m in parsed])
@@ -891,9 +919,13 @@ class Ladder:
 
 @asynccontextmanager
 async def open_ladder(
-    path: str | Path, config: Config, *, clock: Callable[[], float] = time.time
+    path: str | Path,
+    config: Config,
+    *,
+    clock: Callable[[], float] = time.time,
+    fill_cache: bool = False,
 ) -> AsyncIterator[Ladder]:
-    ladder = await Ladder.open(path, config, clock=clock)
+    ladder = await Ladder.open(path, config, clock=clock, fill_cache=fill_cache)
     try:
         yield ladder
     finally:

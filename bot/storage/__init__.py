@@ -1,6 +1,8 @@
-"""SQLite storage: the only place with SQL (schema, migrations, queries)."""
+"""Storage: the only place with SQL (schema, migrations, queries), on SQLite or PostgreSQL."""
 
-from bot.storage.database import LOG_START, Database, Queries, WriteTransaction, in_one_trip
+from bot.storage.database import Database, Queries, WriteTransaction, redacted
+from bot.storage.engine import BUSY_MESSAGE, DatabaseBusy, DatabaseUnavailable
+from bot.storage.matches import LOG_START
 from bot.storage.models import (
     GameRows,
     LiveBoard,
@@ -18,8 +20,11 @@ from bot.storage.models import (
 )
 
 __all__ = [
+    "BUSY_MESSAGE",
     "LOG_START",
     "Database",
+    "DatabaseBusy",
+    "DatabaseUnavailable",
     "GameRows",
     "LiveBoard",
     "LogKey",
@@ -35,5 +40,5 @@ __all__ = [
     "Performance",
     "Queries",
     "WriteTransaction",
-    "in_one_trip",
+    "redacted",
 ]

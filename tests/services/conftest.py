@@ -1,15 +1,17 @@
-"""A Ladder over a fresh database file, with a clock the tests move by hand."""
+"""A Ladder over a fresh database on each engine, with a clock the tests move by hand."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
 from bot.config import GuildSettings
 from bot.services import Ladder
 from bot.storage import Database
+from tests.storage.engines import database, database_url, fresh_database, postgres_url
+
+__all__ = ["database", "database_url", "fresh_database", "postgres_url"]
 
 
 class Clock:
@@ -26,10 +28,7 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def ladder(tmp_path: Path, clock: Clock) -> AsyncIterator[Ladder]:
-    db = await Database.open(tmp_path / "ladder.sqlite3")
-    service = Ladder(db, GuildSettings(), clock=clock)
-    try:
-        yield service
-    finally:
-        await db.close()
+async def ladder(database: Database, clock: Clock) -> AsyncIterator[Ladder]:
+    service = Ladder(database, GuildSettings(), clock=clock, fill_cache=True)
+    yield service
+    await service.cache_filled()

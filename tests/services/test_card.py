@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from bot.config import GuildSettings
 from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError
 from bot.services.card import ordinal, rating_move
 from bot.storage import Database, Match
-from bot.storage.database import MIGRATIONS
 from tests.services.conftest import Clock
 
 GUILD = 4
@@ -160,22 +158,3 @@ async def test_provisional_games_is_a_setting_from_0_to_1000(ladder: Ladder) -> 
     for good in (0, 1000):
         result = await ladder.change_settings(GUILD, MOD, {"provisional_games": good})
         assert result.settings.provisional_games == good and result.replayed is None
-
-
-async def test_a_database_of_schema_2_gains_provisional_games_5(tmp_path: Path) -> None:
-    path = tmp_path / "old.sqlite3"
-    with sqlite3.connect(path) as plain:
-        for script in MIGRATIONS[:2]:
-            plain.executescript(script)
-        plain.execute("PRAGMA user_version = 2")
-        plain.execute(
-            "INSERT INTO guilds (guild_id, t, game_mult, max_game_length, initial_rating, "
-            "variant, confirm, auto_confirm_hours, min_games) "
-            "VALUES (8, 120, 2, 20, 500, 'p8', 'opponent', 24, 1)"
-        )
-    db = await Database.open(path)
-    try:
-        settings = await db.read.guild_settings(8)
-        assert settings is not None and settings.provisional_games == 5
-    finally:
-        await db.close()

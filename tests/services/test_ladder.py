@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import math
-from pathlib import Path
 
 import pytest
 
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder, MemberInfo, UserError, parse_lineup
 from bot.services.lineup import Player, duel_lineup
-from bot.storage import Database
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
+from tests.storage.engines import OpenDatabase
 
 GUILD = 5
 MOD = Actor(999, is_moderator=True)
@@ -159,7 +158,7 @@ async def test_history_text_is_the_game_list(ladder: Ladder) -> None:
 
 
 async def test_concurrent_operations_equal_the_same_operations_one_by_one(
-    tmp_path: Path,
+    fresh_database: OpenDatabase,
 ) -> None:
     async def scenario(ladder: Ladder, concurrently: bool) -> dict[int, float | None]:
         async def run_all(calls: list) -> list:  # type: ignore[type-arg]
@@ -182,8 +181,8 @@ async def test_concurrent_operations_equal_the_same_operations_one_by_one(
         return {m.user_id: m.rating for m in await ladder.db.read.members(GUILD)}
 
     results = []
-    for name, concurrently in (("serial", False), ("gathered", True)):
-        db = await Database.open(tmp_path / f"{name}.sqlite3")
+    for concurrently in (False, True):
+        db = await fresh_database()
         try:
             service = Ladder(db, GuildSettings(confirm="opponent"), clock=Clock())
             results.append(await scenario(service, concurrently))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import tempfile
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,9 +11,9 @@ from hypothesis import strategies as st
 from bot.config import VARIANTS, GuildSettings
 from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError
 from bot.services.csvio import format_time
-from bot.storage import Database
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth, assert_performances_are_fresh
+from tests.storage.engines import OpenDatabase
 
 GUILD = 3
 MOD = Actor(999, is_moderator=True)
@@ -98,25 +96,33 @@ measure = st.one_of(st.just("p8"), st.sampled_from([*VARIANTS, "ra"]))
 through several operations before they are checked again."""
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.lists(st.tuples(operation, measure), min_size=1, max_size=16))
-def test_ratings_are_a_replay_of_the_log(steps: list[tuple[tuple[object, ...], str]]) -> None:
-    asyncio.run(run_operations(steps))
+def test_ratings_are_a_replay_of_the_log(
+    fresh_database: OpenDatabase, steps: list[tuple[tuple[object, ...], str]]
+) -> None:
+    asyncio.run(run_operations(fresh_database, steps))
 
 
-async def run_operations(steps: list[tuple[tuple[object, ...], str]]) -> None:
+async def run_operations(
+    fresh_database: OpenDatabase, steps: list[tuple[tuple[object, ...], str]]
+) -> None:
     """Each operation (a refused one must change nothing), then the invariant, then the
-    cached performances by a measure (and RA) against a computation from scratch."""
-    with tempfile.TemporaryDirectory() as folder:
-        db = await Database.open(Path(folder) / "ladder.sqlite3")
-        clock = Clock()
-        ladder = Ladder(db, GuildSettings(), clock=clock)
-        try:
-            for step, (op, checked) in enumerate(steps):
-                with contextlib.suppress(UserError):
-                    await apply(ladder, clock, step, op)
-                await assert_log_is_truth(ladder, GUILD)
-                await assert_performances_are_fresh(ladder, GUILD, checked)
-                await assert_performances_are_fresh(ladder, GUILD, "ra")
-        finally:
-            await db.close()
+    cached performances by a measure (and RA) against a computation from scratch. The reads
+    fill the cache in the background, racing the next operations."""
+    db = await fresh_database()
+    clock = Clock()
+    ladder = Ladder(db, GuildSettings(), clock=clock, fill_cache=True)
+    try:
+        for step, (op, checked) in enumerate(steps):
+            with contextlib.suppress(UserError):
+                await apply(ladder, clock, step, op)
+            await assert_log_is_truth(ladder, GUILD)
+            await assert_performances_are_fresh(ladder, GUILD, checked)
+            await assert_performances_are_fresh(ladder, GUILD, "ra")
+    finally:
+        await ladder.close()

@@ -16,7 +16,7 @@ from bot.config import GuildSettings
 from bot.services import Actor, Ladder
 from bot.services.csvio import format_time
 from bot.storage import Database, Performance
-from bot.storage.database import MIGRATIONS
+from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 
 GUILD = 1
@@ -50,7 +50,7 @@ async def test_migrations_set_the_user_version_and_reopen(tmp_path: Path) -> Non
     db = await Database.open(path)  # a second open applies nothing and keeps the data
     try:
         assert await db.read.integrity_check() == "ok"
-        async with db.write() as tx:
+        async with db.write(GUILD) as tx:
             assert (await tx.ensure_guild(7, GuildSettings(t=99))).t == 99
     finally:
         await db.close()
@@ -59,10 +59,10 @@ async def test_migrations_set_the_user_version_and_reopen(tmp_path: Path) -> Non
         assert plain.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-async def test_killed_writer_leaves_a_consistent_database(tmp_path: Path) -> None:
-    path = tmp_path / "crash.sqlite3"
+async def test_killed_writer_leaves_a_consistent_database(database_url: str) -> None:
+    path = database_url
     writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(path)],
+        [sys.executable, "-c", WRITER, path],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -89,75 +89,73 @@ async def test_killed_writer_leaves_a_consistent_database(tmp_path: Path) -> Non
 
 
 async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
-    tmp_path: Path,
+    database: Database,
 ) -> None:
-    db = await Database.open(tmp_path / "big.sqlite3")
+    db = database
     ladder = Ladder(db, GuildSettings())
-    try:
-        lines = ["match,played_at,side,player,score,minutes"]
-        for i in range(100_000):
-            when = format_time(1_600_000_000 + 60 * i)
-            lines.append(f"{i},{when},a,{i % 199 + 1},{i % 5},20")
-            lines.append(f"{i},{when},b,{(i * 7) % 199 + 200},{i % 3},20")
-        imported = await ladder.import_csv(GUILD, MOD, "\n".join(lines))
-        assert (imported.matches, imported.replayed) == (100_000, 100_000)
-        log = await db.read.applied_matches(GUILD)
-        newest, fourth_from_end = log[-1], log[-5]
-        started = time.perf_counter()
-        assert (await ladder.void(GUILD, MOD, newest.id)).replayed == 0
-        assert (await ladder.void(GUILD, MOD, fourth_from_end.id)).replayed == 3
-        assert time.perf_counter() - started < 2.0
-        for p in newest.participants:
-            member = await db.read.member(GUILD, p.user_id)  # type: ignore[arg-type]
-            assert member is not None and member.rating == p.rating_before
-    finally:
-        await db.close()
+    lines = ["match,played_at,side,player,score,minutes"]
+    for i in range(100_000):
+        when = format_time(1_600_000_000 + 60 * i)
+        lines.append(f"{i},{when},a,{i % 199 + 1},{i % 5},20")
+        lines.append(f"{i},{when},b,{(i * 7) % 199 + 200},{i % 3},20")
+    imported = await ladder.import_csv(GUILD, MOD, "\n".join(lines))
+    assert (imported.matches, imported.replayed) == (100_000, 100_000)
+    log = await db.read.applied_matches(GUILD)
+    newest, fourth_from_end = log[-1], log[-5]
+    started = time.perf_counter()
+    assert (await ladder.void(GUILD, MOD, newest.id)).replayed == 0
+    assert (await ladder.void(GUILD, MOD, fourth_from_end.id)).replayed == 3
+    assert time.perf_counter() - started < 2.0
+    for p in newest.participants:
+        member = await db.read.member(GUILD, p.user_id)  # type: ignore[arg-type]
+        assert member is not None and member.rating == p.rating_before
 
 
 async def test_cached_performances_round_trip_and_go_with_the_members_rating(
-    tmp_path: Path,
+    database: Database,
 ) -> None:
-    db = await Database.open(tmp_path / "cache.sqlite3")
-    try:
-        async with db.write() as tx:
-            await tx.ensure_guild(GUILD, GuildSettings())
-            await tx.add_members(GUILD, [1, 2])
-            await tx.store_performances(
-                GUILD,
-                {
-                    (1, "p8"): Performance(1600.5, 10.25, 12.0),
-                    (1, "p1"): Performance(math.inf, math.nan, math.nan),
-                    (2, "p1"): Performance(math.nan, math.nan, math.nan),
-                },
-            )
-        found = await db.read.performances(GUILD, [1, 2], ["p1", "p8"])
-        assert found[1, "p8"] == Performance(1600.5, 10.25, 12.0)
-        assert found[1, "p1"].value == math.inf and math.isnan(found[1, "p1"].up)
-        assert math.isnan(found[2, "p1"].value) and math.isnan(found[2, "p1"].down)
-        assert list(await db.read.performances(GUILD, [2], ["p8"])) == []
-        async with db.write() as tx:  # a replay rewrites member 1's rating
-            await tx.write_replay(GUILD, [], {1: 1510.0}, changed_at=1.0)
-        assert sorted(await db.read.performances(GUILD, [1, 2], ["p1", "p8"])) == [(2, "p1")]
-    finally:
-        await db.close()
+    db = database
+    async with db.write(GUILD) as tx:
+        await tx.ensure_guild(GUILD, GuildSettings())
+        await tx.add_members(GUILD, [1, 2])
+        await tx.store_performances(
+            GUILD,
+            {
+                (1, "p8"): Performance(1600.5, 10.25, 12.0),
+                (1, "p1"): Performance(math.inf, math.nan, math.nan),
+                (2, "p1"): Performance(math.nan, math.nan, math.nan),
+                (3, "p1"): Performance(1.0, 2.0, 3.0),  # no such member: not stored
+            },
+            {1: (None, 0), 2: (None, 0), 3: (None, 0)},
+        )
+        await tx.store_performances(  # member 2 has changed since: not stored
+            GUILD, {(2, "p8"): Performance(1.0, 2.0, 3.0)}, {2: (1500.0, 1)}
+        )
+    found = await db.read.performances(GUILD, [1, 2], ["p1", "p8"])
+    assert found[1, "p8"] == Performance(1600.5, 10.25, 12.0)
+    assert found[1, "p1"].value == math.inf and math.isnan(found[1, "p1"].up)
+    assert math.isnan(found[2, "p1"].value) and math.isnan(found[2, "p1"].down)
+    assert list(await db.read.performances(GUILD, [2], ["p8"])) == []
+    async with db.write(GUILD) as tx:  # a replay rewrites member 1's rating
+        await tx.write_replay(GUILD, [], {1: 1510.0}, changed_at=1.0)
+    assert sorted(await db.read.performances(GUILD, [1, 2], ["p1", "p8"])) == [(2, "p1")]
 
 
-async def test_settings_seen_in_a_rolled_back_transaction_are_forgotten(tmp_path: Path) -> None:
-    db = await Database.open(tmp_path / "settings.sqlite3")
-    try:
-        with contextlib.suppress(KeyError):
-            async with db.write() as tx:
-                await tx.ensure_guild(GUILD, GuildSettings(t=99))
-                raise KeyError("refused")
-        async with db.write() as tx:  # the guild was rolled back: created again, with t=77
-            assert (await tx.ensure_guild(GUILD, GuildSettings(t=77))).t == 77
-        with contextlib.suppress(KeyError):
-            async with db.write() as tx:
-                await tx.save_settings(GUILD, GuildSettings(t=55))
-                assert (await tx.ensure_guild(GUILD, GuildSettings())).t == 55
-                raise KeyError("refused")
-        async with db.write() as tx:
-            assert (await tx.ensure_guild(GUILD, GuildSettings())).t == 77
-        assert await db.read.guild_settings(GUILD) == GuildSettings(t=77)
-    finally:
-        await db.close()
+async def test_settings_seen_in_a_rolled_back_transaction_are_forgotten(
+    database: Database,
+) -> None:
+    db = database
+    with contextlib.suppress(KeyError):
+        async with db.write(GUILD) as tx:
+            await tx.ensure_guild(GUILD, GuildSettings(t=99))
+            raise KeyError("refused")
+    async with db.write(GUILD) as tx:  # the guild was rolled back: created again, with t=77
+        assert (await tx.ensure_guild(GUILD, GuildSettings(t=77))).t == 77
+    with contextlib.suppress(KeyError):
+        async with db.write(GUILD) as tx:
+            await tx.save_settings(GUILD, GuildSettings(t=55))
+            assert (await tx.ensure_guild(GUILD, GuildSettings())).t == 55
+            raise KeyError("refused")
+    async with db.write(GUILD) as tx:
+        assert (await tx.ensure_guild(GUILD, GuildSettings())).t == 77
+    assert await db.read.guild_settings(GUILD) == GuildSettings(t=77)

@@ -1,0 +1,113 @@
+"""What an engine gives the storage modules: sessions that run named-parameter SQL, and the
+few SQL fragments that differ between SQLite and PostgreSQL (the dialect).
+
+SQL everywhere in bot/storage is written once, with `:name` parameters, and read by column
+name; an engine module (sqlite.py, postgres.py) is the only place that knows its driver.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Final, Protocol
+
+BUSY_MESSAGE: Final = "the database is busy; try again in a moment"
+WRITE_WAIT_SECONDS: Final = 10.0
+"""How long a write waits for its turn behind other processes before it is refused."""
+
+Parameters = Mapping[str, Any]
+
+
+class DatabaseBusy(Exception):  # noqa: N818 (a refusal the user reads, like UserError)
+    """A write waited WRITE_WAIT_SECONDS for other processes and was refused, changing
+    nothing; the message is the one line the user sees."""
+
+    def __init__(self) -> None:
+        super().__init__(BUSY_MESSAGE)
+
+
+class DatabaseUnavailable(Exception):  # noqa: N818 (a refusal the user reads)
+    """The database could not be opened (no such server or file, refused, corrupt)."""
+
+
+class Row(Protocol):
+    """A result row read by column name (sqlite3.Row, asyncpg.Record)."""
+
+    def __getitem__(self, key: str | int, /) -> Any: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Dialect(abc.ABC):
+    """The fragments that differ between engines; everything else is shared SQL."""
+
+    name: str
+    ordered_join: str = "JOIN"
+    """A join whose left side the planner must read first (SQLite: CROSS JOIN)."""
+    match_ids_lock: str | None = None
+    """A statement that serializes match id allocation across processes, if needed."""
+    after_bulk_insert: str | None = None
+    """A statement refreshing the planner's statistics after a bulk insert, if needed."""
+
+    @abc.abstractmethod
+    def list_table(self, parameter: str, alias: str, sql_type: str) -> str:
+        """A FROM item over a list parameter (see `encode_list`), one row per value in
+        column `value`: `FROM {list_table(":ids", "chosen", "bigint")}`."""
+
+    @abc.abstractmethod
+    def encode_list(self, values: Iterable[int | str]) -> Any:
+        """A Python list as the value of a list parameter."""
+
+    @abc.abstractmethod
+    def schema_words(self) -> Mapping[str, str]:
+        """Type names and clauses the migrations are written with ({bigint}, {real}, ...)."""
+
+    @abc.abstractmethod
+    def performances_stale_trigger(self) -> Sequence[str]:
+        """Statements creating trigger performances_stale (see schema.py)."""
+
+    def in_list(self, column: str, parameter: str, sql_type: str) -> str:
+        """`column IN (the values of a list parameter)`."""
+        return f"{column} IN (SELECT value FROM {self.list_table(parameter, 'listed', sql_type)})"
+
+
+class Session(abc.ABC):
+    """One connection's statements: inside a write transaction, or plain reads."""
+
+    dialect: Dialect
+
+    @abc.abstractmethod
+    async def all(self, sql: str, parameters: Parameters | None = None) -> list[Row]:
+        """Every row of a statement."""
+
+    @abc.abstractmethod
+    async def run(self, sql: str, parameters: Parameters | None = None) -> None:
+        """A statement whose rows nobody reads."""
+
+    @abc.abstractmethod
+    async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
+        """A statement once per parameter row, in one call to the driver."""
+
+    async def one(self, sql: str, parameters: Parameters | None = None) -> Row | None:
+        rows = await self.all(sql, parameters)
+        return rows[0] if rows else None
+
+
+class Engine(abc.ABC):
+    """An open database: a session for reads, write transactions, the schema version."""
+
+    reader: Session
+
+    @abc.abstractmethod
+    def transaction(self, guild_id: int | None) -> AbstractAsyncContextManager[Session]:
+        """One write transaction, committed when the block ends and rolled back on an error.
+        It waits its turn behind other processes' writes (at most WRITE_WAIT_SECONDS, then
+        DatabaseBusy); writes naming the same guild never interleave."""
+
+    @abc.abstractmethod
+    async def integrity_check(self) -> str:
+        """ "ok", or what the engine found wrong."""
+
+    @abc.abstractmethod
+    async def close(self) -> None: ...

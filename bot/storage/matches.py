@@ -1,0 +1,412 @@
+"""The matches aggregate: matches with their participants, the log and its order.
+
+The log order of a guild: applied matches sorted by (applied_at, id). A confirm stamps
+applied_at = max(now, newest applied_at of the guild), so it always appends; an import stamps
+applied_at = played_at, so it merges by time and the caller replays from there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from bot.storage.engine import Row, Session
+from bot.storage.models import (
+    GameRows,
+    LogKey,
+    LogRow,
+    Match,
+    MatchStatus,
+    NewMatch,
+    Outcome,
+    Participant,
+)
+
+LOG_START: Final[LogKey] = (-math.inf, 0)
+"""A key before every match: replaying from it replays the whole guild."""
+
+_MATCH: Final = (
+    "m.id, m.guild_id, m.status, m.reporter_id, m.created_at, m.played_at, m.applied_at, "
+    "m.request_id, m.channel_id, m.message_id, m.void_reason, m.disputed_by"
+)
+_PARTICIPANT: Final = (
+    "p.match_id, p.position, p.user_id, p.guest, coalesce(mb.name, p.guest, '') AS name, "
+    "p.side, p.score, p.minutes, p.enabled, p.outcome, p.rating_before, p.rating_after"
+)
+_PARTICIPANT_JOIN: Final = (
+    "FROM participants p JOIN matches m ON m.id = p.match_id "
+    "LEFT JOIN members mb ON mb.guild_id = m.guild_id AND mb.user_id = p.user_id"
+)
+BULK_MATCHES: Final = 1_000
+"""Inserting this many matches at once refreshes the planner's statistics (the dialect's)."""
+_NEW_PARTICIPANT: Final = (
+    "match_id", "position", "user_id", "guest", "side", "score", "minutes", "enabled",
+    "outcome", "rating_before", "rating_after",
+)  # fmt: skip
+
+
+def _participant(row: Row) -> Participant:
+    return Participant(
+        row["position"],
+        row["user_id"],
+        row["guest"],
+        row["name"],
+        row["side"],
+        row["score"],
+        row["minutes"],
+        bool(row["enabled"]),
+        row["outcome"],
+        row["rating_before"],
+        row["rating_after"],
+    )
+
+
+def _match(row: Row, participants: tuple[Participant, ...]) -> Match:
+    return Match(
+        row["id"],
+        row["guild_id"],
+        row["status"],
+        row["reporter_id"],
+        row["created_at"],
+        row["played_at"],
+        row["applied_at"],
+        row["request_id"],
+        row["channel_id"],
+        row["message_id"],
+        row["void_reason"],
+        row["disputed_by"],
+        participants,
+    )
+
+
+class MatchReads:
+    _session: Session
+
+    async def _matches(
+        self, where: str, parameters: Mapping[str, Any], tail: str = "", source: str = ""
+    ) -> list[Match]:
+        rows = await self._session.all(
+            f"SELECT {_MATCH} FROM {source or 'matches m'} WHERE {where} {tail}", parameters
+        )
+        if not rows:
+            return []
+        ids = [row["id"] for row in rows]
+        participants: dict[int, list[Participant]] = {match_id: [] for match_id in ids}
+        dialect = self._session.dialect
+        found = await self._session.all(
+            f"SELECT {_PARTICIPANT} {_PARTICIPANT_JOIN} "
+            f"WHERE {dialect.in_list('p.match_id', ':ids', 'bigint')} "
+            "ORDER BY p.match_id, p.position",
+            {"ids": dialect.encode_list(ids)},
+        )
+        for row in found:
+            participants[row["match_id"]].append(_participant(row))
+        return [_match(row, tuple(participants[row["id"]])) for row in rows]
+
+    async def match(self, guild_id: int, match_id: int) -> Match | None:
+        found = await self._matches(
+            "m.guild_id = :guild_id AND m.id = :match_id",
+            {"guild_id": guild_id, "match_id": match_id},
+        )
+        return found[0] if found else None
+
+    async def recent_matches(
+        self, guild_id: int, user_id: int | None = None, limit: int = 10, offset: int = 0
+    ) -> list[Match]:
+        """Newest reports first (by creation), skipping `offset`; with a user id, only
+        matches they played."""
+        tail = "ORDER BY m.created_at DESC, m.id DESC LIMIT :limit OFFSET :offset"
+        parameters = {"guild_id": guild_id, "user_id": user_id, "limit": limit, "offset": offset}
+        if user_id is None:
+            return await self._matches("m.guild_id = :guild_id", parameters, tail)
+        # From the member's rows of participants_user (a member plays a match at most once).
+        join = self._session.dialect.ordered_join
+        return await self._matches(
+            "p.user_id = :user_id AND m.guild_id = :guild_id",
+            parameters,
+            tail,
+            f"participants p {join} matches m ON m.id = p.match_id",
+        )
+
+    async def match_count(self, guild_id: int, user_id: int | None = None) -> int:
+        """How many matches `recent_matches` can page through."""
+        if user_id is None:
+            row = await self._session.one(
+                "SELECT count(*) AS n FROM matches WHERE guild_id = :guild_id",
+                {"guild_id": guild_id},
+            )
+        else:
+            row = await self._session.one(
+                "SELECT count(*) AS n FROM participants p JOIN matches m ON m.id = p.match_id "
+                "WHERE p.user_id = :user_id AND m.guild_id = :guild_id",
+                {"guild_id": guild_id, "user_id": user_id},
+            )
+        assert row is not None
+        return int(row["n"])
+
+    async def head_to_head(self, guild_id: int, a: int, b: int) -> list[Match]:
+        """Applied matches in which members a and b were both rated, on different sides;
+        newest first in log order."""
+        join = self._session.dialect.ordered_join
+        return await self._matches(
+            "pa.user_id = :a AND pb.user_id = :b AND pa.enabled AND pb.enabled "
+            "AND pa.side <> pb.side AND m.guild_id = :guild_id AND m.status = 'applied'",
+            {"guild_id": guild_id, "a": a, "b": b},
+            "ORDER BY m.applied_at DESC, m.id DESC",
+            f"participants pa {join} participants pb ON pb.match_id = pa.match_id "
+            f"{join} matches m ON m.id = pa.match_id",
+        )
+
+    async def matches_by_id(self, guild_id: int, match_ids: Iterable[int]) -> list[Match]:
+        """The guild's matches with these ids, by id."""
+        dialect = self._session.dialect
+        return await self._matches(
+            f"m.guild_id = :guild_id AND {dialect.in_list('m.id', ':ids', 'bigint')}",
+            {"guild_id": guild_id, "ids": dialect.encode_list(list(match_ids))},
+            "ORDER BY m.id",
+        )
+
+    async def applied_matches(self, guild_id: int) -> list[Match]:
+        """Every applied match of the guild, in log order (for export)."""
+        return await self._matches(
+            "m.guild_id = :guild_id AND m.status = 'applied'",
+            {"guild_id": guild_id},
+            "ORDER BY m.applied_at, m.id",
+        )
+
+    async def all_matches(self, guild_id: int) -> list[Match]:
+        """Every match of the guild whatever its status, oldest report first."""
+        return await self._matches(
+            "m.guild_id = :guild_id", {"guild_id": guild_id}, "ORDER BY m.id"
+        )
+
+    async def rated_results(
+        self, guild_id: int, user_id: int
+    ) -> list[tuple[float, int, Outcome, float, float]]:
+        """(played_at, match id, outcome, rating before, rating after) of each applied match
+        in which the member was rated, in log order (the player card)."""
+        rows = await self._session.all(
+            "SELECT m.played_at, m.id, p.outcome, p.rating_before, p.rating_after "
+            "FROM participants p JOIN matches m ON m.id = p.match_id WHERE p.user_id = :user_id "
+            "AND p.enabled AND p.rating_after IS NOT NULL AND m.guild_id = :guild_id "
+            "AND m.status = 'applied' ORDER BY m.applied_at, m.id",
+            {"guild_id": guild_id, "user_id": user_id},
+        )
+        return [
+            (row["played_at"], row["id"], row["outcome"], row["rating_before"], row["rating_after"])
+            for row in rows
+        ]
+
+    async def member_games(self, guild_id: int, user_ids: Iterable[int]) -> GameRows:
+        """The games (SPEC 3.3) of the given members, through the participants_user index:
+        one row per applied match in which the member was rated and per rated opponent on
+        another side; by member, then newest match first (played_at, then id), then
+        opponent id."""
+        dialect = self._session.dialect
+        rows = await self._session.all(
+            "SELECT me.user_id AS member, m.played_at, opponent.user_id AS opponent, "
+            "me.score, me.minutes, opponent.score AS opponent_score, "
+            "opponent.minutes AS opponent_minutes, opponent.rating_before AS opponent_rating "
+            f"FROM {dialect.list_table(':user_ids', 'chosen', 'bigint')} "
+            f"{dialect.ordered_join} participants me ON me.user_id = chosen.value "
+            "JOIN matches m ON m.id = me.match_id "
+            "JOIN participants opponent ON opponent.match_id = me.match_id "
+            "WHERE m.guild_id = :guild_id AND m.status = 'applied' AND me.enabled "
+            "AND opponent.enabled AND opponent.side <> me.side "
+            "ORDER BY me.user_id, m.played_at DESC, m.id DESC, opponent.user_id",
+            {"user_ids": dialect.encode_list(sorted(set(user_ids))), "guild_id": guild_id},
+        )
+
+        def column(name: str, dtype: type[np.generic]) -> Any:
+            return np.array([row[name] for row in rows], dtype=dtype)
+
+        return GameRows(
+            column("member", np.int64),
+            column("played_at", np.float64),
+            column("opponent", np.int64),
+            column("score", np.float64),
+            column("minutes", np.float64),
+            column("opponent_score", np.float64),
+            column("opponent_minutes", np.float64),
+            column("opponent_rating", np.float64),
+        )
+
+    async def log_rows(self, guild_id: int, start: LogKey = LOG_START) -> list[LogRow]:
+        """Enabled participants of the applied matches from `start` on, in log order."""
+        rows = await self._session.all(
+            "SELECT p.match_id, p.position, p.user_id, p.side, p.score, p.minutes, "
+            "p.rating_before FROM matches m JOIN participants p ON p.match_id = m.id "
+            "WHERE m.guild_id = :guild_id AND m.status = 'applied' "
+            "AND (m.applied_at, m.id) >= (:applied_at, :id) AND p.enabled "
+            "ORDER BY m.applied_at, m.id, p.position",
+            {"guild_id": guild_id, "applied_at": start[0], "id": start[1]},
+        )
+        return [
+            LogRow(
+                row["match_id"],
+                row["position"],
+                row["user_id"],
+                row["side"],
+                row["score"],
+                row["minutes"],
+                row["rating_before"],
+            )
+            for row in rows
+        ]
+
+    async def newest_log_key(self, guild_id: int) -> LogKey | None:
+        row = await self._session.one(
+            "SELECT applied_at, id FROM matches WHERE guild_id = :guild_id "
+            "AND status = 'applied' ORDER BY applied_at DESC, id DESC LIMIT 1",
+            {"guild_id": guild_id},
+        )
+        return None if row is None else (row["applied_at"], row["id"])
+
+    async def due_pending(self, now: float) -> list[tuple[int, int]]:
+        """(guild_id, match_id) of pending matches older than their guild's
+        auto_confirm_hours, oldest first."""
+        rows = await self._session.all(
+            "SELECT m.guild_id, m.id FROM matches m JOIN guilds g ON g.guild_id = m.guild_id "
+            "WHERE m.status = 'pending' AND m.created_at + g.auto_confirm_hours * 3600 <= :now "
+            "ORDER BY m.created_at, m.id",
+            {"now": now},
+        )
+        return [(row["guild_id"], row["id"]) for row in rows]
+
+
+class MatchWrites(MatchReads):
+    async def next_match_id(self) -> int:
+        """The id the next inserted match takes: ids are only assigned inside a write
+        transaction that holds the match id lock, so it stays free until this one inserts."""
+        lock = self._session.dialect.match_ids_lock
+        if lock is not None:
+            await self._session.run(lock)
+        row = await self._session.one("SELECT coalesce(max(id), 0) + 1 AS id FROM matches")
+        assert row is not None
+        return int(row["id"])
+
+    async def report_slot(
+        self, guild_id: int, request_id: str
+    ) -> tuple[int | None, LogKey | None, int]:
+        """What a new report needs, in one statement: the match an earlier request with this
+        id recorded (or None), the end of the guild's log (None: empty), and the id the new
+        match takes (`next_match_id`)."""
+        lock = self._session.dialect.match_ids_lock
+        if lock is not None:
+            await self._session.run(lock)
+        row = await self._session.one(
+            "SELECT (SELECT id FROM matches WHERE guild_id = :guild_id "
+            "AND request_id = :request_id) AS existing, newest.applied_at, newest.id AS newest, "
+            "(SELECT coalesce(max(id), 0) + 1 FROM matches) AS next_id "
+            "FROM (SELECT 1 AS one) AS here LEFT JOIN (SELECT applied_at, id FROM matches "
+            "WHERE guild_id = :guild_id AND status = 'applied' "
+            "ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest ON TRUE",
+            {"guild_id": guild_id, "request_id": request_id},
+        )
+        assert row is not None
+        newest = None if row["newest"] is None else (row["applied_at"], row["newest"])
+        return row["existing"], newest, int(row["next_id"])
+
+    async def insert_matches(
+        self,
+        guild_id: int,
+        matches: Sequence[NewMatch],
+        status: MatchStatus,
+        first_id: int,
+        applied_at: Sequence[float | None] | None = None,
+    ) -> list[int]:
+        """Insert matches with their participants in bulk, with the ids first_id,
+        first_id + 1, ... (first_id from `next_match_id`); returns the ids in order."""
+        stamps = applied_at if applied_at is not None else [None] * len(matches)
+        ids = list(range(first_id, first_id + len(matches)))
+        await self._session.run_many(
+            "INSERT INTO matches (id, guild_id, status, reporter_id, created_at, played_at, "
+            "applied_at, request_id) VALUES (:id, :guild_id, :status, :reporter_id, "
+            ":created_at, :played_at, :applied_at, :request_id)",
+            [
+                {
+                    "id": match_id,
+                    "guild_id": guild_id,
+                    "status": status,
+                    "reporter_id": new.reporter_id,
+                    "created_at": new.created_at,
+                    "played_at": new.played_at,
+                    "applied_at": stamp,
+                    "request_id": new.request_id,
+                }
+                for match_id, new, stamp in zip(ids, matches, stamps, strict=True)
+            ],
+        )
+        await self._session.run_many(
+            f"INSERT INTO participants ({', '.join(_NEW_PARTICIPANT)}) "
+            f"VALUES ({', '.join(f':{name}' for name in _NEW_PARTICIPANT)})",
+            [
+                {
+                    "match_id": match_id,
+                    "position": position,
+                    "user_id": p.user_id,
+                    "guest": p.guest,
+                    "side": p.side,
+                    "score": p.score,
+                    "minutes": p.minutes,
+                    "enabled": p.enabled,
+                    "outcome": p.outcome,
+                    "rating_before": p.rating_before,
+                    "rating_after": p.rating_after,
+                }
+                for match_id, new in zip(ids, matches, strict=True)
+                for position, p in enumerate(new.participants)
+            ],
+        )
+        refresh = self._session.dialect.after_bulk_insert
+        if refresh is not None and len(matches) >= BULK_MATCHES:
+            await self._session.run(refresh)
+        return ids
+
+    async def set_status(
+        self,
+        match_id: int,
+        status: MatchStatus,
+        *,
+        void_reason: str | None = None,
+        disputed_by: int | None = None,
+    ) -> None:
+        await self._session.run(
+            "UPDATE matches SET status = :status, "
+            "void_reason = coalesce(:void_reason, void_reason), "
+            "disputed_by = coalesce(:disputed_by, disputed_by) WHERE id = :id",
+            {
+                "status": status,
+                "void_reason": void_reason,
+                "disputed_by": disputed_by,
+                "id": match_id,
+            },
+        )
+
+    async def set_match_message(self, match_id: int, channel_id: int, message_id: int) -> None:
+        await self._session.run(
+            "UPDATE matches SET channel_id = :channel_id, message_id = :message_id WHERE id = :id",
+            {"channel_id": channel_id, "message_id": message_id, "id": match_id},
+        )
+
+    async def mark_applied(self, match_id: int, applied_at: float) -> None:
+        await self._session.run(
+            "UPDATE matches SET status = 'applied', applied_at = :applied_at WHERE id = :id",
+            {"applied_at": applied_at, "id": match_id},
+        )
+
+    async def set_participant_ratings(
+        self, ratings: Iterable[tuple[float, float, int, int]]
+    ) -> None:
+        """(rating before, rating after, match id, position) per participant."""
+        await self._session.run_many(
+            "UPDATE participants SET rating_before = :before, rating_after = :after "
+            "WHERE match_id = :match_id AND position = :position",
+            [
+                {"before": before, "after": after, "match_id": match_id, "position": position}
+                for before, after, match_id, position in ratings
+            ],
+        )

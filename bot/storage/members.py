@@ -1,0 +1,205 @@
+"""The members aggregate: who plays in a guild, their ladder rating and record."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from bot.storage.engine import Row, Session
+from bot.storage.models import Member, MemberInfo, Outcome
+
+MEMBER_COLUMNS: Final = (
+    "guild_id", "user_id", "name", "is_bot", "enabled", "rating", "games", "wins", "draws",
+    "losses",
+)  # fmt: skip
+_MEMBER: Final = ", ".join(MEMBER_COLUMNS)
+_UPSERT_CHUNK: Final = 5_000
+"""Rows per multi-row upsert (3 parameters each, under both engines' limits)."""
+
+
+def member_from(row: Row) -> Member:
+    return Member(
+        row["guild_id"],
+        row["user_id"],
+        row["name"],
+        bool(row["is_bot"]),
+        bool(row["enabled"]),
+        row["rating"],
+        row["games"],
+        row["wins"],
+        row["draws"],
+        row["losses"],
+    )
+
+
+def _record_increment(outcome: Outcome | None) -> dict[str, int]:
+    return {
+        "wins": int(outcome == "win"),
+        "draws": int(outcome == "draw"),
+        "losses": int(outcome == "loss"),
+    }
+
+
+class MemberReads:
+    _session: Session
+
+    async def member(self, guild_id: int, user_id: int) -> Member | None:
+        row = await self._session.one(
+            f"SELECT {_MEMBER} FROM members WHERE guild_id = :guild_id AND user_id = :user_id",
+            {"guild_id": guild_id, "user_id": user_id},
+        )
+        return None if row is None else member_from(row)
+
+    async def members(self, guild_id: int) -> list[Member]:
+        rows = await self._session.all(
+            f"SELECT {_MEMBER} FROM members WHERE guild_id = :guild_id ORDER BY user_id",
+            {"guild_id": guild_id},
+        )
+        return [member_from(row) for row in rows]
+
+    async def members_by_id(self, guild_id: int, user_ids: Iterable[int]) -> list[Member]:
+        dialect = self._session.dialect
+        rows = await self._session.all(
+            f"SELECT {_MEMBER} FROM members WHERE guild_id = :guild_id "
+            f"AND {dialect.in_list('user_id', ':user_ids', 'bigint')} ORDER BY user_id",
+            {"guild_id": guild_id, "user_ids": dialect.encode_list(user_ids)},
+        )
+        return [member_from(row) for row in rows]
+
+    async def members_named(self, guild_id: int, name: str) -> list[Member]:
+        """Members whose display name is `name` (case-insensitive)."""
+        rows = await self._session.all(
+            f"SELECT {_MEMBER} FROM members WHERE guild_id = :guild_id "
+            "AND lower(name) = lower(:name) ORDER BY user_id",
+            {"guild_id": guild_id, "name": name},
+        )
+        return [member_from(row) for row in rows]
+
+    async def ladder_rank(self, member: Member, min_games: int, initial_rating: float) -> int:
+        """The place on the ladder leaderboard of a member who is on it (enabled, no bot, at
+        least min_games): 1 + the members ahead (higher rating, then more games, then a
+        lower user id)."""
+        row = await self._session.one(
+            "SELECT 1 + count(*) AS rank FROM members WHERE guild_id = :guild_id AND enabled "
+            "AND NOT is_bot AND games >= :min_games AND (coalesce(rating, :initial) > :rating "
+            "OR (coalesce(rating, :initial) = :rating AND (games > :games "
+            "OR (games = :games AND user_id < :user_id))))",
+            {
+                "guild_id": member.guild_id,
+                "min_games": min_games,
+                "initial": initial_rating,
+                "rating": initial_rating if member.rating is None else member.rating,
+                "games": member.games,
+                "user_id": member.user_id,
+            },
+        )
+        assert row is not None
+        return int(row["rank"])
+
+
+class MemberWrites(MemberReads):
+    async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> list[Member]:
+        """Record display names and bot flags as the front end sees them; returns those
+        members as stored (in no particular order)."""
+        infos = list(members)
+        stored: list[Member] = []
+        for start in range(0, len(infos), _UPSERT_CHUNK):
+            chunk = infos[start : start + _UPSERT_CHUNK]
+            parameters: dict[str, Any] = {"guild_id": guild_id}
+            for index, info in enumerate(chunk):
+                parameters[f"u{index}"] = info.user_id
+                parameters[f"n{index}"] = info.name
+                parameters[f"b{index}"] = info.is_bot
+            rows = await self._session.all(
+                "INSERT INTO members (guild_id, user_id, name, is_bot) VALUES "
+                + ", ".join(f"(:guild_id, :u{i}, :n{i}, :b{i})" for i in range(len(chunk)))
+                + " ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name, "
+                f"is_bot = excluded.is_bot RETURNING {_MEMBER}",
+                parameters,
+            )
+            stored.extend(member_from(row) for row in rows)
+        return stored
+
+    async def add_members(self, guild_id: int, user_ids: Iterable[int]) -> list[Member]:
+        """Make sure members exist (name = their id until the front end tells us more);
+        returns them as stored."""
+        wanted = sorted(set(user_ids))
+        await self._session.run_many(
+            "INSERT INTO members (guild_id, user_id, name) VALUES (:guild_id, :user_id, :name) "
+            "ON CONFLICT (guild_id, user_id) DO NOTHING",
+            [
+                {"guild_id": guild_id, "user_id": user_id, "name": str(user_id)}
+                for user_id in wanted
+            ],
+        )
+        return await self.members_by_id(guild_id, wanted)
+
+    async def set_enabled(self, guild_id: int, user_id: int, enabled: bool) -> None:
+        await self._session.run(
+            "UPDATE members SET enabled = :enabled WHERE guild_id = :guild_id "
+            "AND user_id = :user_id",
+            {"enabled": enabled, "guild_id": guild_id, "user_id": user_id},
+        )
+
+    async def count_game(
+        self, guild_id: int, rated: Iterable[tuple[int, float, Outcome | None]]
+    ) -> None:
+        """(user id, rating after, outcome) of each rated member of one applied match: the
+        rating becomes `after` and the record counts one more game."""
+        await self._session.run_many(
+            "UPDATE members SET rating = :rating, games = games + 1, wins = wins + :wins, "
+            "draws = draws + :draws, losses = losses + :losses "
+            "WHERE guild_id = :guild_id AND user_id = :user_id",
+            [
+                {"rating": after, **_record_increment(outcome), "guild_id": guild_id, "user_id": u}
+                for u, after, outcome in rated
+            ],
+        )
+
+    async def set_ratings(self, guild_id: int, ratings: Mapping[int, float | None]) -> None:
+        await self._session.run_many(
+            "UPDATE members SET rating = :rating WHERE guild_id = :guild_id AND user_id = :user_id",
+            [
+                {"rating": rating, "guild_id": guild_id, "user_id": user_id}
+                for user_id, rating in ratings.items()
+            ],
+        )
+
+    async def recount_records(self, guild_id: int, user_ids: Sequence[int] | None = None) -> None:
+        """games/wins/draws/losses from the applied matches (all members when None);
+        a member left without a rated match has no rating."""
+        dialect = self._session.dialect
+        parameters: dict[str, Any] = {"guild_id": guild_id}
+        chosen = ""
+        # The chosen members' rows come through the participants_user index; only a
+        # recount of everyone reads the whole guild.
+        played = "FROM participants p"
+        if user_ids is not None:
+            parameters["user_ids"] = dialect.encode_list(user_ids)
+            chosen = "AND " + dialect.in_list("user_id", ":user_ids", "bigint")
+            played = (
+                f"FROM {dialect.list_table(':user_ids', 'chosen', 'bigint')} "
+                f"{dialect.ordered_join} participants p ON p.user_id = chosen.value"
+            )
+        await self._session.run(
+            "UPDATE members SET games = 0, wins = 0, draws = 0, losses = 0 "
+            f"WHERE guild_id = :guild_id {chosen}",
+            parameters,
+        )
+        await self._session.run(
+            "WITH record AS (SELECT p.user_id, count(*) AS games, "
+            + ", ".join(
+                f"sum(CASE WHEN p.outcome = '{outcome}' THEN 1 ELSE 0 END) AS {column}"
+                for outcome, column in (("win", "wins"), ("draw", "draws"), ("loss", "losses"))
+            )
+            + f" {played} JOIN matches m ON m.id = p.match_id WHERE m.guild_id = :guild_id "
+            "AND m.status = 'applied' AND p.enabled GROUP BY p.user_id) "
+            "UPDATE members SET games = record.games, wins = record.wins, "
+            "draws = record.draws, losses = record.losses FROM record "
+            "WHERE members.guild_id = :guild_id AND members.user_id = record.user_id",
+            parameters,
+        )
+        await self._session.run(
+            f"UPDATE members SET rating = NULL WHERE guild_id = :guild_id AND games = 0 {chosen}",
+            parameters,
+        )

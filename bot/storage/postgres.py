@@ -1,0 +1,203 @@
+"""The PostgreSQL engine (15 or newer), through asyncpg.
+
+Reads go through a small pool; writes through one connection of their own, one transaction
+each behind an asyncio.Lock (use cases of this process never interleave). A write naming a
+guild first takes `pg_advisory_xact_lock(guild id)`, so two processes' writes to one guild
+never interleave while other guilds' writes run beside them; match ids (max + 1, shared by
+all guilds) are allocated under a second transaction lock. A lock not granted within
+WRITE_WAIT_SECONDS (lock_timeout) refuses the write with DatabaseBusy, as do a deadlock or
+serialization failure: the transaction rolls back and nothing changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import asyncpg
+
+from bot.storage.engine import (
+    WRITE_WAIT_SECONDS,
+    DatabaseBusy,
+    Dialect,
+    Engine,
+    Parameters,
+    Row,
+    Session,
+)
+from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
+
+OPEN_ERRORS: Final = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
+"""What connecting raises when the server or database cannot be used (see Database.open)."""
+_NAMED: Final = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+_MIGRATION_LOCK: Final = "SELECT pg_advisory_xact_lock(0, 1)"
+_BUSY_ERRORS: Final = (
+    asyncpg.exceptions.LockNotAvailableError,
+    asyncpg.exceptions.DeadlockDetectedError,
+    asyncpg.exceptions.SerializationError,
+)
+
+
+class PostgresDialect(Dialect):
+    name = "postgresql"
+    match_ids_lock = "SELECT pg_advisory_xact_lock(0, 0)"
+    after_bulk_insert = "ANALYZE matches, participants"
+    """Autovacuum analyzes late: without it, the plans right after an import assume the
+    tables are still empty (seconds per game-list query in a 100,000-match guild)."""
+
+    def list_table(self, parameter: str, alias: str, sql_type: str) -> str:
+        return f"unnest(CAST({parameter} AS {sql_type}[])) AS {alias} (value)"
+
+    def encode_list(self, values: Iterable[int | str]) -> Any:
+        return list(values)
+
+    def schema_words(self) -> Mapping[str, str]:
+        return {
+            "bigint": "BIGINT",
+            "real": "DOUBLE PRECISION",
+            "bool": "BOOLEAN",
+            "true": "TRUE",
+            "false": "FALSE",
+            "without_rowid": "",
+        }
+
+    def performances_stale_trigger(self) -> Sequence[str]:
+        return (
+            "CREATE FUNCTION performances_stale() RETURNS trigger LANGUAGE plpgsql AS $$ "
+            "BEGIN DELETE FROM performances WHERE guild_id = NEW.guild_id "
+            "AND user_id = NEW.user_id; RETURN NULL; END $$",
+            "CREATE TRIGGER performances_stale AFTER UPDATE OF rating ON members "
+            "FOR EACH ROW EXECUTE FUNCTION performances_stale()",
+        )
+
+
+DIALECT: Final = PostgresDialect()
+
+
+@functools.lru_cache(maxsize=512)
+def _positional(sql: str) -> tuple[str, tuple[str, ...]]:
+    """`:name` parameters as asyncpg's `$n`, and the names in that order."""
+    names: dict[str, int] = {}
+
+    def number(found: re.Match[str]) -> str:
+        return f"${names.setdefault(found.group(1), len(names) + 1)}"
+
+    return _NAMED.sub(number, sql), tuple(names)
+
+
+def _arguments(names: Sequence[str], parameters: Parameters | None) -> list[Any]:
+    return [parameters[name] for name in names] if parameters else []
+
+
+class _Connected(Session):
+    """Statements on one asyncpg connection (or the pool, for reads)."""
+
+    dialect = DIALECT
+
+    def __init__(self, target: asyncpg.Connection | asyncpg.Pool) -> None:
+        self._target = target
+
+    async def all(self, sql: str, parameters: Parameters | None = None) -> list[Row]:
+        text, names = _positional(sql)
+        try:
+            return list(await self._target.fetch(text, *_arguments(names, parameters)))
+        except _BUSY_ERRORS as error:
+            raise DatabaseBusy() from error
+
+    async def run(self, sql: str, parameters: Parameters | None = None) -> None:
+        text, names = _positional(sql)
+        try:
+            await self._target.execute(text, *_arguments(names, parameters))
+        except _BUSY_ERRORS as error:
+            raise DatabaseBusy() from error
+
+    async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
+        if not rows:
+            return
+        text, names = _positional(sql)
+        try:
+            await self._target.executemany(text, [_arguments(names, row) for row in rows])
+        except _BUSY_ERRORS as error:
+            raise DatabaseBusy() from error
+
+
+class PostgresEngine(Engine):
+    def __init__(self, writer: asyncpg.Connection, pool: asyncpg.Pool) -> None:
+        self._writer_connection = writer
+        self._writer = _Connected(writer)
+        self._pool = pool
+        self._lock = asyncio.Lock()
+        self.reader = _Connected(pool)
+
+    @classmethod
+    async def open(cls, url: str) -> PostgresEngine:
+        """Connect to the database at `url` (it must exist) and migrate it."""
+        settings = {"lock_timeout": f"{int(WRITE_WAIT_SECONDS * 1000)}ms"}
+        writer = await asyncpg.connect(url, server_settings=settings)
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=4)
+        except BaseException:
+            await writer.close()
+            raise
+        engine = cls(writer, pool)
+        try:
+            await engine._migrate()
+        except BaseException:
+            await engine.close()
+            raise
+        return engine
+
+    async def _version(self) -> int:
+        row = await self._writer.one("SELECT to_regclass('schema_version') IS NOT NULL AS present")
+        if row is None or not row["present"]:
+            return 0
+        found = await self._writer.one("SELECT max(version) AS version FROM schema_version")
+        version = 0 if found is None or found["version"] is None else int(found["version"])
+        if version > len(MIGRATIONS):
+            raise newer_than_this_code(version)
+        return version
+
+    async def _migrate(self) -> None:
+        """Apply the migrations the database has not seen yet, each in its own transaction
+        under a lock (other processes may be migrating the same database; the version is
+        read again under it). An up-to-date database is only read."""
+        while await self._version() < len(MIGRATIONS):
+            async with self._writer_connection.transaction():
+                await self._writer.run(_MIGRATION_LOCK)
+                version = await self._version()
+                if version == len(MIGRATIONS):
+                    return
+                if version == 0:
+                    await self._writer.run(
+                        "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+                    )
+                for statement in migration_statements(version + 1, DIALECT):
+                    await self._writer.run(statement)
+                await self._writer.run("DELETE FROM schema_version")
+                await self._writer.run(
+                    "INSERT INTO schema_version (version) VALUES (:version)",
+                    {"version": version + 1},
+                )
+
+    @asynccontextmanager
+    async def transaction(self, guild_id: int | None) -> AsyncIterator[Session]:
+        async with self._lock, self._writer_connection.transaction():
+            if guild_id is not None:
+                await self._writer.run(
+                    "SELECT pg_advisory_xact_lock(:guild_id)", {"guild_id": guild_id}
+                )
+            yield self._writer
+
+    async def integrity_check(self) -> str:
+        """PostgreSQL checks its pages itself; this only asks that the schema answers."""
+        row = await self.reader.one("SELECT max(version) AS version FROM schema_version")
+        return "ok" if row is not None and row["version"] == len(MIGRATIONS) else "no schema"
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._pool.close()
+            await self._writer_connection.close()

@@ -1,0 +1,127 @@
+"""The schema: one numbered migration history for both engines.
+
+Each migration is a list of statements written with a few placeholders the engine's dialect
+fills ({bigint}: 64-bit integers, {real}: doubles, {bool}, {without_rowid}); a statement
+"@performances_stale" stands for the dialect's trigger. A database records how many
+migrations it has applied (SQLite: PRAGMA user_version, as the first versions did;
+PostgreSQL: table schema_version), and opening it applies the rest, each in one transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from bot.storage.engine import Dialect
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+    # 1: the initial schema.
+    (
+        """
+        CREATE TABLE guilds (
+            guild_id {bigint} PRIMARY KEY,
+            t {real} NOT NULL,
+            game_mult {real} NOT NULL,
+            max_game_length {real} NOT NULL,
+            initial_rating {real} NOT NULL,
+            variant TEXT NOT NULL,
+            confirm TEXT NOT NULL,
+            auto_confirm_hours {real} NOT NULL,
+            min_games INTEGER NOT NULL,
+            live_channel_id {bigint},
+            live_message_id {bigint},
+            live_edited_at {real},
+            changed_at {real}
+        )
+        """,
+        """
+        CREATE TABLE members (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            user_id {bigint} NOT NULL,
+            name TEXT NOT NULL,
+            is_bot {bool} NOT NULL DEFAULT {false},
+            enabled {bool} NOT NULL DEFAULT {true},
+            rating {real},
+            games INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0,
+            draws INTEGER NOT NULL DEFAULT 0,
+            losses INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (guild_id, user_id)
+        )
+        """,
+        """
+        CREATE TABLE matches (
+            id {bigint} PRIMARY KEY,
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            status TEXT NOT NULL CHECK (status IN ('pending', 'disputed', 'applied', 'void')),
+            reporter_id {bigint},
+            created_at {real} NOT NULL,
+            played_at {real} NOT NULL,
+            applied_at {real},
+            request_id TEXT NOT NULL,
+            channel_id {bigint},
+            message_id {bigint},
+            void_reason TEXT,
+            disputed_by {bigint},
+            UNIQUE (guild_id, request_id),
+            CHECK ((status = 'applied') <= (applied_at IS NOT NULL))
+        )
+        """,
+        "CREATE INDEX matches_log ON matches (guild_id, status, applied_at, id)",
+        """
+        CREATE TABLE participants (
+            match_id {bigint} NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            user_id {bigint},
+            guest TEXT,
+            side TEXT NOT NULL,
+            score {real} NOT NULL CHECK (score >= 0),
+            minutes {real} NOT NULL CHECK (minutes > 0 AND minutes <= 1440),
+            enabled {bool} NOT NULL,
+            outcome TEXT CHECK (outcome IN ('win', 'draw', 'loss')),
+            rating_before {real},
+            rating_after {real},
+            PRIMARY KEY (match_id, position),
+            CHECK ((user_id IS NULL) <> (guest IS NULL)),
+            CHECK (enabled = (outcome IS NOT NULL))
+        ) {without_rowid}
+        """,
+        "CREATE INDEX participants_user ON participants (user_id, match_id)",
+    ),
+    # 2: performances, a cache derived from the log (see performances.py): a member's rows
+    # go whenever their rating is rewritten.
+    (
+        """
+        CREATE TABLE performances (
+            guild_id {bigint} NOT NULL,
+            user_id {bigint} NOT NULL,
+            measure TEXT NOT NULL,
+            value {real},
+            up {real},
+            down {real},
+            PRIMARY KEY (guild_id, user_id, measure)
+        ) {without_rowid}
+        """,
+        "@performances_stale",
+    ),
+    # 3: provisional_games, a guild setting (SPEC 9.5).
+    ("ALTER TABLE guilds ADD COLUMN provisional_games INTEGER NOT NULL DEFAULT 5",),
+)
+
+
+def migration_statements(number: int, dialect: Dialect) -> list[str]:
+    """The statements of migration `number` (from 1) in the dialect's words."""
+    words = dialect.schema_words()
+    statements: list[str] = []
+    for template in MIGRATIONS[number - 1]:
+        if template == "@performances_stale":
+            statements.extend(dialect.performances_stale_trigger())
+        else:
+            statements.append(template.format_map(words).strip())
+    return statements
+
+
+def newer_than_this_code(version: int) -> RuntimeError:
+    return RuntimeError(
+        f"the database is at schema version {version}, newer than this ladderbot "
+        f"({len(MIGRATIONS)}): upgrade ladderbot"
+    )

@@ -1,0 +1,186 @@
+"""The SQLite engine (the embedded default), through aiosqlite.
+
+Two connections in WAL mode, so reads never wait for writes: a query-only reader and the
+writer. Each write is one `BEGIN IMMEDIATE` transaction behind an asyncio.Lock (use cases of
+this process never interleave); other processes' writers are waited for by SQLite's
+busy_timeout, and a write that still finds the file locked after WRITE_WAIT_SECONDS is
+refused with DatabaseBusy before anything ran. synchronous=FULL: a match the bot has
+announced as recorded survives a power cut (NORMAL would only protect against corruption).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any, Final
+
+import aiosqlite
+
+from bot.storage.engine import (
+    WRITE_WAIT_SECONDS,
+    DatabaseBusy,
+    Dialect,
+    Engine,
+    Parameters,
+    Row,
+    Session,
+)
+from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
+
+OPEN_ERRORS: Final = (OSError, sqlite3.Error)
+"""What opening a file raises when it cannot be used (see Database.open)."""
+_BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+
+
+class SqliteDialect(Dialect):
+    name = "sqlite"
+    ordered_join = "CROSS JOIN"
+
+    def list_table(self, parameter: str, alias: str, sql_type: str) -> str:
+        return f"json_each({parameter}) AS {alias}"
+
+    def encode_list(self, values: Iterable[int | str]) -> Any:
+        return json.dumps(list(values))
+
+    def schema_words(self) -> Mapping[str, str]:
+        return {
+            "bigint": "INTEGER",
+            "real": "REAL",
+            "bool": "INTEGER",
+            "true": "1",
+            "false": "0",
+            "without_rowid": "WITHOUT ROWID",
+        }
+
+    def performances_stale_trigger(self) -> Sequence[str]:
+        return (
+            "CREATE TRIGGER performances_stale AFTER UPDATE OF rating ON members "
+            "BEGIN DELETE FROM performances WHERE guild_id = NEW.guild_id "
+            "AND user_id = NEW.user_id; END",
+        )
+
+
+DIALECT: Final = SqliteDialect()
+
+
+def _is_busy(error: sqlite3.Error) -> bool:
+    return getattr(error, "sqlite_errorcode", None) in _BUSY_CODES
+
+
+class SqliteSession(Session):
+    dialect = DIALECT
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self._connection = connection
+
+    async def all(self, sql: str, parameters: Parameters | None = None) -> list[Row]:
+        with _busy_refused():
+            return list(await self._connection.execute_fetchall(sql, parameters or {}))
+
+    async def run(self, sql: str, parameters: Parameters | None = None) -> None:
+        await self.all(sql, parameters)
+
+    async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
+        if rows:
+            with _busy_refused():
+                await self._connection.executemany(sql, rows)
+
+
+@contextmanager
+def _busy_refused() -> Iterator[None]:
+    """SQLITE_BUSY (busy_timeout spent waiting for other processes) as DatabaseBusy."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        if _is_busy(error):
+            raise DatabaseBusy() from error
+        raise
+
+
+async def _connect(path: str) -> aiosqlite.Connection:
+    connection = await aiosqlite.connect(path, isolation_level=None)
+    connection.row_factory = sqlite3.Row
+    await connection.execute(f"PRAGMA busy_timeout = {int(WRITE_WAIT_SECONDS * 1000)}")
+    return connection
+
+
+class SqliteEngine(Engine):
+    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+        self._writer = SqliteSession(writer)
+        self._writer_connection = writer
+        self._reader_connection = reader
+        self._lock = asyncio.Lock()
+        self.reader = SqliteSession(reader)
+
+    @classmethod
+    async def open(cls, path: str) -> SqliteEngine:
+        """Open (creating if needed) and migrate the database file at `path`."""
+        writer = await _connect(path)
+        try:
+            for pragma in ("journal_mode = WAL", "synchronous = FULL", "foreign_keys = ON"):
+                await writer.execute(f"PRAGMA {pragma}")
+            reader = await _connect(path)
+        except BaseException:
+            await writer.close()
+            raise
+        await reader.execute("PRAGMA query_only = ON")
+        engine = cls(writer, reader)
+        try:
+            await engine._migrate()
+        except BaseException:
+            await engine.close()
+            raise
+        return engine
+
+    async def _begin(self) -> None:
+        with _busy_refused():
+            await self._writer_connection.execute("BEGIN IMMEDIATE")
+
+    async def _version(self) -> int:
+        row = await self._writer.one("PRAGMA user_version")
+        version = 0 if row is None else int(row[0])
+        if version > len(MIGRATIONS):
+            raise newer_than_this_code(version)
+        return version
+
+    async def _migrate(self) -> None:
+        """Apply the migrations the file has not seen yet, each in its own transaction (the
+        version is read again inside it: another process may have migrated meanwhile). An
+        up-to-date file is only read: opening it for a read command writes nothing."""
+        while await self._version() < len(MIGRATIONS):
+            async with self.transaction(None) as session:
+                version = await self._version()
+                if version < len(MIGRATIONS):
+                    for statement in migration_statements(version + 1, DIALECT):
+                        await session.run(statement)
+                    await session.run(f"PRAGMA user_version = {version + 1}")
+
+    @asynccontextmanager
+    async def transaction(self, guild_id: int | None) -> AsyncIterator[Session]:
+        """SQLite has one writer at a time: BEGIN IMMEDIATE takes the whole file."""
+        async with self._lock:
+            await self._begin()
+            try:
+                yield self._writer
+            except BaseException:
+                if self._writer_connection.in_transaction:
+                    await self._writer_connection.execute("ROLLBACK")
+                raise
+            try:
+                await self._writer_connection.execute("COMMIT")
+            except BaseException:
+                if self._writer_connection.in_transaction:
+                    await self._writer_connection.execute("ROLLBACK")
+                raise
+
+    async def integrity_check(self) -> str:
+        row = await self.reader.one("PRAGMA integrity_check")
+        return "no answer" if row is None else str(row[0])
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._reader_connection.close()
+            await self._writer_connection.close()

@@ -1,0 +1,5 @@
+"""The engine fixture (tests/storage/engines.py) for the storage tests."""
+
+from tests.storage.engines import database, database_url, fresh_database, postgres_url
+
+__all__ = ["database", "database_url", "fresh_database", "postgres_url"]
