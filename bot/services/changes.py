@@ -1,0 +1,56 @@
+"""The one change path: what a committed write changed, told to whoever listens.
+
+Every write use case of the services, once its transaction has committed, reports one
+`Change`. The Discord front end turns it into one event (`bot.dispatch("ladder_change", …)`)
+and reacts in one place per concern: the live leaderboard, rank roles, the mod log. The
+command line has no listener; another process learns of the change through the database's
+change stamp (guilds.changed_at).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+ChangeKind = Literal[
+    "reported",  # a match recorded as pending (nothing rated yet)
+    "applied",  # a match applied at the end of the log
+    "disputed",
+    "cancelled",  # a pending or disputed match withdrawn by its reporter
+    "voided",  # a match voided; its successors replayed
+    "edited",  # a match's lineup replaced; its successors replayed
+    "replayed",  # a whole-guild replay (recompute, rating settings)
+    "imported",
+    "settings",  # settings changed that change who is listed (min_games, …) or how
+    "membership",  # a member joined or left the ladder
+    "season_started",
+]
+STANDINGS_KINDS: Final = frozenset(
+    {"applied", "voided", "edited", "replayed", "imported", "settings", "membership",
+     "season_started"}
+)  # fmt: skip
+"""Kinds after which the standings (ratings, who is listed) may differ."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    guild_id: int
+    kind: ChangeKind
+    member_ids: frozenset[int] = frozenset()
+    """Members whose rating, record or listing changed; empty with `everyone`."""
+    everyone: bool = False
+    """True when any member may have changed (replays, settings, season starts)."""
+    match_id: int | None = None
+    actor_id: int | None = None
+    """Who made the change (None: the command line or the bot itself)."""
+    detail: str = ""
+    """One line for the mod log (a void's reason, the changed settings, …)."""
+
+    @property
+    def changes_standings(self) -> bool:
+        return self.kind in STANDINGS_KINDS
+
+
+ChangeListener = Callable[[Change], None]
+"""Called after the commit, on the event loop; it must not block (schedule work instead)."""
