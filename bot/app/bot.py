@@ -24,7 +24,6 @@ COG_MODULES = (
     "bot.app.cogs.leaderboard",
     "bot.app.cogs.history",
     "bot.app.cogs.predict",
-    "bot.app.cogs.h2h",
     "bot.app.cogs.balance",
     "bot.app.cogs.ladder",
     "bot.app.cogs.admin",
