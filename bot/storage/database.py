@@ -80,11 +80,11 @@ class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, Performa
     aggregates (a match applied, a replay stored) are here."""
 
     async def add_applied_match(
-        self, guild_id: int, new: NewMatch, match_id: int, applied_at: float, changed_at: float
+        self, guild_id: int, new: NewMatch, match_id: int, applied_at: float
     ) -> None:
         """Insert a match (id from `next_match_id`) applied at once at the end of the log (its
-        rated participants carry their ratings before and after) and mark the guild changed.
-        Each rated member's rating becomes `after` and its record counts one more game."""
+        rated participants carry their ratings before and after). Each rated member's rating
+        becomes `after` and its record counts one more game."""
         await self.insert_matches(guild_id, [new], "applied", match_id, [applied_at])
         await self.count_game(
             guild_id,
@@ -94,16 +94,11 @@ class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, Performa
                 if p.user_id is not None and p.rating_after is not None
             ],
         )
-        await self.mark_changed(guild_id, changed_at)
 
     async def apply_match(
-        self,
-        match: Match,
-        applied_at: float,
-        ratings: Mapping[int, tuple[float, float]],
-        changed_at: float,
+        self, match: Match, applied_at: float, ratings: Mapping[int, tuple[float, float]]
     ) -> None:
-        """Mark a pending match applied at the end of the log and the guild changed; ratings:
+        """Mark a pending match applied at the end of the log; ratings:
         user id -> (before, after). Each rated member's rating becomes `after` and its record
         counts one more game."""
         await self.mark_applied(match.id, applied_at)
@@ -119,22 +114,19 @@ class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, Performa
             match.guild_id,
             [(user_id, ratings[user_id][1], outcome) for _, user_id, outcome in rated],
         )
-        await self.mark_changed(match.guild_id, changed_at)
 
     async def write_replay(
         self,
         guild_id: int,
         participant_ratings: Iterable[tuple[float, float, int, int]],
         member_ratings: Mapping[int, float | None],
-        changed_at: float,
     ) -> None:
         """Store a replay: (before, after, match_id, position) per participant, the final
-        rating per member (None: no rated match left); then recount their records and mark
-        the guild changed."""
+        rating per member (None: no rated match left); then recount their records. The
+        caller marks the guild changed (Ladder's one change path)."""
         await self.set_participant_ratings(participant_ratings)
         await self.set_ratings(guild_id, member_ratings)
         await self.recount_records(guild_id, list(member_ratings))
-        await self.mark_changed(guild_id, changed_at)
 
 
 class Database:
