@@ -250,6 +250,10 @@ async def _known_members(
     return {user_id: known[user_id] for user_id in user_ids}
 
 
+def _parsed_in_order(data: bytes | str, now: float) -> list[CsvMatch]:
+    return sorted(parse_matches(data, now), key=lambda match: match.order)
+
+
 def _match_change(match: Match, actor_id: int | None) -> Change:
     """A match just recorded pending ("reported"), or applied: its rated members changed."""
     if match.status != "applied":
@@ -981,14 +985,17 @@ class Ladder:
         """Import matches (a CSV file's bytes, or its text) as applied, merged into the log by
         played_at; all or nothing."""
         _must_moderate(actor, "import matches")
-        parsed = sorted(parse_matches(data, self.clock()), key=lambda match: match.order)
+        # Parsing and building the matches is Python work per row: off the event loop.
+        parsed = await asyncio.to_thread(_parsed_in_order, data, self.clock())
         async with self._write(guild_id) as unit:
             tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.defaults)
             batch = uuid.uuid4().hex
             known = await _known_members(tx, guild_id, [m.entries for m in parsed])
             now = self.clock()
-            new = [self._imported(m, known, settings, now, batch) for m in parsed]
+            new = await asyncio.to_thread(
+                lambda: [self._imported(m, known, settings, now, batch) for m in parsed]
+            )
             if not new:
                 return ImportResult(0, 0)
             ids = await tx.insert_matches(
