@@ -333,6 +333,8 @@ class _Unit:
 
     tx: WriteTransaction
     change: Change | None = None
+    stamped: bool = False
+    """The use case's own statements already marked the guild changed (a report)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,7 +410,7 @@ class Ladder:
         async with self.db.write(guild_id) as tx:
             unit = _Unit(tx)
             yield unit
-            if unit.change is not None and unit.change.changes_standings:
+            if unit.change is not None and unit.change.changes_standings and not unit.stamped:
                 await tx.mark_changed(guild_id, self.clock())
         if unit.change is not None and self.on_change is not None:
             try:
@@ -511,11 +513,18 @@ class Ladder:
         try:
             async with self._write(guild_id) as unit:
                 tx = unit.tx
-                settings = await tx.ensure_guild(guild_id, self.defaults)
-                existing, newest, match_id = await tx.report_slot(guild_id, request_id)
+                slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.clock())
+                if slot is None:  # the guild's first write
+                    await tx.ensure_guild(guild_id, self.defaults)
+                    slot = await tx.report_slot(
+                        guild_id, request_id, actor.is_moderator, self.clock()
+                    )
+                    assert slot is not None
+                unit.stamped = True
+                settings, newest, match_id = slot.settings, slot.newest, slot.match_id
                 upserted = await tx.upsert_members(guild_id, members)
-                if existing is not None:
-                    raise _Retried(await self._load(tx, guild_id, existing))
+                if slot.existing is not None:
+                    raise _Retried(await self._load(tx, guild_id, slot.existing))
                 if not actor.is_moderator and actor.user_id not in players:
                     raise UserError(
                         "you can only report matches you played in (moderators can report any)"

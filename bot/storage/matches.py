@@ -288,28 +288,6 @@ class MatchWrites(MatchReads):
         assert row is not None
         return int(row["id"])
 
-    async def report_slot(
-        self, guild_id: int, request_id: str
-    ) -> tuple[int | None, LogKey | None, int]:
-        """What a new report needs, in one statement: the match an earlier request with this
-        id recorded (or None), the end of the guild's log (None: empty), and the id the new
-        match takes (`next_match_id`)."""
-        lock = self._session.dialect.match_ids_lock
-        if lock is not None:
-            await self._session.run(lock)
-        row = await self._session.one(
-            "SELECT (SELECT id FROM matches WHERE guild_id = :guild_id "
-            "AND request_id = :request_id) AS existing, newest.applied_at, newest.id AS newest, "
-            "(SELECT coalesce(max(id), 0) + 1 FROM matches) AS next_id "
-            "FROM (SELECT 1 AS one) AS here LEFT JOIN (SELECT applied_at, id FROM matches "
-            "WHERE guild_id = :guild_id AND status = 'applied' "
-            "ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest ON TRUE",
-            {"guild_id": guild_id, "request_id": request_id},
-        )
-        assert row is not None
-        newest = None if row["newest"] is None else (row["applied_at"], row["newest"])
-        return row["existing"], newest, int(row["next_id"])
-
     async def insert_matches(
         self,
         guild_id: int,
