@@ -251,6 +251,7 @@ async def _known_members(
 
 
 def _parsed_in_order(data: bytes | str, now: float) -> list[CsvMatch]:
+    """A CSV file's matches in log order: Python work per row, run in a worker thread."""
     return sorted(parse_matches(data, now), key=lambda match: match.order)
 
 
