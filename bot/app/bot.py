@@ -1,4 +1,8 @@
-"""The Discord bot: one Ladder service, one cog per feature, persistent buttons."""
+"""The Discord bot: one Ladder service, one cog per feature, persistent buttons.
+
+Every committed write of the services arrives as one event, `ladder_change` (a
+bot.services.Change); the features that follow the standings listen to it
+(`on_ladder_change`) instead of being called by hand after each command."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from bot.app.live import LiveBoards
 from bot.app.replies import answer_error
 from bot.config import Config
 from bot.services import Ladder
+from bot.services.changes import Change
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +56,18 @@ class LadderBot(commands.Bot):
         )
         self.config = config
         self.ladder = ladder
+        ladder.on_change = self.ladder_changed
         self.tree.error(self.on_app_command_error)
+
+    def ladder_changed(self, change: Change) -> None:
+        """The services' listener: each committed change becomes one `ladder_change` event."""
+        self.dispatch("ladder_change", change)
 
     async def setup_hook(self) -> None:
         """Runs once per start (not on reconnects): cogs, buttons, one command sync."""
         self.live = LiveBoards(self, self.config.leaderboard.edit_seconds)
         self.live.start()
+        self.add_listener(self.live.on_ladder_change)
         for module in COG_MODULES:
             await self.load_extension(module)
         self.add_dynamic_items(MatchButton, PageButton)

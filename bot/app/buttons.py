@@ -76,7 +76,6 @@ class MatchButton(
                     already_applied(self.match_id), ephemeral=True
                 )
                 return
-            bot.live.touch(guild_id)
             match = result.match
         else:
             match = await bot.ladder.dispute(guild_id, actor(interaction), self.match_id)
@@ -103,9 +102,8 @@ def match_view(match: Match) -> discord.ui.View | None:
 
 async def match_decided_elsewhere(bot: LadderBot, match: Match) -> None:
     """A match was applied or voided away from its message (a command, the auto-confirm
-    loop): the guild's live leaderboard follows, and the match's message is brought up to
-    date."""
-    bot.live.touch(match.guild_id)
+    loop): the match's message is brought up to date (the live leaderboard follows the
+    change by itself, through the `ladder_change` event)."""
     if match.channel_id is None or match.message_id is None:
         return
     message = bot.get_partial_messageable(match.channel_id).get_partial_message(match.message_id)

@@ -1,4 +1,4 @@
-"""The live leaderboard message of each guild: edited after applied matches, rate-limited.
+"""The live leaderboard message of each guild: edited after standings changes, rate-limited.
 
 A burst of matches costs one edit per `edit_seconds`: the first change schedules one delayed
 refresh; changes that arrive while it waits or runs only mark the guild dirty again, and the
@@ -6,9 +6,9 @@ refresh loop renders the newest standings once its turn comes. The time of the l
 kept by the services (in the database), so the limit also holds across restarts.
 
 With shards (SPEC 8.4) only the process owning a guild edits its board. Changes made in the
-owner's own interactions touch it at once; changes made elsewhere (another process, the
-command line) reach it through the poll, at most POLL_SECONDS late: the seam where change
-notifications from the database will make that immediate.
+owner's own process (its `ladder_change` events) touch it at once; changes made elsewhere
+(another process, the command line) reach it through the poll, at most POLL_SECONDS late:
+the seam where change notifications from the database will make that immediate.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import discord
 from discord.ext import tasks
 
 from bot.app.embeds import leaderboard_embed
+from bot.services.changes import Change
 
 if TYPE_CHECKING:
     from bot.app.bot import LadderBot
@@ -53,6 +54,11 @@ class LiveBoards:
         for board in due:
             if self.bot.config.discord.owns_guild(board.guild_id):
                 self.touch(board.guild_id)
+
+    async def on_ladder_change(self, change: Change) -> None:
+        """The one place the live board learns of this process's changes."""
+        if change.changes_standings and self.bot.config.discord.owns_guild(change.guild_id):
+            self.touch(change.guild_id)
 
     def touch(self, guild_id: int) -> None:
         """The guild's standings changed: refresh its live message when allowed."""

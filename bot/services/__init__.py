@@ -1,6 +1,7 @@
 """Use cases of the bot (no Discord): the Discord front end and the CLI both call these."""
 
 from bot.services.card import CardStats, FormEntry, RatingPoint
+from bot.services.changes import Change, ChangeListener
 from bot.services.errors import UserError
 from bot.services.ladder import (
     Actor,
@@ -31,6 +32,8 @@ from bot.storage import LiveBoard, Match, Member, MemberInfo, Participant
 __all__ = [
     "Actor",
     "CardStats",
+    "Change",
+    "ChangeListener",
     "ConfirmResult",
     "FormEntry",
     "ImportResult",

@@ -49,7 +49,9 @@ class Change:
 
     @property
     def changes_standings(self) -> bool:
-        return self.kind in STANDINGS_KINDS
+        """A kind that may change the standings, and some member did change (a pending match
+        voided or a setting like confirm changed leaves the leaderboard as it was)."""
+        return self.kind in STANDINGS_KINDS and (self.everyone or bool(self.member_ids))
 
 
 ChangeListener = Callable[[Change], None]

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Final
 
@@ -47,6 +48,7 @@ from bot.ratings.ladder import (
 from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services.card import CardStats, Played, card_stats, recent_ids
+from bot.services.changes import Change, ChangeListener
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, parse_id
@@ -56,6 +58,7 @@ from bot.storage import (
     LOG_START,
     Database,
     DatabaseBusy,
+    GameRows,
     LiveBoard,
     LogKey,
     Match,
@@ -70,6 +73,11 @@ from bot.storage import (
 
 MAX_PARTICIPANTS: Final = 32
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
+SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
+LISTING_SETTINGS: Final = ("min_games", "provisional_games")
+"""Settings that change who is listed on leaderboards, or how, without a replay."""
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +250,19 @@ async def _known_members(
     return {user_id: known[user_id] for user_id in user_ids}
 
 
+def _parsed_in_order(data: bytes | str, now: float) -> list[CsvMatch]:
+    """A CSV file's matches in log order: Python work per row, run in a worker thread."""
+    return sorted(parse_matches(data, now), key=lambda match: match.order)
+
+
+def _match_change(match: Match, actor_id: int | None) -> Change:
+    """A match just recorded pending ("reported"), or applied: its rated members changed."""
+    if match.status != "applied":
+        return Change(match.guild_id, "reported", match_id=match.id, actor_id=actor_id)
+    rated = frozenset(p.user_id for p in match.participants if p.enabled and p.user_id is not None)
+    return Change(match.guild_id, "applied", rated, match_id=match.id, actor_id=actor_id)
+
+
 class _Retried(Exception):  # noqa: N818 (control flow, not an error)
     """A request id seen before: its match is the answer, and the transaction rolls back
     what it stored meanwhile (a retried request changes nothing)."""
@@ -294,8 +315,39 @@ def build_participants(
     )
 
 
+def measured(
+    rows: GameRows, user_ids: Sequence[int], measures: Sequence[str], bridge: EloBridge
+) -> dict[tuple[int, str], Performance]:
+    """The measures of the members from their game rows by (user id, measure): numpy work
+    over up to a whole guild, so callers run it in a worker thread (SPEC 8.5)."""
+    games = game_arrays(rows, user_ids, bridge)
+    return {
+        (user_id, measure): performance
+        for measure in measures
+        for user_id, performance in zip(user_ids, performances(games, measure, bridge), strict=True)
+    }
+
+
+@dataclass(slots=True)
+class _Unit:
+    """One write use case: its transaction, and the Change it reports once committed."""
+
+    tx: WriteTransaction
+    change: Change | None = None
+    stamped: bool = False
+    """The use case's own statements already marked the guild changed (a report)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Replayed:
+    matches: int
+    member_ids: frozenset[int]
+    """Members whose rating was rewritten."""
+
+
 class Ladder:
-    """The bot's use cases over one database; `defaults` start every new guild."""
+    """The bot's use cases over one database; `defaults` start every new guild. Each write
+    use case reports what it changed to `on_change` once committed (bot.services.changes)."""
 
     def __init__(
         self,
@@ -306,6 +358,7 @@ class Ladder:
         page_size: int = 10,
         edit_seconds: float = 60.0,
         fill_cache: bool = False,
+        on_change: ChangeListener | None = None,
     ) -> None:
         self.db = db
         self.defaults = defaults
@@ -316,6 +369,8 @@ class Ladder:
         """Store the performances reads compute, after the read has answered (the bot);
         off, reads write nothing at all (the command line)."""
         self._filling: set[asyncio.Task[None]] = set()
+        self.on_change = on_change
+        """Told every committed change; the bot sets it once it exists."""
 
     @classmethod
     async def open(
@@ -325,6 +380,7 @@ class Ladder:
         *,
         clock: Callable[[], float] = time.time,
         fill_cache: bool = False,
+        on_change: ChangeListener | None = None,
     ) -> Ladder:
         db = await Database.open(path)
         return cls(
@@ -334,6 +390,7 @@ class Ladder:
             page_size=config.leaderboard.page_size,
             edit_seconds=config.leaderboard.edit_seconds,
             fill_cache=fill_cache,
+            on_change=on_change,
         )
 
     async def close(self) -> None:
@@ -344,6 +401,23 @@ class Ladder:
         """Wait for the cache fills started by earlier reads."""
         while self._filling:
             await asyncio.gather(*self._filling)
+
+    @asynccontextmanager
+    async def _write(self, guild_id: int) -> AsyncIterator[_Unit]:
+        """The one change path: a write use case's transaction. When the Change it sets
+        changes the standings, the guild is marked changed in the same transaction (other
+        processes' live boards follow); once committed, the Change goes to `on_change`. A
+        refusal or a rollback reports nothing."""
+        async with self.db.write(guild_id) as tx:
+            unit = _Unit(tx)
+            yield unit
+            if unit.change is not None and unit.change.changes_standings and not unit.stamped:
+                await tx.mark_changed(guild_id, self.clock())
+        if unit.change is not None and self.on_change is not None:
+            try:
+                self.on_change(unit.change)
+            except Exception:  # the write stands whatever a listener does
+                log.exception("a change listener failed on %r", unit.change)
 
     # --- members -------------------------------------------------------------------------
 
@@ -378,13 +452,20 @@ class Ladder:
     async def _set_enabled(self, guild_id: int, info: MemberInfo, enabled: bool) -> Member:
         if info.is_bot:
             raise UserError("bots cannot join the ladder")
-        async with self.db.write(guild_id) as tx:
-            await tx.ensure_guild(guild_id, self.defaults)
-            await tx.upsert_members(guild_id, [info])
-            await tx.set_enabled(guild_id, info.user_id, enabled)
-            member = await tx.member(guild_id, info.user_id)
-        assert member is not None
-        return member
+        async with self._write(guild_id) as unit:
+            await unit.tx.ensure_guild(guild_id, self.defaults)
+            (stored,) = await unit.tx.upsert_members(guild_id, [info])
+            if stored.enabled == enabled:
+                return stored
+            await unit.tx.set_enabled(guild_id, info.user_id, enabled)
+            unit.change = Change(
+                guild_id,
+                "membership",
+                frozenset({info.user_id}),
+                actor_id=info.user_id,
+                detail="joined the ladder" if enabled else "left the ladder",
+            )
+        return replace(stored, enabled=enabled)
 
     async def find_member(self, guild_id: int, text: str) -> Member:
         """A member by user id, mention or display name (UserError if none or several)."""
@@ -431,12 +512,20 @@ class Ladder:
         check_lineup(lineup, minutes)
         players = {entry.player.user_id for entry in lineup}
         try:
-            async with self.db.write(guild_id) as tx:
-                settings = await tx.ensure_guild(guild_id, self.defaults)
-                existing, newest, match_id = await tx.report_slot(guild_id, request_id)
+            async with self._write(guild_id) as unit:
+                tx = unit.tx
+                slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.clock())
+                if slot is None:  # the guild's first write
+                    await tx.ensure_guild(guild_id, self.defaults)
+                    slot = await tx.report_slot(
+                        guild_id, request_id, actor.is_moderator, self.clock()
+                    )
+                    assert slot is not None
+                unit.stamped = True
+                settings, newest, match_id = slot.settings, slot.newest, slot.match_id
                 upserted = await tx.upsert_members(guild_id, members)
-                if existing is not None:
-                    raise _Retried(await self._load(tx, guild_id, existing))
+                if slot.existing is not None:
+                    raise _Retried(await self._load(tx, guild_id, slot.existing))
                 if not actor.is_moderator and actor.user_id not in players:
                     raise UserError(
                         "you can only report matches you played in (moderators can report any)"
@@ -449,11 +538,12 @@ class Ladder:
                 if settings.confirm == "none" or actor.is_moderator:
                     applied_at, ratings = self._ratings(settings, newest, participants, known)
                     new = new.rated(ratings)
-                    await tx.add_applied_match(guild_id, new, match_id, applied_at, self.clock())
+                    await tx.add_applied_match(guild_id, new, match_id, applied_at)
                     match = new.stored(match_id, guild_id, "applied", applied_at, names)
                 else:
                     await tx.insert_matches(guild_id, [new], "pending", match_id)
                     match = new.stored(match_id, guild_id, "pending", None, names)
+                unit.change = _match_change(match, actor.user_id)
         except _Retried as retried:
             return ReportResult(retried.match, retried.match.status == "applied", created=False)
         return ReportResult(match, match.status == "applied", created=True)
@@ -491,7 +581,7 @@ class Ladder:
         members = {m.user_id: m for m in await tx.members_by_id(match.guild_id, rated_ids)}
         newest = await tx.newest_log_key(match.guild_id)
         applied_at, ratings = self._ratings(settings, newest, match.participants, members)
-        await tx.apply_match(match, applied_at, ratings, self.clock())
+        await tx.apply_match(match, applied_at, ratings)
         return match.applied(applied_at, ratings)
 
     async def _replay(
@@ -501,7 +591,7 @@ class Ladder:
         settings: GuildSettings,
         start: LogKey | None,
         seed: Mapping[int, float] | None = None,
-    ) -> int:
+    ) -> _Replayed:
         """Replay the applied matches from `start` (None: the whole guild) and store the
         ratings. A member's start rating: `seed`, else the rating_before of their first
         match in the replayed part, else their current rating (or initial_rating)."""
@@ -523,7 +613,8 @@ class Ladder:
                     if member.rating is not None:
                         starts[member.user_id] = member.rating
             final = dict(seed or {})
-        result = replay_log(rows, starts, ladder_settings(settings))
+        # numpy work, off the event loop (SPEC 8.5)
+        result = await asyncio.to_thread(replay_log, rows, starts, ladder_settings(settings))
         final.update(result.final)
         await tx.write_replay(
             guild_id,
@@ -532,9 +623,8 @@ class Ladder:
                 for row, before, after in zip(rows, result.before, result.after, strict=True)
             ),
             final,
-            self.clock(),
         )
-        return len({row.match_id for row in rows})
+        return _Replayed(len({row.match_id for row in rows}), frozenset(final))
 
     async def set_match_message(
         self, guild_id: int, match_id: int, channel_id: int, message_id: int
@@ -561,7 +651,8 @@ class Ladder:
         )
 
     async def confirm(self, guild_id: int, actor: Actor, match_id: int) -> ConfirmResult:
-        async with self.db.write(guild_id) as tx:
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
             if match.status == "applied":
@@ -575,10 +666,12 @@ class Ladder:
                     f"only an opponent of the reporter or a moderator can confirm match #{match_id}"
                 )
             applied = await self._apply(tx, settings, match)
+            unit.change = _match_change(applied, actor.user_id)
         return ConfirmResult(applied, applied_now=True)
 
     async def dispute(self, guild_id: int, actor: Actor, match_id: int) -> Match:
-        async with self.db.write(guild_id) as tx:
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
             match = await self._load(tx, guild_id, match_id)
             if match.status == "disputed":
                 return match
@@ -596,19 +689,21 @@ class Ladder:
                     f"only an opponent of the reporter or a moderator can dispute match #{match_id}"
                 )
             await tx.set_status(match_id, "disputed", disputed_by=actor.user_id)
+            unit.change = Change(guild_id, "disputed", match_id=match_id, actor_id=actor.user_id)
             return await self._load(tx, guild_id, match_id)
 
     async def void(
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
     ) -> VoidResult:
         _must_moderate(actor, "void matches")
-        async with self.db.write(guild_id) as tx:
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
             if match.status == "void":
                 raise UserError(f"match #{match_id} is already void; nothing was changed")
             await tx.set_status(match_id, "void", void_reason=reason or "voided by a moderator")
-            replayed = 0
+            replayed = _Replayed(0, frozenset())
             if match.status == "applied":
                 assert match.log_key is not None
                 seed = {
@@ -617,7 +712,15 @@ class Ladder:
                     if p.enabled and p.user_id is not None and p.rating_before is not None
                 }
                 replayed = await self._replay(tx, guild_id, settings, match.log_key, seed)
-            return VoidResult(await self._load(tx, guild_id, match_id), replayed)
+            unit.change = Change(
+                guild_id,
+                "voided",
+                replayed.member_ids,
+                match_id=match_id,
+                actor_id=actor.user_id,
+                detail=reason or "",
+            )
+            return VoidResult(await self._load(tx, guild_id, match_id), replayed.matches)
 
     async def auto_confirm(
         self, owned: Callable[[int], bool] = lambda guild_id: True
@@ -628,11 +731,12 @@ class Ladder:
         for guild_id, match_id in await self.db.read.due_pending(self.clock()):
             if not owned(guild_id):
                 continue
-            async with self.db.write(guild_id) as tx:
-                settings = await tx.ensure_guild(guild_id, self.defaults)
-                match = await self._load(tx, guild_id, match_id)
+            async with self._write(guild_id) as unit:
+                settings = await unit.tx.ensure_guild(guild_id, self.defaults)
+                match = await self._load(unit.tx, guild_id, match_id)
                 if match.status == "pending":
-                    applied.append(await self._apply(tx, settings, match))
+                    applied.append(await self._apply(unit.tx, settings, match))
+                    unit.change = _match_change(applied[-1], None)
         return applied
 
     async def show_match(self, guild_id: int, match_id: int) -> Match:
@@ -656,24 +760,36 @@ class Ladder:
         self, guild_id: int, actor: Actor, changes: Mapping[str, object]
     ) -> SettingsResult:
         _must_moderate(actor, "change the settings")
-        async with self.db.write(guild_id) as tx:
-            current = await tx.ensure_guild(guild_id, self.defaults)
+        async with self._write(guild_id) as unit:
+            current = await unit.tx.ensure_guild(guild_id, self.defaults)
             try:
                 changed = current.changed(changes)
             except KeyedSettingError as error:
                 raise UserError(f"setting {error.key}: {error}") from None
-            await tx.save_settings(guild_id, changed)
+            await unit.tx.save_settings(guild_id, changed)
+            differ = {
+                name for name in SETTING_NAMES if getattr(current, name) != getattr(changed, name)
+            }
             replayed = None
-            if any(getattr(current, name) != getattr(changed, name) for name in RATING_CONSTANTS):
-                replayed = await self._replay(tx, guild_id, changed, None)
+            if differ.intersection(RATING_CONSTANTS):
+                replayed = (await self._replay(unit.tx, guild_id, changed, None)).matches
+            unit.change = Change(
+                guild_id,
+                "settings",
+                everyone=replayed is not None or bool(differ.intersection(LISTING_SETTINGS)),
+                actor_id=actor.user_id,
+                detail=", ".join(f"{name} = {getattr(changed, name)}" for name in sorted(differ)),
+            )
         return SettingsResult(changed, replayed)
 
     async def recompute(self, guild_id: int, actor: Actor) -> int:
         """Replay the whole guild from its log; returns the number of matches replayed."""
         _must_moderate(actor, "recompute the ladder")
-        async with self.db.write(guild_id) as tx:
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            return await self._replay(tx, guild_id, settings, None)
+        async with self._write(guild_id) as unit:
+            settings = await unit.tx.ensure_guild(guild_id, self.defaults)
+            replayed = await self._replay(unit.tx, guild_id, settings, None)
+            unit.change = Change(guild_id, "replayed", everyone=True, actor_id=actor.user_id)
+        return replayed.matches
 
     # --- reading -------------------------------------------------------------------------
 
@@ -699,14 +815,8 @@ class Ladder:
             member.user_id: (member.rating, member.games)
             for member in await self.db.read.members_by_id(guild_id, user_ids)
         }
-        games = game_arrays(await self.db.read.member_games(guild_id, user_ids), user_ids, bridge)
-        computed = {
-            (user_id, measure): performance
-            for measure in measures
-            for user_id, performance in zip(
-                user_ids, performances(games, measure, bridge), strict=True
-            )
-        }
+        rows = await self.db.read.member_games(guild_id, user_ids)
+        computed = await asyncio.to_thread(measured, rows, user_ids, measures, bridge)
         if self.fill_cache and computed:
             task = asyncio.create_task(self._fill_cache(guild_id, computed, versions))
             self._filling.add(task)
@@ -885,13 +995,17 @@ class Ladder:
         """Import matches (a CSV file's bytes, or its text) as applied, merged into the log by
         played_at; all or nothing."""
         _must_moderate(actor, "import matches")
-        parsed = sorted(parse_matches(data, self.clock()), key=lambda match: match.order)
-        async with self.db.write(guild_id) as tx:
+        # Parsing and building the matches is Python work per row: off the event loop.
+        parsed = await asyncio.to_thread(_parsed_in_order, data, self.clock())
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.defaults)
             batch = uuid.uuid4().hex
             known = await _known_members(tx, guild_id, [m.entries for m in parsed])
             now = self.clock()
-            new = [self._imported(m, known, settings, now, batch) for m in parsed]
+            new = await asyncio.to_thread(
+                lambda: [self._imported(m, known, settings, now, batch) for m in parsed]
+            )
             if not new:
                 return ImportResult(0, 0)
             ids = await tx.insert_matches(
@@ -899,7 +1013,14 @@ class Ladder:
             )
             start = min(zip((m.played_at for m in new), ids, strict=True))
             replayed = await self._replay(tx, guild_id, settings, start, {})
-        return ImportResult(len(new), replayed)
+            unit.change = Change(
+                guild_id,
+                "imported",
+                replayed.member_ids,
+                actor_id=actor.user_id,
+                detail=f"{len(new)} matches imported, {replayed.matches} replayed",
+            )
+        return ImportResult(len(new), replayed.matches)
 
     @staticmethod
     def _imported(
@@ -924,8 +1045,11 @@ async def open_ladder(
     *,
     clock: Callable[[], float] = time.time,
     fill_cache: bool = False,
+    on_change: ChangeListener | None = None,
 ) -> AsyncIterator[Ladder]:
-    ladder = await Ladder.open(path, config, clock=clock, fill_cache=fill_cache)
+    ladder = await Ladder.open(
+        path, config, clock=clock, fill_cache=fill_cache, on_change=on_change
+    )
     try:
         yield ladder
     finally:

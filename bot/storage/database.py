@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+from bot.config import GuildSettings
 from bot.storage.engine import DatabaseUnavailable, Engine, Session
-from bot.storage.guilds import GuildReads, GuildWrites
+from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, settings_from
 from bot.storage.matches import MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
-from bot.storage.models import Match, NewMatch, Outcome
+from bot.storage.models import LogKey, Match, NewMatch, Outcome
 from bot.storage.performances import PerformanceReads, PerformanceWrites
 
 POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
@@ -75,16 +77,62 @@ class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads):
         return await self._engine.integrity_check()
 
 
+@dataclass(frozen=True, slots=True)
+class ReportSlot:
+    """What a new report needs to know, read in one statement (`WriteTransaction.report_slot`)."""
+
+    settings: GuildSettings
+    existing: int | None
+    """The match an earlier request with this id recorded."""
+    newest: LogKey | None
+    """The end of the guild's log (None: empty)."""
+    match_id: int
+    """The id the new match takes (see `next_match_id`)."""
+
+
 class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, PerformanceWrites):
     """The writes; only exists inside `Database.write()`. The units of work that span
     aggregates (a match applied, a replay stored) are here."""
 
+    async def report_slot(
+        self, guild_id: int, request_id: str, by_moderator: bool, now: float
+    ) -> ReportSlot | None:
+        """A report's slot in one statement (None: no such guild yet): the guild's
+        settings, the match an earlier request with this id recorded, the end of the log and
+        the next match id. The same statement marks the guild changed at `now` when the
+        report applies at once (by a moderator, or the guild's confirm setting is "none");
+        a report that is then refused or retried rolls back, and the mark with it."""
+        lock = self._session.dialect.match_ids_lock
+        if lock is not None:
+            await self._session.run(lock)
+        row = await self._session.one(
+            "UPDATE guilds SET changed_at = CASE WHEN :by_moderator OR confirm = 'none' "
+            "THEN :now ELSE changed_at END WHERE guild_id = :guild_id RETURNING "
+            f"{', '.join(SETTING_COLUMNS)}, (SELECT id FROM matches WHERE guild_id = :guild_id "
+            "AND request_id = :request_id) AS existing, (SELECT coalesce(max(id), 0) + 1 "
+            "FROM matches) AS next_id, (SELECT applied_at FROM matches "
+            "WHERE guild_id = :guild_id AND status = 'applied' "
+            "ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest_at, (SELECT id FROM matches "
+            "WHERE guild_id = :guild_id AND status = 'applied' "
+            "ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest",
+            {
+                "guild_id": guild_id,
+                "request_id": request_id,
+                "by_moderator": by_moderator,
+                "now": now,
+            },
+        )
+        if row is None:
+            return None
+        newest = None if row["newest"] is None else (row["newest_at"], row["newest"])
+        return ReportSlot(settings_from(row), row["existing"], newest, int(row["next_id"]))
+
     async def add_applied_match(
-        self, guild_id: int, new: NewMatch, match_id: int, applied_at: float, changed_at: float
+        self, guild_id: int, new: NewMatch, match_id: int, applied_at: float
     ) -> None:
         """Insert a match (id from `next_match_id`) applied at once at the end of the log (its
-        rated participants carry their ratings before and after) and mark the guild changed.
-        Each rated member's rating becomes `after` and its record counts one more game."""
+        rated participants carry their ratings before and after). Each rated member's rating
+        becomes `after` and its record counts one more game."""
         await self.insert_matches(guild_id, [new], "applied", match_id, [applied_at])
         await self.count_game(
             guild_id,
@@ -94,16 +142,11 @@ class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, Performa
                 if p.user_id is not None and p.rating_after is not None
             ],
         )
-        await self.mark_changed(guild_id, changed_at)
 
     async def apply_match(
-        self,
-        match: Match,
-        applied_at: float,
-        ratings: Mapping[int, tuple[float, float]],
-        changed_at: float,
+        self, match: Match, applied_at: float, ratings: Mapping[int, tuple[float, float]]
     ) -> None:
-        """Mark a pending match applied at the end of the log and the guild changed; ratings:
+        """Mark a pending match applied at the end of the log; ratings:
         user id -> (before, after). Each rated member's rating becomes `after` and its record
         counts one more game."""
         await self.mark_applied(match.id, applied_at)
@@ -119,22 +162,19 @@ class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, Performa
             match.guild_id,
             [(user_id, ratings[user_id][1], outcome) for _, user_id, outcome in rated],
         )
-        await self.mark_changed(match.guild_id, changed_at)
 
     async def write_replay(
         self,
         guild_id: int,
         participant_ratings: Iterable[tuple[float, float, int, int]],
         member_ratings: Mapping[int, float | None],
-        changed_at: float,
     ) -> None:
         """Store a replay: (before, after, match_id, position) per participant, the final
-        rating per member (None: no rated match left); then recount their records and mark
-        the guild changed."""
+        rating per member (None: no rated match left); then recount their records. The
+        caller marks the guild changed (Ladder's one change path)."""
         await self.set_participant_ratings(participant_ratings)
         await self.set_ratings(guild_id, member_ratings)
         await self.recount_records(guild_id, list(member_ratings))
-        await self.mark_changed(guild_id, changed_at)
 
 
 class Database:

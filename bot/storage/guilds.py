@@ -17,7 +17,7 @@ _LIVE_BOARD: Final = (
 )
 
 
-def _settings(row: Row) -> GuildSettings:
+def settings_from(row: Row) -> GuildSettings:
     return GuildSettings(**{name: row[name] for name in SETTING_COLUMNS})
 
 
@@ -32,7 +32,7 @@ class GuildReads:
         row = await self._session.one(
             f"SELECT {_SETTINGS} FROM guilds WHERE guild_id = :guild_id", {"guild_id": guild_id}
         )
-        return None if row is None else _settings(row)
+        return None if row is None else settings_from(row)
 
     async def live_boards_due(self, now: float, edit_seconds: float) -> list[LiveBoard]:
         """Live boards never posted, or whose guild changed since the last edit and whose

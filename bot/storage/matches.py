@@ -7,6 +7,7 @@ applied_at = played_at, so it merges by time and the caller replays from there.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
@@ -79,6 +80,24 @@ def _match(row: Row, participants: tuple[Participant, ...]) -> Match:
         row["void_reason"],
         row["disputed_by"],
         participants,
+    )
+
+
+def _game_rows(rows: Sequence[Row]) -> GameRows:
+    """`member_games`' rows as columns: Python work per row, run in a worker thread."""
+
+    def column(name: str, dtype: type[np.generic]) -> Any:
+        return np.array([row[name] for row in rows], dtype=dtype)
+
+    return GameRows(
+        column("member", np.int64),
+        column("played_at", np.float64),
+        column("opponent", np.int64),
+        column("score", np.float64),
+        column("minutes", np.float64),
+        column("opponent_score", np.float64),
+        column("opponent_minutes", np.float64),
+        column("opponent_rating", np.float64),
     )
 
 
@@ -219,20 +238,8 @@ class MatchReads:
             "ORDER BY me.user_id, m.played_at DESC, m.id DESC, opponent.user_id",
             {"user_ids": dialect.encode_list(sorted(set(user_ids))), "guild_id": guild_id},
         )
-
-        def column(name: str, dtype: type[np.generic]) -> Any:
-            return np.array([row[name] for row in rows], dtype=dtype)
-
-        return GameRows(
-            column("member", np.int64),
-            column("played_at", np.float64),
-            column("opponent", np.int64),
-            column("score", np.float64),
-            column("minutes", np.float64),
-            column("opponent_score", np.float64),
-            column("opponent_minutes", np.float64),
-            column("opponent_rating", np.float64),
-        )
+        # Up to a whole guild's games: the rows become columns off the event loop (SPEC 8.5).
+        return await asyncio.to_thread(_game_rows, rows)
 
     async def log_rows(self, guild_id: int, start: LogKey = LOG_START) -> list[LogRow]:
         """Enabled participants of the applied matches from `start` on, in log order."""
@@ -287,28 +294,6 @@ class MatchWrites(MatchReads):
         row = await self._session.one("SELECT coalesce(max(id), 0) + 1 AS id FROM matches")
         assert row is not None
         return int(row["id"])
-
-    async def report_slot(
-        self, guild_id: int, request_id: str
-    ) -> tuple[int | None, LogKey | None, int]:
-        """What a new report needs, in one statement: the match an earlier request with this
-        id recorded (or None), the end of the guild's log (None: empty), and the id the new
-        match takes (`next_match_id`)."""
-        lock = self._session.dialect.match_ids_lock
-        if lock is not None:
-            await self._session.run(lock)
-        row = await self._session.one(
-            "SELECT (SELECT id FROM matches WHERE guild_id = :guild_id "
-            "AND request_id = :request_id) AS existing, newest.applied_at, newest.id AS newest, "
-            "(SELECT coalesce(max(id), 0) + 1 FROM matches) AS next_id "
-            "FROM (SELECT 1 AS one) AS here LEFT JOIN (SELECT applied_at, id FROM matches "
-            "WHERE guild_id = :guild_id AND status = 'applied' "
-            "ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest ON TRUE",
-            {"guild_id": guild_id, "request_id": request_id},
-        )
-        assert row is not None
-        newest = None if row["newest"] is None else (row["applied_at"], row["newest"])
-        return row["existing"], newest, int(row["next_id"])
 
     async def insert_matches(
         self,

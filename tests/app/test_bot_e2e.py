@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.app.fakediscord import GUILD_ID, LIVE, FakeDiscord, Member, Reply
+from tests.app.fakediscord import GUILD_ID, LIVE, Event, FakeDiscord, Member, Reply
 from tests.app.harness import (
     EDIT_SECONDS,
     MOD,
@@ -383,6 +383,54 @@ def test_live_leaderboard_is_edited_at_most_once_per_edit_seconds(
     )
     assert reposted.message_id != live_id
     assert "51W 0D 0L" in reposted.payload["embeds"][0]["description"]
+
+
+def _listed(event: Event) -> int:
+    """How many players a leaderboard embed says are listed (its footer)."""
+    found = re.search(r"(\d+) players", event.payload["embeds"][0]["footer"]["text"])
+    assert found is not None, event.payload
+    return int(found.group(1))
+
+
+def test_live_leaderboard_follows_a_leave_and_a_min_games_change(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+):
+    """Standings change without a match (SPEC 8.2's one change path): the board follows."""
+    winner, loser = players.take(2)
+    mark = fake.mark()
+    fake.slash(MOD, "admin channel", channel=LIVE).reply()
+    posted = fake.wait_for(
+        lambda e: e.kind == "message_create" and e.channel_id == LIVE.id, 10, mark
+    )
+    live_id = posted.message_id
+
+    def board_lists(count: int, after: int) -> None:
+        fake.wait_for(
+            lambda e: e.kind == "message_edit" and e.message_id == live_id and _listed(e) == count,
+            EDIT_SECONDS + 10,
+            after,
+        )
+
+    mark = fake.mark()
+    fake.slash(MOD, "report duel", winner=winner, loser=loser).reply()
+    listed = _listed(posted) + 2
+    board_lists(listed, mark)
+
+    mark = fake.mark()
+    assert fake.slash(loser, "ladder leave").reply().ephemeral
+    board_lists(listed - 1, mark)
+
+    mark = fake.mark()
+    fake.slash(MOD, "admin settings", min_games=2).reply()
+    try:
+        board = fake.wait_for(
+            lambda e: e.kind == "message_edit" and e.message_id == live_id, EDIT_SECONDS + 10, mark
+        )
+        assert _listed(board) < listed - 1  # winner (1 game) and others like them left the board
+    finally:
+        mark = fake.mark()
+        fake.slash(MOD, "admin settings", min_games=1).reply()
+    board_lists(listed - 1, mark)
 
 
 def _run_bot(config: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -137,7 +137,7 @@ async def test_cached_performances_round_trip_and_go_with_the_members_rating(
     assert math.isnan(found[2, "p1"].value) and math.isnan(found[2, "p1"].down)
     assert list(await db.read.performances(GUILD, [2], ["p8"])) == []
     async with db.write(GUILD) as tx:  # a replay rewrites member 1's rating
-        await tx.write_replay(GUILD, [], {1: 1510.0}, changed_at=1.0)
+        await tx.write_replay(GUILD, [], {1: 1510.0})
     assert sorted(await db.read.performances(GUILD, [1, 2], ["p1", "p8"])) == [(2, "p1")]
 
 

@@ -105,7 +105,6 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         note = "Changed: " + ", ".join(f"{name} = {value}" for name, value in changes.items())
         if result.replayed is not None:
             note += f". The guild was replayed ({result.replayed} matches)."
-            self.bot.live.touch(guild_id)
         note_stored(interaction, note + ". /admin settings shows them.")
         await interaction.edit_original_response(embed=settings_embed(result.settings, note))
 
@@ -148,7 +147,6 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         await interaction.edit_original_response(
             content=f"Replayed {replayed} matches; the ratings now follow the log."
         )
-        self.bot.live.touch(guild_id)
 
     @app_commands.command(name="export", description="Every match of this server as a CSV file")
     async def export(self, interaction: discord.Interaction[LadderBot]) -> None:

@@ -72,8 +72,6 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
         if match.status == "pending" and channel_id is not None and message_id is not None:
             # remembered so that a confirmation elsewhere can update this message
             await self.bot.ladder.set_match_message(guild.id, match.id, channel_id, message_id)
-        if result.applied:
-            self.bot.live.touch(guild.id)
 
     @app_commands.command(name="duel", description="Report a duel: who won and who lost")
     @app_commands.describe(
