@@ -238,8 +238,8 @@ async def notify_change(session: Session, guild_id: int) -> None:
     transaction commits, dropped if it rolls back): its owner learns of changes made by
     other processes and the command line at once."""
     await session.run(
-        "SELECT pg_notify(:channel, CAST(:guild_id AS text))",
-        {"channel": CHANGES_CHANNEL, "guild_id": guild_id},
+        "SELECT pg_notify(:channel, :guild_id)",
+        {"channel": CHANGES_CHANNEL, "guild_id": str(guild_id)},
     )
 
 
