@@ -1,5 +1,5 @@
 """The example deployment (README "Deploy"): its bot configs load and their shards cover
-0…N−1 once each, on one PostgreSQL database."""
+0 to N-1 once each, on one PostgreSQL database."""
 
 from __future__ import annotations
 
