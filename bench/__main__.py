@@ -15,6 +15,7 @@ BENCHMARKS = {
     "performance": "bench.performance",
     "service": "bench.service",
     "balance": "bench.balance",
+    "processes": "bench.processes",
 }
 """Benchmark name -> module with `run(quick: bool) -> list[Table] | Table`."""
 RESULTS_PATH = "bench/RESULTS.md"
