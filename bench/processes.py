@@ -97,6 +97,8 @@ class Figure:
     processes: int
     reports: int
     seconds: float
+    applied: int
+    """Applied matches found in the database afterwards (every report: `reports`)."""
     disagreements: int
 
     @property
@@ -132,9 +134,14 @@ def run_layout(admin: str, processes: int, sizes: Sizes) -> Figure:
             db = await Database.open(url)
             try:
                 wrong = len(await replay_disagreements(db.read))
+                applied = 0
+                for guild in await db.read.guild_ids():
+                    matches = await db.read.all_matches(guild)
+                    applied += sum(match.status == "applied" for match in matches)
             finally:
                 await db.close()
-            return Figure(processes, GUILDS * sizes.reports_per_guild, max(finished) - began, wrong)
+            reports = GUILDS * sizes.reports_per_guild
+            return Figure(processes, reports, max(finished) - began, applied, wrong)
 
     return asyncio.run(measured())
 
@@ -167,6 +174,7 @@ def run(quick: bool) -> list[Table]:
         f">= {TARGET_RATIO}x baseline: {ratio:.2f}x {verdict(ratio >= TARGET_RATIO)}",
     )
     table.notes.append(
+        f"applied matches found afterwards: {one.applied} and {two.applied}; "
         f"stored ratings vs a replay of each guild's log: {one.disagreements + two.disagreements} "
         "disagreements (0 expected)."
     )
