@@ -7,6 +7,10 @@ never interleave while other guilds' writes run beside them; match ids (max + 1,
 all guilds) are allocated under a second transaction lock. A lock not granted within
 WRITE_WAIT_SECONDS (lock_timeout) refuses the write with DatabaseBusy, as do a deadlock or
 serialization failure: the transaction rolls back and nothing changed.
+
+The same statement that takes a guild's lock NOTIFYs channel ladderbot_changes with the
+guild id; a bot process LISTENs on one more connection (watch_changes), so that a guild's
+owner learns at once of changes made by other processes and the command line (SPEC 8.4).
 """
 
 from __future__ import annotations
@@ -35,7 +39,14 @@ from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this
 log = logging.getLogger(__name__)
 
 CHANGES_CHANNEL: Final = "ladderbot_changes"
-"""The NOTIFY channel of guild writes; the payload is the guild id (see notify_change)."""
+"""The NOTIFY channel of guild writes; the payload is the guild id."""
+_GUILD_WRITE: Final = (
+    f"SELECT pg_advisory_xact_lock(:guild_id), pg_notify('{CHANGES_CHANNEL}', :guild)"
+)
+"""A write naming a guild waits for the guild's lock and tells the LISTENing bot processes
+that the guild changed: PostgreSQL delivers the notification when the transaction commits
+and drops it on a rollback, so a change's owner learns of it at once, with no round trip of
+its own."""
 OPEN_ERRORS: Final = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
 """What connecting raises when the server or database cannot be used (see Database.open)."""
 _NAMED: Final = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
@@ -195,12 +206,8 @@ class PostgresEngine(Engine):
     async def transaction(self, guild_id: int | None) -> AsyncIterator[Session]:
         async with self._lock, self._writer_connection.transaction():
             if guild_id is not None:
-                await self._writer.run(
-                    "SELECT pg_advisory_xact_lock(:guild_id)", {"guild_id": guild_id}
-                )
+                await self._writer.run(_GUILD_WRITE, {"guild_id": guild_id, "guild": str(guild_id)})
             yield self._writer
-            if guild_id is not None:
-                await notify_change(self._writer, guild_id)
 
     async def integrity_check(self) -> str:
         """PostgreSQL checks its pages itself; this only asks that the schema answers."""
@@ -231,16 +238,6 @@ class PostgresEngine(Engine):
                 await self._listener.close()
             await self._pool.close()
             await self._writer_connection.close()
-
-
-async def notify_change(session: Session, guild_id: int) -> None:
-    """Tell the LISTENing bot processes that the guild was written (delivered when the
-    transaction commits, dropped if it rolls back): its owner learns of changes made by
-    other processes and the command line at once."""
-    await session.run(
-        "SELECT pg_notify(:channel, :guild_id)",
-        {"channel": CHANGES_CHANNEL, "guild_id": str(guild_id)},
-    )
 
 
 async def copy_rows(
