@@ -1,5 +1,5 @@
-"""Benchmark 8 (SPEC 8.4): applied reports per second with two bot processes x 4 guilds each
-on one PostgreSQL database, against one process x 8 guilds, in one run (needs
+"""Benchmark: processes (SPEC 8.4) - applied reports per second with two bot processes x 4
+guilds each on one PostgreSQL database, against one process x 8 guilds, in one run (needs
 LADDERBOT_BENCH_POSTGRES, an admin URL: a fresh database there for each layout, dropped
 after). Each process reports duels as a moderator through Ladder.report, one task per guild;
 the figure is every report of every process over the wall time from the common start to the
