@@ -16,6 +16,7 @@ BENCHMARKS = {
     "service": "bench.service",
     "balance": "bench.balance",
     "responsiveness": "bench.responsiveness",
+    "processes": "bench.processes",
 }
 """Benchmark name -> module with `run(quick: bool) -> list[Table] | Table`."""
 RESULTS_PATH = "bench/RESULTS.md"

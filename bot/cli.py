@@ -438,12 +438,58 @@ def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> Non
     balance.add_argument("--teams", type=int, default=2, metavar="N", help="2 to 4 (default 2)")
 
 
+class _ProgressBar:
+    """migrate-db's progress on a terminal: one line redrawn in place on stderr."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, table: str, done: int, total: int) -> None:
+        filled = self.WIDTH * done // max(total, 1)
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        self.stream.write(f"\r[{bar}] {done}/{total} rows ({table})\x1b[K")
+        if done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def run_migrate_db(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`migrate-db --from URL --to URL`: copy a whole database into an empty one."""
+    from bot.services.migrating import migrate_database
+
+    source, target = arguments.source, arguments.target
+    progress = _ProgressBar(streams.stderr) if streams.stderr.isatty() else None
+    try:
+        counts = asyncio.run(migrate_database(source, target, progress))
+    except DatabaseUnavailable as error:
+        raise UsageError(f"cannot open a database: {error}") from None
+    rows = ", ".join(f"{table} {count}" for table, count in counts.items())
+    print(
+        f"copied {redacted(source)} into {redacted(target)} ({rows}); "
+        "stored ratings equal a replay of the log",
+        file=streams.stdout,
+    )
+    return EXIT_OK
+
+
+def _add_migrate_command(commands: argparse._SubParsersAction[_Parser]) -> None:
+    command = commands.add_parser(
+        "migrate-db", help="copy a whole database into an empty one (SQLite <-> PostgreSQL)"
+    )
+    command.add_argument("--from", dest="source", required=True, metavar="URL")
+    command.add_argument("--to", dest="target", required=True, metavar="URL")
+    command.set_defaults(handler=run_migrate_db)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROGRAM, description="Ranked matches: ladder and performance ratings.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_performance_commands(commands)
     _add_bot_command(commands)
     _add_database_commands(commands)
+    _add_migrate_command(commands)
     return parser
 
 

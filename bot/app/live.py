@@ -6,9 +6,11 @@ refresh loop renders the newest standings once its turn comes. The time of the l
 kept by the services (in the database), so the limit also holds across restarts.
 
 With shards (SPEC 8.4) only the process owning a guild edits its board. Changes made in the
-owner's own process (its `ladder_change` events) touch it at once; changes made elsewhere
-(another process, the command line) reach it through the poll, at most POLL_SECONDS late:
-the seam where change notifications from the database will make that immediate.
+owner's own process (its `ladder_change` events) touch it at once. Changes made elsewhere
+(another process, the command line): on PostgreSQL every write to a guild NOTIFYs at commit
+and the owner, which LISTENs, touches the board within milliseconds (`changed_elsewhere`); on
+SQLite, and as the fallback if the listening connection is lost, the poll finds them through
+the guilds' change stamps at most POLL_SECONDS (+ edit_seconds) late.
 """
 
 from __future__ import annotations
@@ -38,9 +40,24 @@ class LiveBoards:
         self.edit_seconds = edit_seconds
         self._dirty: set[int] = set()
         self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._watching: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self.poll.start()
+        self._watching = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        try:
+            if not await self.bot.ladder.db.watch_changes(self.changed_elsewhere):
+                log.info("no change notifications: polling every %s s", POLL_SECONDS)
+        except Exception:
+            log.exception("could not listen for changes; polling every %s s", POLL_SECONDS)
+
+    def changed_elsewhere(self, guild_id: int) -> None:
+        """Another process (a bot or the command line) wrote to the guild: its owner
+        refreshes the board (through the same rate limit as its own changes)."""
+        if self.bot.config.discord.owns_guild(guild_id):
+            self.touch(guild_id)
 
     @tasks.loop(seconds=POLL_SECONDS)
     async def poll(self) -> None:
@@ -68,6 +85,8 @@ class LiveBoards:
 
     def cancel(self) -> None:
         self.poll.cancel()
+        if self._watching is not None:
+            self._watching.cancel()
         for task in self._tasks.values():
             task.cancel()
 

@@ -8,7 +8,7 @@ the transaction's own connection (a use case reads what it wrote).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,6 +210,10 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.close()
+
+    async def watch_changes(self, on_change: Callable[[int], None]) -> bool:
+        """See Engine.watch_changes."""
+        return await self.engine.watch_changes(on_change)
 
     @asynccontextmanager
     async def write(self, guild_id: int | None = None) -> AsyncIterator[WriteTransaction]:

@@ -8,7 +8,7 @@ name; an engine module (sqlite.py, postgres.py) is the only place that knows its
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final, Protocol
 
@@ -108,6 +108,11 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     async def integrity_check(self) -> str:
         """ "ok", or what the engine found wrong."""
+
+    async def watch_changes(self, on_change: Callable[[int], None]) -> bool:
+        """Call on_change(guild_id) soon after another process commits a write to a guild;
+        False if the engine cannot tell (SQLite: watch the guilds' change stamps instead)."""
+        return False
 
     @abc.abstractmethod
     async def close(self) -> None: ...

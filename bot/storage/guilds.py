@@ -28,6 +28,11 @@ def _live_board(row: Row) -> LiveBoard:
 class GuildReads:
     _session: Session
 
+    async def guild_ids(self) -> list[int]:
+        """Every guild the database knows, ascending."""
+        rows = await self._session.all("SELECT guild_id FROM guilds ORDER BY guild_id")
+        return [int(row["guild_id"]) for row in rows]
+
     async def guild_settings(self, guild_id: int) -> GuildSettings | None:
         row = await self._session.one(
             f"SELECT {_SETTINGS} FROM guilds WHERE guild_id = :guild_id", {"guild_id": guild_id}

@@ -7,14 +7,19 @@ never interleave while other guilds' writes run beside them; match ids (max + 1,
 all guilds) are allocated under a second transaction lock. A lock not granted within
 WRITE_WAIT_SECONDS (lock_timeout) refuses the write with DatabaseBusy, as do a deadlock or
 serialization failure: the transaction rolls back and nothing changed.
+
+The same statement that takes a guild's lock NOTIFYs channel ladderbot_changes with the
+guild id; a bot process LISTENs on one more connection (watch_changes), so that a guild's
+owner learns at once of changes made by other processes and the command line (SPEC 8.4).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import re
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
@@ -31,6 +36,17 @@ from bot.storage.engine import (
 )
 from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
 
+log = logging.getLogger(__name__)
+
+CHANGES_CHANNEL: Final = "ladderbot_changes"
+"""The NOTIFY channel of guild writes; the payload is the guild id."""
+_GUILD_WRITE: Final = (
+    f"SELECT pg_advisory_xact_lock(:guild_id), pg_notify('{CHANGES_CHANNEL}', :guild)"
+)
+"""A write naming a guild waits for the guild's lock and tells the LISTENing bot processes
+that the guild changed: PostgreSQL delivers the notification when the transaction commits
+and drops it on a rollback, so a change's owner learns of it at once, with no round trip of
+its own."""
 OPEN_ERRORS: Final = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
 """What connecting raises when the server or database cannot be used (see Database.open)."""
 _NAMED: Final = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
@@ -132,6 +148,8 @@ class PostgresEngine(Engine):
         self._pool = pool
         self._lock = asyncio.Lock()
         self.reader = _Connected(pool)
+        self._url = ""
+        self._listener: asyncpg.Connection | None = None
 
     @classmethod
     async def open(cls, url: str) -> PostgresEngine:
@@ -144,6 +162,7 @@ class PostgresEngine(Engine):
             await writer.close()
             raise
         engine = cls(writer, pool)
+        engine._url = url
         try:
             await engine._migrate()
         except BaseException:
@@ -187,9 +206,7 @@ class PostgresEngine(Engine):
     async def transaction(self, guild_id: int | None) -> AsyncIterator[Session]:
         async with self._lock, self._writer_connection.transaction():
             if guild_id is not None:
-                await self._writer.run(
-                    "SELECT pg_advisory_xact_lock(:guild_id)", {"guild_id": guild_id}
-                )
+                await self._writer.run(_GUILD_WRITE, {"guild_id": guild_id, "guild": str(guild_id)})
             yield self._writer
 
     async def integrity_check(self) -> str:
@@ -197,7 +214,35 @@ class PostgresEngine(Engine):
         row = await self.reader.one("SELECT max(version) AS version FROM schema_version")
         return "ok" if row is not None and row["version"] == len(MIGRATIONS) else "no schema"
 
+    async def watch_changes(self, on_change: Callable[[int], None]) -> bool:
+        """LISTEN for other connections' guild writes on a connection of its own (one more
+        than the pool and the writer); our own writer's notifications are left out."""
+        if self._listener is not None:
+            raise RuntimeError("already watching changes")
+        own = self._writer_connection.get_server_pid()
+
+        def heard(_: object, pid: int, channel: str, payload: str) -> None:
+            if pid != own:
+                on_change(int(payload))
+
+        self._listener = await asyncpg.connect(self._url)
+        self._listener.add_termination_listener(
+            lambda _: log.warning("the change listener's connection closed; polling only")
+        )
+        await self._listener.add_listener(CHANGES_CHANNEL, heard)
+        return True
+
     async def close(self) -> None:
         async with self._lock:
+            if self._listener is not None:
+                await self._listener.close()
             await self._pool.close()
             await self._writer_connection.close()
+
+
+async def copy_rows(
+    session: Session, table: str, columns: Sequence[str], records: Sequence[Sequence[Any]]
+) -> None:
+    """COPY records into a table on the session's connection (migrate-db's bulk path)."""
+    assert isinstance(session, _Connected)
+    await session._target.copy_records_to_table(table, records=records, columns=list(columns))

@@ -28,8 +28,8 @@ def write_config(
     shards: tuple[int, Sequence[int]] | None = None,
     **leaderboard: float,
 ) -> Path:
-    """config.toml in directory: the database is its own SQLite file unless given; shards is
-    (shard_count, shard_ids), or None to run unsharded."""
+    """config.toml in directory: the database is its own SQLite file unless given (a path or
+    a postgresql:// URL); shards is (shard_count, shard_ids), or None to run unsharded."""
     settings = {"edit_seconds": EDIT_SECONDS, "page_size": PAGE_SIZE, **leaderboard}
     shard_lines = (
         [] if shards is None else [f"shard_count = {shards[0]}", f"shard_ids = {list(shards[1])}"]
@@ -40,7 +40,8 @@ def write_config(
         f'sync = "{sync}"',
         *shard_lines,
         "[database]",
-        f'path = "{database or directory / "ladder.sqlite3"}"',
+        f"{'url' if str(database).startswith('postgresql://') else 'path'} = "
+        f'"{database or directory / "ladder.sqlite3"}"',
         "[leaderboard]",
         *(f"{key} = {value}" for key, value in settings.items()),
     ]

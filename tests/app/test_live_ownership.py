@@ -40,3 +40,18 @@ async def test_poll_touches_the_owned_guilds_only(
     monkeypatch.setattr(live, "touch", touched.append)
     await live.poll()
     assert touched == owned
+
+
+@pytest.mark.parametrize(("shard", "owned"), [(0, SHARD_0_GUILD), (1, SHARD_1_GUILD)])
+async def test_changes_made_elsewhere_touch_the_owned_guilds_only(
+    shard: int, owned: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the PostgreSQL listener feeds: every guild's notifications reach every process."""
+    config = parse_config(f"[discord]\nshard_count = 2\nshard_ids = [{shard}]")
+    bot: Any = SimpleNamespace(config=config)
+    live = LiveBoards(bot, edit_seconds=60.0)
+    touched: list[int] = []
+    monkeypatch.setattr(live, "touch", touched.append)
+    for guild_id in (SHARD_0_GUILD, SHARD_1_GUILD, SHARD_0_GUILD):
+        live.changed_elsewhere(guild_id)
+    assert touched == [owned] * (2 if owned == SHARD_0_GUILD else 1)

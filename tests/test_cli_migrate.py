@@ -1,0 +1,65 @@
+"""`ladderbot migrate-db` (SPEC 8.1) on the command line: one line on success, one line and
+exit 2 on a refusal, a progress bar only on a terminal. (Moving between engines with random
+content: tests/services/test_migrating.py.)"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from bot.cli import Streams, main
+from tests.test_cli import run
+
+
+def _reported(path: Path) -> None:
+    for lineup in ("<@1> 10 | <@2> 5", "<@2> 3 | <@3> 1, <@4> 0"):
+        assert run("report", "--guild", "7", "--db", str(path), lineup)[0] == 0
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_copies_into_an_empty_database_and_refuses_a_filled_one(tmp_path: Path) -> None:
+    source, target = tmp_path / "source.sqlite3", tmp_path / "target.sqlite3"
+    _reported(source)
+    status, out, err = run("migrate-db", "--from", str(source), "--to", str(target))
+    assert (status, err) == (0, "")
+    assert "matches 2" in out and "participants 5" in out and "equal a replay" in out
+    before = run("export", "--guild", "7", "--db", str(target))[1]
+    assert before == run("export", "--guild", "7", "--db", str(source))[1]
+
+    status, out, err = run("migrate-db", "--from", str(source), "--to", str(target))
+    assert (status, out) == (2, "")
+    assert err == (
+        "ladderbot migrate-db: error: the target database must be empty; it has rows in "
+        "guilds, matches, members, participants\n"
+    )
+    assert run("export", "--guild", "7", "--db", str(target))[1] == before
+
+
+def test_a_missing_source_is_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.sqlite3"
+    status, out, err = run("migrate-db", "--from", str(missing), "--to", str(tmp_path / "t"))
+    assert (status, out) == (2, "")
+    assert err == (
+        f"ladderbot migrate-db: error: --from {str(missing)!r} must be an existing database "
+        "file or URL\n"
+    )
+    assert not missing.exists()
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_only(tmp_path: Path) -> None:
+    source = tmp_path / "source.sqlite3"
+    _reported(source)
+    terminal = Terminal()
+    status = main(
+        ["migrate-db", "--from", str(source), "--to", str(tmp_path / "a.sqlite3")],
+        Streams(io.StringIO(), io.StringIO(), terminal),
+    )
+    assert status == 0
+    drawn = terminal.getvalue()
+    assert drawn.startswith("\r[") and drawn.endswith("] 12/12 rows (participants)\x1b[K\n")
+    status, _, err = run("migrate-db", "--from", str(source), "--to", str(tmp_path / "b"))
+    assert (status, err) == (0, "")
