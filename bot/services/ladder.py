@@ -46,7 +46,9 @@ from bot.ratings.ladder import (
 )
 from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
+from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
+from bot.services.changes import Change, ChangeListener
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, parse_id
@@ -65,6 +67,7 @@ from bot.storage import (
     NewParticipant,
     Participant,
     Performance,
+    Season,
     WriteTransaction,
 )
 
@@ -158,6 +161,8 @@ class LeaderboardPage:
     pages: int
     total: int
     rows: tuple[LeaderboardRow, ...]
+    season: str | None = None
+    """A closed season's name: the rows are its closing standings (None: the standings now)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,8 +311,11 @@ class Ladder:
         page_size: int = 10,
         edit_seconds: float = 60.0,
         fill_cache: bool = False,
+        on_change: ChangeListener | None = None,
     ) -> None:
         self.db = db
+        self.on_change = on_change
+        """Told every committed change (bot.services.changes)."""
         self.defaults = defaults
         self.clock = clock
         self.page_size = page_size
@@ -506,10 +514,14 @@ class Ladder:
         ratings. A member's start rating: `seed`, else the rating_before of their first
         match in the replayed part, else their current rating (or initial_rating)."""
         rows = await tx.log_rows(guild_id, LOG_START if start is None else start)
+        crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
         starts: dict[int, float] = {}
         final: dict[int, float | None]
         if start is None:  # everyone's rating is rewritten (None: no rated match left)
             final = dict.fromkeys(member.user_id for member in await tx.members(guild_id))
+        elif crossed:  # season starts change everyone rated: start from their closings
+            starts = await seasons.starts_across(tx, guild_id, rows, crossed, seed or {})
+            final = dict(seed or {})
         else:
             starts.update(seed or {})
             for row in rows:
@@ -523,7 +535,8 @@ class Ladder:
                     if member.rating is not None:
                         starts[member.user_id] = member.rating
             final = dict(seed or {})
-        result = replay_log(rows, starts, ladder_settings(settings))
+        boundaries = seasons.boundaries(rows, crossed)
+        result = replay_log(rows, starts, ladder_settings(settings), boundaries)
         final.update(result.final)
         await tx.write_replay(
             guild_id,
@@ -534,6 +547,7 @@ class Ladder:
             final,
             self.clock(),
         )
+        await seasons.store_closings(tx, guild_id, rows, starts, crossed, result)
         return len({row.match_id for row in rows})
 
     async def set_match_message(
@@ -675,6 +689,88 @@ class Ladder:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             return await self._replay(tx, guild_id, settings, None)
 
+    # --- seasons (SPEC 9.1; bot.services.seasons) ---------------------------------------
+
+    async def start_season(
+        self, guild_id: int, actor: Actor, name: str, carry: float = 0.0
+    ) -> Season:
+        """Close the current season (its closing standings are stored) and start `name` at
+        the end of the log: ratings carry over, records restart at 0."""
+        _must_moderate(actor, "start a season")
+        kept = seasons.season_carry(carry)
+        async with self.db.write(guild_id) as tx:
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            taken = await tx.seasons(guild_id)
+            chosen = seasons.new_season_name(name, taken)
+            newest = await tx.newest_log_key(guild_id)
+            now = self.clock()
+            starts_at = (
+                now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
+            )
+            season = await tx.add_season(guild_id, chosen, kept, starts_at, now, actor.user_id)
+            closing = {
+                member.user_id: member.rating
+                for member in await tx.members(guild_id)
+                if member.rating is not None
+            }
+            await tx.store_closing(season, taken[-1] if taken else None, closing)
+            await tx.set_ratings(guild_id, seasons.carried(closing, kept, settings.initial_rating))
+            await tx.restart_records(guild_id)
+            await tx.mark_changed(guild_id, now)
+        self._tell(
+            Change(
+                guild_id,
+                "season_started",
+                everyone=True,
+                actor_id=actor.user_id,
+                detail=f"season {chosen!r} started (carry {kept:g})",
+            )
+        )
+        return season
+
+    async def season_list(self, guild_id: int) -> list[seasons.SeasonSummary]:
+        """Every season, oldest first; the last is the current one."""
+        return seasons.summaries(
+            await self.db.read.seasons(guild_id), await self.db.read.standings_sizes(guild_id)
+        )
+
+    def _tell(self, change: Change) -> None:
+        if self.on_change is not None:
+            self.on_change(change)
+
+    async def _closing_entries(
+        self, guild_id: int, settings: GuildSettings, name: str, by: str
+    ) -> list[tuple[int, str, float, float, int, int, int, int, bool]] | None:
+        """The closing standings of the closed season `name`, best first, as leaderboard
+        entries (those with min_games matches in it, at least one); None when `name` is the
+        current season. UserError for an unknown name or a measure other than ladder."""
+        listed = await self.db.read.seasons(guild_id)
+        names = [seasons.FIRST_SEASON, *(season.name for season in listed)]
+        wanted = seasons.season_name(name)
+        if wanted not in names:
+            raise UserError(
+                f"season {quoted(wanted)} must be one of this server's seasons: "
+                + quoted(", ".join(names))
+                + " (see /season list)"
+            )
+        index = names.index(wanted)
+        if index == len(listed):
+            return None
+        if by != "ladder":
+            raise UserError(
+                f"season {quoted(wanted)} is closed: its standings rank by ladder only, not {by!r}"
+            )
+        standings = [
+            standing
+            for standing in await self.db.read.closing_standings(guild_id, listed[index].number)
+            if standing.games >= max(1, settings.min_games)
+        ]
+        standings.sort(key=lambda s: (-s.rating, -s.games, s.user_id))
+        return [
+            (s.user_id, s.name, s.rating, s.rating, s.games, s.wins, s.draws, s.losses, False)
+            for s in standings
+        ]
+
     # --- reading -------------------------------------------------------------------------
 
     async def _performances(
@@ -765,13 +861,39 @@ class Ladder:
         return ranked
 
     async def leaderboard(
-        self, guild_id: int, by: str = "ladder", page: int = 1, page_size: int | None = None
+        self,
+        guild_id: int,
+        by: str = "ladder",
+        page: int = 1,
+        page_size: int | None = None,
+        season: str | None = None,
     ) -> LeaderboardPage:
-        """One page of the leaderboard (page_size 0: everything). A page past the end is
-        refused, naming how many pages there are (a command's page, or a stale button after
-        the board shrank); an empty board has one empty page."""
+        """One page of the leaderboard (page_size 0: everything), or of a closed `season`'s
+        closing standings. A page past the end is refused, naming how many pages there are
+        (a command's page, or a stale button after the board shrank); an empty board has one
+        empty page."""
         settings = await self.settings(guild_id)
-        ranked = await self._ranked(guild_id, settings, by)
+        closed = (
+            None if season is None else await self._closing_entries(guild_id, settings, season, by)
+        )
+        ranked = (
+            [
+                (
+                    member.user_id,
+                    member.name,
+                    value,
+                    rating,
+                    member.games,
+                    member.wins,
+                    member.draws,
+                    member.losses,
+                    _provisional(member, settings),
+                )
+                for member, value, rating in await self._ranked(guild_id, settings, by)
+            ]
+            if closed is None
+            else closed
+        )
         size = self.page_size if page_size is None else page_size
         size = size or max(1, len(ranked))
         pages = max(1, math.ceil(len(ranked) / size))
@@ -782,23 +904,12 @@ class Ladder:
             )
         first = (page - 1) * size
         rows = tuple(
-            LeaderboardRow(
-                rank,
-                member.user_id,
-                member.name,
-                value,
-                rating,
-                member.games,
-                member.wins,
-                member.draws,
-                member.losses,
-                _provisional(member, settings),
-            )
-            for rank, (member, value, rating) in enumerate(
-                ranked[first : first + size], start=first + 1
-            )
+            LeaderboardRow(rank, *entry)
+            for rank, entry in enumerate(ranked[first : first + size], start=first + 1)
         )
-        return LeaderboardPage(by, page, pages, len(ranked), rows)
+        return LeaderboardPage(
+            by, page, pages, len(ranked), rows, None if closed is None else season
+        )
 
     async def rating_card(
         self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5

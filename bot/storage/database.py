@@ -20,6 +20,7 @@ from bot.storage.matches import MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
 from bot.storage.models import Match, NewMatch, Outcome
 from bot.storage.performances import PerformanceReads, PerformanceWrites
+from bot.storage.seasons import SeasonReads, SeasonWrites
 
 POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
 SQLITE_SCHEME: Final = "sqlite:///"
@@ -29,6 +30,8 @@ _DUMPED: Final = {
     "members": "guild_id, user_id",
     "matches": "id",
     "participants": "match_id, position",
+    "seasons": "guild_id, number",
+    "season_standings": "guild_id, number, user_id",
 }
 
 
@@ -54,7 +57,7 @@ def sqlite_path(url: str | Path) -> str:
     return text[len(SQLITE_SCHEME) :] if text.startswith(SQLITE_SCHEME) else text
 
 
-class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads):
+class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads, SeasonReads):
     """Every read query, on one session (the reader, or a write transaction's)."""
 
     def __init__(self, session: Session, engine: Engine) -> None:
@@ -75,7 +78,9 @@ class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads):
         return await self._engine.integrity_check()
 
 
-class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, PerformanceWrites):
+class WriteTransaction(
+    Queries, GuildWrites, MemberWrites, MatchWrites, PerformanceWrites, SeasonWrites
+):
     """The writes; only exists inside `Database.write()`. The units of work that span
     aggregates (a match applied, a replay stored) are here."""
 

@@ -40,6 +40,14 @@ _PARTICIPANT_JOIN: Final = (
     "FROM participants p JOIN matches m ON m.id = p.match_id "
     "LEFT JOIN members mb ON mb.guild_id = m.guild_id AND mb.user_id = p.user_id"
 )
+_NEWEST_ENTRY: Final = (
+    "SELECT applied_at, id FROM (SELECT applied_at, id FROM matches WHERE guild_id = :guild_id "
+    "AND status = 'applied' ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest_match "
+    "UNION ALL SELECT starts_at, 0 FROM seasons WHERE guild_id = :guild_id "
+    "ORDER BY applied_at DESC, id DESC LIMIT 1"
+)
+"""The log key of the end of the log: its newest applied match or season start (whose key
+is (starts_at, 0), see seasons.py)."""
 BULK_MATCHES: Final = 1_000
 """Inserting this many matches at once refreshes the planner's statistics (the dialect's)."""
 _NEW_PARTICIPANT: Final = (
@@ -258,11 +266,7 @@ class MatchReads:
         ]
 
     async def newest_log_key(self, guild_id: int) -> LogKey | None:
-        row = await self._session.one(
-            "SELECT applied_at, id FROM matches WHERE guild_id = :guild_id "
-            "AND status = 'applied' ORDER BY applied_at DESC, id DESC LIMIT 1",
-            {"guild_id": guild_id},
-        )
+        row = await self._session.one(_NEWEST_ENTRY, {"guild_id": guild_id})
         return None if row is None else (row["applied_at"], row["id"])
 
     async def due_pending(self, now: float) -> list[tuple[int, int]]:
@@ -301,9 +305,7 @@ class MatchWrites(MatchReads):
             "SELECT (SELECT id FROM matches WHERE guild_id = :guild_id "
             "AND request_id = :request_id) AS existing, newest.applied_at, newest.id AS newest, "
             "(SELECT coalesce(max(id), 0) + 1 FROM matches) AS next_id "
-            "FROM (SELECT 1 AS one) AS here LEFT JOIN (SELECT applied_at, id FROM matches "
-            "WHERE guild_id = :guild_id AND status = 'applied' "
-            "ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest ON TRUE",
+            f"FROM (SELECT 1 AS one) AS here LEFT JOIN ({_NEWEST_ENTRY}) AS newest ON TRUE",
             {"guild_id": guild_id, "request_id": request_id},
         )
         assert row is not None

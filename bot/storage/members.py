@@ -166,8 +166,9 @@ class MemberWrites(MemberReads):
         )
 
     async def recount_records(self, guild_id: int, user_ids: Sequence[int] | None = None) -> None:
-        """games/wins/draws/losses from the applied matches (all members when None);
-        a member left without a rated match has no rating."""
+        """games/wins/draws/losses from the applied matches of the current season (after
+        the latest season start; all members when None); a member left without any rated
+        match has no rating."""
         dialect = self._session.dialect
         parameters: dict[str, Any] = {"guild_id": guild_id}
         chosen = ""
@@ -193,13 +194,17 @@ class MemberWrites(MemberReads):
                 for outcome, column in (("win", "wins"), ("draw", "draws"), ("loss", "losses"))
             )
             + f" {played} JOIN matches m ON m.id = p.match_id WHERE m.guild_id = :guild_id "
-            "AND m.status = 'applied' AND p.enabled GROUP BY p.user_id) "
+            "AND m.status = 'applied' AND p.enabled AND NOT EXISTS (SELECT 1 FROM seasons s "
+            "WHERE s.guild_id = :guild_id AND s.starts_at > m.applied_at) GROUP BY p.user_id) "
             "UPDATE members SET games = record.games, wins = record.wins, "
             "draws = record.draws, losses = record.losses FROM record "
             "WHERE members.guild_id = :guild_id AND members.user_id = record.user_id",
             parameters,
         )
         await self._session.run(
-            f"UPDATE members SET rating = NULL WHERE guild_id = :guild_id AND games = 0 {chosen}",
+            f"UPDATE members SET rating = NULL WHERE guild_id = :guild_id AND games = 0 {chosen} "
+            "AND NOT EXISTS (SELECT 1 FROM participants p JOIN matches m ON m.id = p.match_id "
+            "WHERE p.user_id = members.user_id AND m.guild_id = :guild_id "
+            "AND m.status = 'applied' AND p.enabled)",
             parameters,
         )
