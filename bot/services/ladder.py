@@ -547,7 +547,7 @@ class Ladder:
             final,
             self.clock(),
         )
-        await seasons.store_closings(tx, guild_id, rows, starts, crossed, result)
+        await seasons.store_closings(tx, guild_id, crossed, result)
         return len({row.match_id for row in rows})
 
     async def set_match_message(

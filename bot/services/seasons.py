@@ -108,26 +108,15 @@ async def starts_across(
 async def store_closings(
     tx: WriteTransaction,
     guild_id: int,
-    rows: Sequence[LogRow],
-    starts: Mapping[int, float],
     crossed: Sequence[tuple[Season, int]],
     replayed: ReplayResult,
 ) -> None:
-    """Rewrite the closing standings of the seasons a replay crossed: the replay's closing
-    ratings of the members rated by then (who started rated, or played before it)."""
+    """Rewrite the closing standings of the seasons a replay crossed from its closings."""
     if not crossed:
         return
     previous = {later.number: earlier for earlier, later in pairwise(await tx.seasons(guild_id))}
-    rated = set(starts)
-    done = 0
-    for (season, _), start, closing in zip(
-        crossed, boundaries(rows, crossed), replayed.closing, strict=True
-    ):
-        rated.update(row.user_id for row in rows[done : start.before_row])
-        done = start.before_row
-        await tx.store_closing(
-            season, previous.get(season.number), {user: closing[user] for user in rated}
-        )
+    for (season, _), closing in zip(crossed, replayed.closing, strict=True):
+        await tx.store_closing(season, previous.get(season.number), closing)
 
 
 def summaries(seasons: Sequence[Season], sizes: Mapping[int, int]) -> list[SeasonSummary]:

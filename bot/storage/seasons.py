@@ -172,9 +172,9 @@ class SeasonWrites(SeasonReads):
         previous: Season | None,
         ratings: Mapping[int, float],
     ) -> None:
-        """Replace the closing standings at `season`'s start: the members' `ratings` there,
-        and their records from the matches after `previous` (the start before it; None:
-        the log's beginning) and before `season`."""
+        """Replace the closing standings at `season`'s start: the `ratings` there of the
+        members who played an applied match before it, and their records from the matches
+        after `previous` (the start before it; None: the log's beginning) and before it."""
         key = {"guild_id": season.guild_id, "number": season.number}
         await self._session.run(
             "DELETE FROM season_standings WHERE guild_id = :guild_id AND number = :number", key
@@ -199,6 +199,13 @@ class SeasonWrites(SeasonReads):
                 "until": season.starts_at,
                 **({} if previous is None else {"since": previous.starts_at}),
             },
+        )
+        await self._session.run(
+            "DELETE FROM season_standings WHERE guild_id = :guild_id AND number = :number "
+            "AND NOT EXISTS (SELECT 1 FROM participants p JOIN matches m ON m.id = p.match_id "
+            "WHERE p.user_id = season_standings.user_id AND m.guild_id = :guild_id "
+            "AND m.status = 'applied' AND p.enabled AND m.applied_at < :until)",
+            {**key, "until": season.starts_at},
         )
 
     async def restart_records(self, guild_id: int) -> None:
