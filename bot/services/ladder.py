@@ -49,7 +49,7 @@ from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.changes import Change, ChangeListener
-from bot.services.csvio import CsvMatch, export_matches, parse_matches
+from bot.services.csvio import CsvMatch, export_matches, parse_csv
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, parse_id
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
@@ -115,6 +115,8 @@ class SettingsResult:
 class ImportResult:
     matches: int
     replayed: int
+    seasons: int = 0
+    """Season starts imported."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -990,27 +992,51 @@ class Ladder:
     # --- import / export -----------------------------------------------------------------
 
     async def export_csv(self, guild_id: int) -> str:
-        return export_matches(await self.db.read.all_matches(guild_id))
+        return export_matches(
+            await self.db.read.all_matches(guild_id), await self.db.read.seasons(guild_id)
+        )
 
     async def import_csv(self, guild_id: int, actor: Actor, data: bytes | str) -> ImportResult:
         """Import matches (a CSV file's bytes, or its text) as applied, merged into the log by
-        played_at; all or nothing."""
+        played_at, and its season starts (then the whole guild is replayed: no closing
+        standings are stored for a new start inside the log); all or nothing."""
         _must_moderate(actor, "import matches")
-        parsed = sorted(parse_matches(data, self.clock()), key=lambda match: match.order)
+        matches, starts = parse_csv(data, self.clock())
+        parsed = sorted(matches, key=lambda match: match.order)
         async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             batch = uuid.uuid4().hex
             known = await _known_members(tx, guild_id, [m.entries for m in parsed])
             now = self.clock()
             new = [self._imported(m, known, settings, now, batch) for m in parsed]
-            if not new:
+            taken = list(await tx.seasons(guild_id))
+            for start in sorted(starts, key=lambda season: season.starts_at):
+                try:
+                    name = seasons.new_season_name(start.name, taken)
+                except UserError as error:
+                    raise UserError(f"line {start.line}: {error}") from None
+                taken.append(
+                    await tx.add_season(
+                        guild_id, name, start.carry, start.starts_at, now, actor.user_id
+                    )
+                )
+            if not new and not starts:
                 return ImportResult(0, 0)
-            ids = await tx.insert_matches(
-                guild_id, new, "applied", await tx.next_match_id(), [m.played_at for m in new]
+            ids = (
+                await tx.insert_matches(
+                    guild_id, new, "applied", await tx.next_match_id(), [m.played_at for m in new]
+                )
+                if new
+                else []
             )
-            start = min(zip((m.played_at for m in new), ids, strict=True))
-            replayed = await self._replay(tx, guild_id, settings, start, {})
-        return ImportResult(len(new), replayed)
+            replayed = await self._replay(
+                tx,
+                guild_id,
+                settings,
+                min(zip((m.played_at for m in new), ids, strict=True)) if not starts else None,
+                {},
+            )
+        return ImportResult(len(new), replayed, len(starts))
 
     @staticmethod
     def _imported(
