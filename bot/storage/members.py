@@ -182,6 +182,14 @@ class MemberWrites(MemberReads):
                 f"FROM {dialect.list_table(':user_ids', 'chosen', 'bigint')} "
                 f"{dialect.ordered_join} participants p ON p.user_id = chosen.value"
             )
+        # The current season began at the latest season start (bot.storage.seasons).
+        season = await self._session.one(
+            "SELECT max(starts_at) AS since FROM seasons WHERE guild_id = :guild_id", parameters
+        )
+        in_season = ""
+        if season is not None and season["since"] is not None:
+            parameters["since"] = season["since"]
+            in_season = "AND m.applied_at >= :since"
         await self._session.run(
             "UPDATE members SET games = 0, wins = 0, draws = 0, losses = 0 "
             f"WHERE guild_id = :guild_id {chosen}",
@@ -194,8 +202,7 @@ class MemberWrites(MemberReads):
                 for outcome, column in (("win", "wins"), ("draw", "draws"), ("loss", "losses"))
             )
             + f" {played} JOIN matches m ON m.id = p.match_id WHERE m.guild_id = :guild_id "
-            "AND m.status = 'applied' AND p.enabled AND NOT EXISTS (SELECT 1 FROM seasons s "
-            "WHERE s.guild_id = :guild_id AND s.starts_at > m.applied_at) GROUP BY p.user_id) "
+            f"AND m.status = 'applied' AND p.enabled {in_season} GROUP BY p.user_id) "
             "UPDATE members SET games = record.games, wins = record.wins, "
             "draws = record.draws, losses = record.losses FROM record "
             "WHERE members.guild_id = :guild_id AND members.user_id = record.user_id",
