@@ -5,14 +5,24 @@ seasons, so they only assert what concerns their own players and season names.""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tests.app.fakediscord import FakeDiscord
 from tests.app.harness import MOD, BotProcess, Players
 
 
-def _standings(description: str) -> list[tuple[str, str]]:
-    """(name, rating) of each leaderboard line."""
-    return re.findall(r"\*\*\d+\.\*\* (\S+) — (\d+(?:\.\d)?)", description)
+def _standings(fake: FakeDiscord, **options: Any) -> dict[str, str]:
+    """Name -> rating shown on every page of a /leaderboard."""
+    found: dict[str, str] = {}
+    page, pages = 1, 1
+    while page <= pages:
+        embed = fake.slash(MOD, "leaderboard", page=page, **options).reply().embeds[0]
+        found.update(re.findall(r"\*\*\d+\.\*\* (\S+) — (\d+(?:\.\d)?)", embed["description"]))
+        footer = re.search(r"page \d+ of (\d+)", embed["footer"]["text"])
+        assert footer is not None
+        pages = int(footer.group(1))
+        page += 1
+    return found
 
 
 def test_a_season_start_closes_the_standings_and_resets_ratings(
@@ -20,8 +30,7 @@ def test_a_season_start_closes_the_standings_and_resets_ratings(
 ):
     winner, loser = players.take(2)
     fake.slash(MOD, "report duel", winner=winner, loser=loser, minutes=20.0).reply()
-    before = fake.slash(MOD, "leaderboard").reply()
-    rated = dict(_standings(before.embeds[0]["description"]))
+    rated = _standings(fake)
     assert float(rated[winner.name]) > 500 > float(rated[loser.name])
 
     refused = fake.slash(winner, "admin season start", name="autumn").reply()
@@ -40,13 +49,12 @@ def test_a_season_start_closes_the_standings_and_resets_ratings(
     assert "current" in description.splitlines()[0]
 
     # Nobody has played in the new season: the current board does not list them...
-    current = fake.slash(MOD, "leaderboard").reply()
-    assert winner.name not in current.embeds[0]["description"]
+    assert winner.name not in _standings(fake)
     # ...and the closed season keeps its closing standings.
     closed_name = re.findall(r"\*\*(.+?)\*\* — from", description)[1]
     closed = fake.slash(MOD, "leaderboard", season=closed_name).reply()
     assert "closing standings" in closed.embeds[0]["title"]
-    closing = dict(_standings(closed.embeds[0]["description"]))
+    closing = _standings(fake, season=closed_name)
     assert closing[winner.name] == rated[winner.name]
     assert closing[loser.name] == rated[loser.name]
 
