@@ -211,7 +211,9 @@ def seasons_embed(seasons: Sequence[SeasonSummary]) -> discord.Embed:
     """Every season, oldest first; the last is under way."""
     lines = []
     for season in seasons:
-        began = "the first match" if season.started_at is None else f"<t:{int(season.started_at)}:d>"
+        began = (
+            "the first match" if season.started_at is None else f"<t:{int(season.started_at)}:d>"
+        )
         if season.ended_at is None:
             state = "current"
         else:
