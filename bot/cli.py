@@ -307,10 +307,13 @@ def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
 
 
 def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
-    """`leaderboard [--by MEASURE]`: every ranked member (text or --json)."""
+    """`leaderboard [--by MEASURE] [--season NAME]`: every ranked member, or a closed
+    season's closing standings (text or --json)."""
 
     async def board(ladder: Ladder) -> list[dict[str, Any]]:
-        page = await ladder.leaderboard(arguments.guild, arguments.by, page_size=0)
+        page = await ladder.leaderboard(
+            arguments.guild, arguments.by, page_size=0, season=arguments.season
+        )
         return [
             {
                 "rank": row.rank,
@@ -363,7 +366,11 @@ def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
     result = _with_ladder(
         arguments, lambda ladder: ladder.import_csv(arguments.guild, CLI_ACTOR, data)
     )
-    print(f"imported {result.matches} matches, replayed {result.replayed}", file=streams.stdout)
+    seasons = f", {result.seasons} season starts" if result.seasons else ""
+    print(
+        f"imported {result.matches} matches{seasons}, replayed {result.replayed}",
+        file=streams.stdout,
+    )
     return EXIT_OK
 
 
@@ -428,6 +435,7 @@ def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> Non
     rating.add_argument("--json", action="store_true", help="one JSON object")
     board = database_command("leaderboard", run_leaderboard, "the whole leaderboard")
     board.add_argument("--by", choices=list(MEASURES), default="ladder", metavar="MEASURE")
+    board.add_argument("--season", metavar="NAME", help="a closed season's closing standings")
     board.add_argument("--json", action="store_true", help="a JSON list")
     database_command("export", run_export, "every match as CSV")
     imported = database_command("import", run_import, "matches from a CSV file, all or nothing")

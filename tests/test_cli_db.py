@@ -141,3 +141,27 @@ def test_config_gives_database_path(tmp_path: Path) -> None:
     config.write_text(f'[database]\npath = "{db}"\n')
     status, _, _ = run("report", "--guild", "1", "--config", str(config), "<@1> 1 | <@2> 0")
     assert status == 0 and db.exists()
+
+
+def test_leaderboard_of_a_closed_season_and_its_refusals(tmp_path: Path) -> None:
+    """Season starts come in through a CSV (SPEC 9.1); --season shows closing standings."""
+    db = tmp_path / "cli.sqlite3"
+    csv_file = tmp_path / "seasons.csv"
+    csv_file.write_text(
+        "match,played_at,side,player,score,minutes\n"
+        "m1,2024-01-01T10:00:00Z,a,1,1,10\nm1,2024-01-01T10:00:00Z,b,2,0,10\n"
+        "season:winter,2024-02-01T00:00:00Z,,,0,\n"
+        "m2,2024-02-02T10:00:00Z,a,3,1,10\nm2,2024-02-02T10:00:00Z,b,1,0,10\n"
+    )
+    status, out, _ = run("import", *db_args(db), str(csv_file))
+    assert (status, out.strip()) == (0, "imported 2 matches, 1 season starts, replayed 2")
+    closed = json.loads(run("leaderboard", *db_args(db), "--season", "first", "--json")[1])
+    assert [(row["user_id"], row["games"], row["wins"]) for row in closed] == [(1, 1, 1), (2, 1, 0)]
+    current = json.loads(run("leaderboard", *db_args(db), "--season", "winter", "--json")[1])
+    assert (current[0]["user_id"], current[0]["rating"]) == (3, closed[0]["rating"])
+    for argv, message in [
+        (["--season", "spring"], "season 'spring' must be one of this server's seasons"),
+        (["--season", "first", "--by", "p8"], "rank by ladder only"),
+    ]:
+        status, out, err = run("leaderboard", *db_args(db), *argv)
+        assert (status, out) == (2, "") and err.count("\n") == 1 and message in err

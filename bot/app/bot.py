@@ -32,6 +32,7 @@ COG_MODULES = (
     "bot.app.cogs.balance",
     "bot.app.cogs.ladder",
     "bot.app.cogs.admin",
+    "bot.app.cogs.seasons",
     "bot.app.cogs.names",
 )
 

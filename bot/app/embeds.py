@@ -20,6 +20,8 @@ from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCa
 from bot.services.card import rating_move
 from bot.services.errors import shorten
 from bot.services.matchups import HeadToHead, MatchPage, TeamBalance, TeamMember
+from bot.services.seasons import SeasonSummary
+from bot.storage import Season
 from bot.storage.models import Participant
 
 STATUS_TEXT = {
@@ -191,6 +193,38 @@ def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
     if chart_filename is not None:
         embed.set_image(url=f"attachment://{chart_filename}")
     return embed
+
+
+def season_started(season: Season) -> str:
+    kept = (
+        "ratings restart from the initial rating"
+        if season.carry == 0
+        else f"ratings keep {season.carry:.0%} of their distance to the initial rating"
+    )
+    return (
+        f"Season **{shown_name(season.name)}** has started: {kept}, records restart at 0. "
+        "The closed season's standings stay under /leaderboard season."
+    )
+
+
+def seasons_embed(seasons: Sequence[SeasonSummary]) -> discord.Embed:
+    """Every season, oldest first; the last is under way."""
+    lines = []
+    for season in seasons:
+        began = (
+            "the first match" if season.started_at is None else f"<t:{int(season.started_at)}:d>"
+        )
+        if season.ended_at is None:
+            state = "current"
+        else:
+            state = f"closed <t:{int(season.ended_at)}:d>, {season.members} players"
+        carry = "" if season.started_at is None else f", carry {season.carry:g}"
+        lines.append(f"**{shown_name(season.name)}** — from {began}{carry}; {state}")
+    return discord.Embed(
+        title="Seasons",
+        description=shorten("\n".join(reversed(lines)), DESCRIPTION_LIMIT),
+        colour=discord.Colour.blurple(),
+    )
 
 
 def leaderboard_value(by: str, value: float) -> str:

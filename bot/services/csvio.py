@@ -32,7 +32,8 @@ from bot.services.lineup import (
     parse_id,
     side_label,
 )
-from bot.storage import Match, MatchStatus
+from bot.services.seasons import CARRY_RULE, season_name
+from bot.storage import Match, MatchStatus, Season
 
 IMPORT_COLUMNS: Final = ("match", "played_at", "side", "player", "score", "minutes")
 EXPORT_COLUMNS: Final = (*IMPORT_COLUMNS, "status", "rating_before", "rating_after")
@@ -51,6 +52,9 @@ PLAYED_AT_RULE: Final = (
     "an ISO-8601 time from 1970-01-01 to one day after now, such as 2024-05-01T18:30:00Z"
 )
 PLAYER_RULE: Final = f"a Discord user id ({ID_RULE}) or ~ and a guest name ({GUEST_RULE})"
+SEASON_LABEL: Final = "season:"
+"""A row whose match cell starts with this is a season start (SPEC 9.1): `season:<name>`,
+played_at = where it stands in the log, score = its carry; side, player, minutes empty."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +73,16 @@ class CsvMatch:
             digits = self.label.lstrip("0")
             return (self.played_at, (0, len(digits), digits))
         return (self.played_at, (1, 0, self.label))
+
+
+@dataclass(frozen=True, slots=True)
+class CsvSeason:
+    """One imported season start: its name, line, place in the log (a time) and carry."""
+
+    name: str
+    line: int
+    starts_at: float
+    carry: float
 
 
 def format_time(moment: float) -> str:
@@ -116,8 +130,8 @@ def _number(text: str) -> float:
     return float(text) + 0.0 if NUMBER.fullmatch(text) else math.nan
 
 
-def export_matches(matches: Iterable[Match]) -> str:
-    """Every match as CSV; numbers plain, text cells neutralised."""
+def export_matches(matches: Iterable[Match], seasons: Iterable[Season] = ()) -> str:
+    """Every match, then every season start, as CSV; numbers plain, text cells neutralised."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(EXPORT_COLUMNS)
@@ -137,6 +151,20 @@ def export_matches(matches: Iterable[Match]) -> str:
                     "" if p.rating_after is None else repr(p.rating_after),
                 ]
             )
+    for season in seasons:
+        writer.writerow(
+            [
+                neutralised(SEASON_LABEL + season.name),
+                neutralised(format_time(season.starts_at)),
+                "",
+                "",
+                repr(season.carry),
+                "",
+                IMPORTED_STATUS,
+                "",
+                "",
+            ]
+        )
     return out.getvalue()
 
 
@@ -176,9 +204,14 @@ def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
-    """Matches of a CSV file, in file order; rows whose `status` column (if present) is not
-    `applied` are skipped, so an export imports back to the same ratings. The rows of one
-    match must agree on its played_at and status."""
+    """The matches of a CSV file (parse_csv), its season starts ignored."""
+    return parse_csv(data, now)[0]
+
+
+def parse_csv(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSeason]]:
+    """Matches and season starts of a CSV file, in file order; rows whose `status` column (if
+    present) is not `applied` are skipped, so an export imports back to the same ratings.
+    The rows of one match must agree on its played_at and status."""
     rows = _rows(decoded(data))
     _, header = next(rows, (1, []))
     if not header:
@@ -193,6 +226,7 @@ def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
         name: columns.index(name) for name in (*IMPORT_COLUMNS, "status") if name in columns
     }
     groups: dict[str, _Group] = {}
+    seasons: dict[str, CsvSeason] = {}
     for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
@@ -202,6 +236,15 @@ def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
         label, status = cells["match"], cells.get("status", IMPORTED_STATUS)
         if not label:
             raise UserError(f"line {line}: the match column is empty; give every match a label")
+        if label.startswith(SEASON_LABEL):
+            season = _parse_season(cells, line, now)
+            if season.name in seasons:
+                raise UserError(
+                    f"line {line}: season {quoted(season.name)} is also on line "
+                    f"{seasons[season.name].line}; one row per season start"
+                )
+            seasons[season.name] = season
+            continue
         if status not in STATUSES:
             raise UserError(
                 f"line {line}: status {quoted(status)} must be one of {', '.join(STATUSES)}"
@@ -227,11 +270,30 @@ def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
                 "another time; one match, one time"
             )
         group.entries.append(entry)
-    return [
+    matches = [
         CsvMatch(label, group.line, group.played_at, tuple(group.entries))
         for label, group in groups.items()
         if group.played_at is not None
     ]
+    return matches, list(seasons.values())
+
+
+def _parse_season(cells: Mapping[str, str], line: int, now: float) -> CsvSeason:
+    """A season start row; UserError naming the line and the bad cell."""
+    try:
+        name = season_name(cells["match"][len(SEASON_LABEL) :])
+        starts_at = parse_time(cells["played_at"], now)
+        carry = _number(cells["score"])
+        if not 0 <= carry <= 1:
+            raise UserError(f"carry (score) {quoted(cells['score'])} must be {CARRY_RULE}")
+        for column in ("side", "player", "minutes"):
+            if cells[column]:
+                raise UserError(
+                    f"{column} {quoted(cells[column])} must be empty on a season start row"
+                )
+    except UserError as error:
+        raise UserError(f"line {line}: {error}") from None
+    return CsvSeason(name, line, starts_at, carry)
 
 
 def _player(text: str) -> Player:

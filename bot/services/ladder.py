@@ -47,9 +47,10 @@ from bot.ratings.ladder import (
 )
 from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
+from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.changes import Change, ChangeListener
-from bot.services.csvio import CsvMatch, export_matches, parse_matches
+from bot.services.csvio import CsvMatch, CsvSeason, export_matches, parse_csv
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, parse_id
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
@@ -68,6 +69,7 @@ from bot.storage import (
     NewParticipant,
     Participant,
     Performance,
+    Season,
     WriteTransaction,
 )
 
@@ -120,6 +122,8 @@ class SettingsResult:
 class ImportResult:
     matches: int
     replayed: int
+    seasons: int = 0
+    """Season starts imported."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +170,8 @@ class LeaderboardPage:
     pages: int
     total: int
     rows: tuple[LeaderboardRow, ...]
+    season: str | None = None
+    """A closed season's name: the rows are its closing standings (None: the standings now)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,9 +256,11 @@ async def _known_members(
     return {user_id: known[user_id] for user_id in user_ids}
 
 
-def _parsed_in_order(data: bytes | str, now: float) -> list[CsvMatch]:
-    """A CSV file's matches in log order: Python work per row, run in a worker thread."""
-    return sorted(parse_matches(data, now), key=lambda match: match.order)
+def _parsed_in_order(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSeason]]:
+    """A CSV file's matches in log order and its season starts: Python work per row, run in
+    a worker thread."""
+    matches, starts = parse_csv(data, now)
+    return sorted(matches, key=lambda match: match.order), starts
 
 
 def _match_change(match: Match, actor_id: int | None) -> Change:
@@ -596,10 +604,14 @@ class Ladder:
         ratings. A member's start rating: `seed`, else the rating_before of their first
         match in the replayed part, else their current rating (or initial_rating)."""
         rows = await tx.log_rows(guild_id, LOG_START if start is None else start)
+        crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
         starts: dict[int, float] = {}
         final: dict[int, float | None]
         if start is None:  # everyone's rating is rewritten (None: no rated match left)
             final = dict.fromkeys(member.user_id for member in await tx.members(guild_id))
+        elif crossed:  # season starts change everyone rated: start from their closings
+            starts = await seasons.starts_across(tx, guild_id, rows, crossed, seed or {})
+            final = dict(seed or {})
         else:
             starts.update(seed or {})
             for row in rows:
@@ -613,8 +625,11 @@ class Ladder:
                     if member.rating is not None:
                         starts[member.user_id] = member.rating
             final = dict(seed or {})
+        boundaries = seasons.boundaries(rows, crossed)
         # numpy work, off the event loop (SPEC 8.5)
-        result = await asyncio.to_thread(replay_log, rows, starts, ladder_settings(settings))
+        result = await asyncio.to_thread(
+            replay_log, rows, starts, ladder_settings(settings), boundaries
+        )
         final.update(result.final)
         await tx.write_replay(
             guild_id,
@@ -624,6 +639,7 @@ class Ladder:
             ),
             final,
         )
+        await seasons.store_closings(tx, guild_id, crossed, result)
         return _Replayed(len({row.match_id for row in rows}), frozenset(final))
 
     async def set_match_message(
@@ -791,6 +807,82 @@ class Ladder:
             unit.change = Change(guild_id, "replayed", everyone=True, actor_id=actor.user_id)
         return replayed.matches
 
+    # --- seasons (SPEC 9.1; bot.services.seasons) ---------------------------------------
+
+    async def start_season(
+        self, guild_id: int, actor: Actor, name: str, carry: float = 0.0
+    ) -> Season:
+        """Close the current season (its closing standings are stored) and start `name` at
+        the end of the log: ratings carry over, records restart at 0."""
+        _must_moderate(actor, "start a season")
+        kept = seasons.season_carry(carry)
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            taken = await tx.seasons(guild_id)
+            chosen = seasons.new_season_name(name, taken)
+            newest = await tx.newest_log_key(guild_id)
+            now = self.clock()
+            starts_at = (
+                now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
+            )
+            season = await tx.add_season(guild_id, chosen, kept, starts_at, now, actor.user_id)
+            closing = {
+                member.user_id: member.rating
+                for member in await tx.members(guild_id)
+                if member.rating is not None
+            }
+            await tx.store_closing(season, taken[-1] if taken else None, closing)
+            await tx.set_ratings(guild_id, seasons.carried(closing, kept, settings.initial_rating))
+            await tx.restart_records(guild_id)
+            unit.change = Change(
+                guild_id,
+                "season_started",
+                everyone=True,
+                actor_id=actor.user_id,
+                detail=f"season {quoted(chosen)} started (carry {kept:g})",
+            )
+        return season
+
+    async def season_list(self, guild_id: int) -> list[seasons.SeasonSummary]:
+        """Every season, oldest first; the last is the current one."""
+        return seasons.summaries(
+            await self.db.read.seasons(guild_id), await self.db.read.standings_sizes(guild_id)
+        )
+
+    async def _closing_entries(
+        self, guild_id: int, settings: GuildSettings, name: str, by: str
+    ) -> list[tuple[int, str, float, float, int, int, int, int, bool]] | None:
+        """The closing standings of the closed season `name`, best first, as leaderboard
+        entries (those with min_games matches in it, at least one); None when `name` is the
+        current season. UserError for an unknown name or a measure other than ladder."""
+        listed = await self.db.read.seasons(guild_id)
+        names = [seasons.FIRST_SEASON, *(season.name for season in listed)]
+        wanted = seasons.season_name(name)
+        if wanted not in names:
+            raise UserError(
+                f"season {quoted(wanted)} must be one of this server's seasons: "
+                + quoted(", ".join(names))
+                + " (see /season list)"
+            )
+        index = names.index(wanted)
+        if index == len(listed):
+            return None
+        if by != "ladder":
+            raise UserError(
+                f"season {quoted(wanted)} is closed: its standings rank by ladder only, not {by!r}"
+            )
+        standings = [
+            standing
+            for standing in await self.db.read.closing_standings(guild_id, listed[index].number)
+            if standing.games >= max(1, settings.min_games)
+        ]
+        standings.sort(key=lambda s: (-s.rating, -s.games, s.user_id))
+        return [
+            (s.user_id, s.name, s.rating, s.rating, s.games, s.wins, s.draws, s.losses, False)
+            for s in standings
+        ]
+
     # --- reading -------------------------------------------------------------------------
 
     async def _performances(
@@ -875,13 +967,39 @@ class Ladder:
         return ranked
 
     async def leaderboard(
-        self, guild_id: int, by: str = "ladder", page: int = 1, page_size: int | None = None
+        self,
+        guild_id: int,
+        by: str = "ladder",
+        page: int = 1,
+        page_size: int | None = None,
+        season: str | None = None,
     ) -> LeaderboardPage:
-        """One page of the leaderboard (page_size 0: everything). A page past the end is
-        refused, naming how many pages there are (a command's page, or a stale button after
-        the board shrank); an empty board has one empty page."""
+        """One page of the leaderboard (page_size 0: everything), or of a closed `season`'s
+        closing standings. A page past the end is refused, naming how many pages there are
+        (a command's page, or a stale button after the board shrank); an empty board has one
+        empty page."""
         settings = await self.settings(guild_id)
-        ranked = await self._ranked(guild_id, settings, by)
+        closed = (
+            None if season is None else await self._closing_entries(guild_id, settings, season, by)
+        )
+        ranked = (
+            [
+                (
+                    member.user_id,
+                    member.name,
+                    value,
+                    rating,
+                    member.games,
+                    member.wins,
+                    member.draws,
+                    member.losses,
+                    _provisional(member, settings),
+                )
+                for member, value, rating in await self._ranked(guild_id, settings, by)
+            ]
+            if closed is None
+            else closed
+        )
         size = self.page_size if page_size is None else page_size
         size = size or max(1, len(ranked))
         pages = max(1, math.ceil(len(ranked) / size))
@@ -892,23 +1010,12 @@ class Ladder:
             )
         first = (page - 1) * size
         rows = tuple(
-            LeaderboardRow(
-                rank,
-                member.user_id,
-                member.name,
-                value,
-                rating,
-                member.games,
-                member.wins,
-                member.draws,
-                member.losses,
-                _provisional(member, settings),
-            )
-            for rank, (member, value, rating) in enumerate(
-                ranked[first : first + size], start=first + 1
-            )
+            LeaderboardRow(rank, *entry)
+            for rank, entry in enumerate(ranked[first : first + size], start=first + 1)
         )
-        return LeaderboardPage(by, page, pages, len(ranked), rows)
+        return LeaderboardPage(
+            by, page, pages, len(ranked), rows, None if closed is None else season
+        )
 
     async def rating_card(
         self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5
@@ -989,14 +1096,17 @@ class Ladder:
     # --- import / export -----------------------------------------------------------------
 
     async def export_csv(self, guild_id: int) -> str:
-        return export_matches(await self.db.read.all_matches(guild_id))
+        return export_matches(
+            await self.db.read.all_matches(guild_id), await self.db.read.seasons(guild_id)
+        )
 
     async def import_csv(self, guild_id: int, actor: Actor, data: bytes | str) -> ImportResult:
         """Import matches (a CSV file's bytes, or its text) as applied, merged into the log by
-        played_at; all or nothing."""
+        played_at, and its season starts (then the whole guild is replayed: no closing
+        standings are stored for a new start inside the log); all or nothing."""
         _must_moderate(actor, "import matches")
         # Parsing and building the matches is Python work per row: off the event loop.
-        parsed = await asyncio.to_thread(_parsed_in_order, data, self.clock())
+        parsed, starts = await asyncio.to_thread(_parsed_in_order, data, self.clock())
         async with self._write(guild_id) as unit:
             tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.defaults)
@@ -1006,21 +1116,44 @@ class Ladder:
             new = await asyncio.to_thread(
                 lambda: [self._imported(m, known, settings, now, batch) for m in parsed]
             )
-            if not new:
+            taken = list(await tx.seasons(guild_id))
+            for start in sorted(starts, key=lambda season: season.starts_at):
+                try:
+                    name = seasons.new_season_name(start.name, taken)
+                except UserError as error:
+                    raise UserError(f"line {start.line}: {error}") from None
+                taken.append(
+                    await tx.add_season(
+                        guild_id, name, start.carry, start.starts_at, now, actor.user_id
+                    )
+                )
+            if not new and not starts:
                 return ImportResult(0, 0)
-            ids = await tx.insert_matches(
-                guild_id, new, "applied", await tx.next_match_id(), [m.played_at for m in new]
+            ids = (
+                await tx.insert_matches(
+                    guild_id, new, "applied", await tx.next_match_id(), [m.played_at for m in new]
+                )
+                if new
+                else []
             )
-            start = min(zip((m.played_at for m in new), ids, strict=True))
-            replayed = await self._replay(tx, guild_id, settings, start, {})
+            replayed = await self._replay(
+                tx,
+                guild_id,
+                settings,
+                min(zip((m.played_at for m in new), ids, strict=True)) if not starts else None,
+                {},
+            )
             unit.change = Change(
                 guild_id,
                 "imported",
                 replayed.member_ids,
+                everyone=bool(starts),
                 actor_id=actor.user_id,
-                detail=f"{len(new)} matches imported, {replayed.matches} replayed",
+                detail=f"{len(new)} matches imported"
+                + (f", {len(starts)} season starts" if starts else "")
+                + f", {replayed.matches} replayed",
             )
-        return ImportResult(len(new), replayed.matches)
+        return ImportResult(len(new), replayed.matches, len(starts))
 
     @staticmethod
     def _imported(

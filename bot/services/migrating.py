@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from bot.services import seasons
 from bot.services.errors import UserError
 from bot.services.ladder import ladder_settings
 from bot.services.replaying import replay_log
-from bot.storage import Database, Queries
+from bot.storage import LOG_START, Database, Queries
 from bot.storage.database import is_postgres, sqlite_path
 from bot.storage.migrate import Progress, TargetNotEmpty, copy_database
 
@@ -31,7 +32,8 @@ async def replay_disagreements(queries: Queries) -> list[str]:
         settings = await queries.guild_settings(guild_id)
         assert settings is not None
         rows = await queries.log_rows(guild_id)
-        replay = replay_log(rows, {}, ladder_settings(settings))
+        crossed = await queries.seasons_from(guild_id, LOG_START)
+        replay = replay_log(rows, {}, ladder_settings(settings), seasons.boundaries(rows, crossed))
         for row, before in zip(rows, replay.before, strict=True):
             if not _same(row.rating_before, before):
                 found.append(f"guild {guild_id} match {row.match_id} position {row.position}")

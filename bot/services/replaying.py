@@ -124,20 +124,22 @@ def ratings_at_start(
     first_closing: Mapping[int, float] | None,
 ) -> dict[int, float]:
     """Every rated member's rating where `rows` begin, from stored data (the starts of a
-    replay from a void or an edit): the rating_before of their first row before the first
-    season start among the rows; otherwise their closing rating at that season start
-    (first_closing: its stored closing standings; required when seasons is not empty), or
-    their current rating when no season start follows. A member found in none is unrated."""
+    replay from a void, an edit or an import): the rating_before of their first row with one
+    before the first season start among the rows; otherwise their closing rating at that
+    season start (first_closing: its stored closing standings; required when seasons is
+    not empty), or their current rating when no season start follows. A member found in
+    none is unrated."""
     if seasons and first_closing is None:
         raise ValueError("first_closing (the closing standings of seasons[0]) is required")
     boundary = seasons[0].before_row if seasons else len(rows)
     ratings = dict(first_closing if seasons and first_closing is not None else current)
     seen: set[int] = set()
     for row in rows[:boundary]:
-        if row.user_id not in seen:
+        # Rows without a rating before (matches just imported) were never applied: the
+        # member's first applied row tells their rating.
+        if row.user_id not in seen and row.rating_before is not None:
             seen.add(row.user_id)
-            if row.rating_before is not None:
-                ratings[row.user_id] = row.rating_before
+            ratings[row.user_id] = row.rating_before
     return ratings
 
 

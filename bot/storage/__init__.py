@@ -18,6 +18,7 @@ from bot.storage.models import (
     Participant,
     Performance,
 )
+from bot.storage.seasons import Season, Standing
 
 __all__ = [
     "BUSY_MESSAGE",
@@ -39,6 +40,8 @@ __all__ = [
     "Participant",
     "Performance",
     "Queries",
+    "Season",
+    "Standing",
     "WriteTransaction",
     "redacted",
 ]

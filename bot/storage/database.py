@@ -18,10 +18,11 @@ from urllib.parse import urlsplit, urlunsplit
 from bot.config import GuildSettings
 from bot.storage.engine import DatabaseUnavailable, Engine, Session
 from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, settings_from
-from bot.storage.matches import MatchReads, MatchWrites
+from bot.storage.matches import NEWEST_ENTRY, MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
 from bot.storage.models import LogKey, Match, NewMatch, Outcome
 from bot.storage.performances import PerformanceReads, PerformanceWrites
+from bot.storage.seasons import SeasonReads, SeasonWrites
 
 POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
 SQLITE_SCHEME: Final = "sqlite:///"
@@ -31,6 +32,8 @@ _DUMPED: Final = {
     "members": "guild_id, user_id",
     "matches": "id",
     "participants": "match_id, position",
+    "seasons": "guild_id, number",
+    "season_standings": "guild_id, number, user_id",
 }
 
 
@@ -56,7 +59,7 @@ def sqlite_path(url: str | Path) -> str:
     return text[len(SQLITE_SCHEME) :] if text.startswith(SQLITE_SCHEME) else text
 
 
-class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads):
+class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads, SeasonReads):
     """Every read query, on one session (the reader, or a write transaction's)."""
 
     def __init__(self, session: Session, engine: Engine) -> None:
@@ -90,7 +93,9 @@ class ReportSlot:
     """The id the new match takes (see `next_match_id`)."""
 
 
-class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, PerformanceWrites):
+class WriteTransaction(
+    Queries, GuildWrites, MemberWrites, MatchWrites, PerformanceWrites, SeasonWrites
+):
     """The writes; only exists inside `Database.write()`. The units of work that span
     aggregates (a match applied, a replay stored) are here."""
 
@@ -110,11 +115,9 @@ class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, Performa
             "THEN :now ELSE changed_at END WHERE guild_id = :guild_id RETURNING "
             f"{', '.join(SETTING_COLUMNS)}, (SELECT id FROM matches WHERE guild_id = :guild_id "
             "AND request_id = :request_id) AS existing, (SELECT coalesce(max(id), 0) + 1 "
-            "FROM matches) AS next_id, (SELECT applied_at FROM matches "
-            "WHERE guild_id = :guild_id AND status = 'applied' "
-            "ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest_at, (SELECT id FROM matches "
-            "WHERE guild_id = :guild_id AND status = 'applied' "
-            "ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest",
+            "FROM matches) AS next_id, "
+            f"(SELECT applied_at FROM ({NEWEST_ENTRY}) AS entry) AS newest_at, "
+            f"(SELECT id FROM ({NEWEST_ENTRY}) AS entry) AS newest",
             {
                 "guild_id": guild_id,
                 "request_id": request_id,

@@ -41,6 +41,14 @@ _PARTICIPANT_JOIN: Final = (
     "FROM participants p JOIN matches m ON m.id = p.match_id "
     "LEFT JOIN members mb ON mb.guild_id = m.guild_id AND mb.user_id = p.user_id"
 )
+NEWEST_ENTRY: Final = (
+    "SELECT applied_at, id FROM (SELECT applied_at, id FROM matches WHERE guild_id = :guild_id "
+    "AND status = 'applied' ORDER BY applied_at DESC, id DESC LIMIT 1) AS newest_match "
+    "UNION ALL SELECT starts_at, 0 FROM seasons WHERE guild_id = :guild_id "
+    "ORDER BY applied_at DESC, id DESC LIMIT 1"
+)
+"""The log key of the end of the log: its newest applied match or season start (whose key
+is (starts_at, 0), see seasons.py)."""
 BULK_MATCHES: Final = 1_000
 """Inserting this many matches at once refreshes the planner's statistics (the dialect's)."""
 _NEW_PARTICIPANT: Final = (
@@ -265,11 +273,7 @@ class MatchReads:
         ]
 
     async def newest_log_key(self, guild_id: int) -> LogKey | None:
-        row = await self._session.one(
-            "SELECT applied_at, id FROM matches WHERE guild_id = :guild_id "
-            "AND status = 'applied' ORDER BY applied_at DESC, id DESC LIMIT 1",
-            {"guild_id": guild_id},
-        )
+        row = await self._session.one(NEWEST_ENTRY, {"guild_id": guild_id})
         return None if row is None else (row["applied_at"], row["id"])
 
     async def due_pending(self, now: float) -> list[tuple[int, int]]:

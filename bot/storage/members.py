@@ -166,8 +166,9 @@ class MemberWrites(MemberReads):
         )
 
     async def recount_records(self, guild_id: int, user_ids: Sequence[int] | None = None) -> None:
-        """games/wins/draws/losses from the applied matches (all members when None);
-        a member left without a rated match has no rating."""
+        """games/wins/draws/losses from the applied matches of the current season (after
+        the latest season start; all members when None); a member left without any rated
+        match has no rating."""
         dialect = self._session.dialect
         parameters: dict[str, Any] = {"guild_id": guild_id}
         chosen = ""
@@ -181,6 +182,14 @@ class MemberWrites(MemberReads):
                 f"FROM {dialect.list_table(':user_ids', 'chosen', 'bigint')} "
                 f"{dialect.ordered_join} participants p ON p.user_id = chosen.value"
             )
+        # The current season began at the latest season start (bot.storage.seasons).
+        season = await self._session.one(
+            "SELECT max(starts_at) AS since FROM seasons WHERE guild_id = :guild_id", parameters
+        )
+        in_season = ""
+        if season is not None and season["since"] is not None:
+            parameters["since"] = season["since"]
+            in_season = "AND m.applied_at >= :since"
         await self._session.run(
             "UPDATE members SET games = 0, wins = 0, draws = 0, losses = 0 "
             f"WHERE guild_id = :guild_id {chosen}",
@@ -193,13 +202,16 @@ class MemberWrites(MemberReads):
                 for outcome, column in (("win", "wins"), ("draw", "draws"), ("loss", "losses"))
             )
             + f" {played} JOIN matches m ON m.id = p.match_id WHERE m.guild_id = :guild_id "
-            "AND m.status = 'applied' AND p.enabled GROUP BY p.user_id) "
+            f"AND m.status = 'applied' AND p.enabled {in_season} GROUP BY p.user_id) "
             "UPDATE members SET games = record.games, wins = record.wins, "
             "draws = record.draws, losses = record.losses FROM record "
             "WHERE members.guild_id = :guild_id AND members.user_id = record.user_id",
             parameters,
         )
         await self._session.run(
-            f"UPDATE members SET rating = NULL WHERE guild_id = :guild_id AND games = 0 {chosen}",
+            f"UPDATE members SET rating = NULL WHERE guild_id = :guild_id AND games = 0 {chosen} "
+            "AND NOT EXISTS (SELECT 1 FROM participants p JOIN matches m ON m.id = p.match_id "
+            "WHERE p.user_id = members.user_id AND m.guild_id = :guild_id "
+            "AND m.status = 'applied' AND p.enabled)",
             parameters,
         )

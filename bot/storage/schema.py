@@ -105,6 +105,37 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     ),
     # 3: provisional_games, a guild setting (SPEC 9.5).
     ("ALTER TABLE guilds ADD COLUMN provisional_games INTEGER NOT NULL DEFAULT 5",),
+    # 4: seasons (SPEC 9.1): each start is an entry of the log (see seasons.py), and the
+    # closing standings of every closed season.
+    (
+        """
+        CREATE TABLE seasons (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            number INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            carry {real} NOT NULL CHECK (carry >= 0 AND carry <= 1),
+            starts_at {real} NOT NULL,
+            created_at {real} NOT NULL,
+            actor_id {bigint},
+            PRIMARY KEY (guild_id, number),
+            UNIQUE (guild_id, name)
+        )
+        """,
+        """
+        CREATE TABLE season_standings (
+            guild_id {bigint} NOT NULL,
+            number INTEGER NOT NULL,
+            user_id {bigint} NOT NULL,
+            rating {real} NOT NULL,
+            games INTEGER NOT NULL,
+            wins INTEGER NOT NULL,
+            draws INTEGER NOT NULL,
+            losses INTEGER NOT NULL,
+            PRIMARY KEY (guild_id, number, user_id),
+            FOREIGN KEY (guild_id, number) REFERENCES seasons (guild_id, number)
+        ) {without_rowid}
+        """,
+    ),
 )
 
 

@@ -27,6 +27,7 @@ from tests.app.harness import (
 
 VARIANTS = [f"p{n}" for n in range(1, 9)]
 USER, CHANNEL, STRING, INTEGER, NUMBER, BOOLEAN, SUBCOMMAND = 6, 7, 3, 4, 10, 5, 1
+SUBCOMMAND_GROUP = 2
 BURST_PAUSE = 0.1
 GR = [sys.executable, "-m", "bot", "gr"]
 PLACES = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
@@ -62,6 +63,7 @@ SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] |
         None: [
             ("by", STRING, False, ["ladder", *VARIANTS, "ra"]),
             ("page", INTEGER, False, None),
+            ("season", STRING, False, None),  # SPEC 9.1
         ]
     },
     "history": {None: [("member", USER, False, None)]},
@@ -69,6 +71,7 @@ SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] |
     "h2h": {None: [("a", USER, True, None), ("b", USER, True, None)]},  # SPEC 9.5
     "balance": {None: [("players", STRING, True, None), ("teams", INTEGER, False, None)]},
     "ladder": {"join": [], "leave": []},
+    "season": {"list": []},  # SPEC 9.1
     "admin": {
         "void": [("id", INTEGER, True, None), ("reason", STRING, False, None)],
         "settings": [
@@ -86,8 +89,10 @@ SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] |
         "post": [],
         "recompute": [],
         "export": [],
+        "season start": [("name", STRING, True, None), ("carry", NUMBER, False, None)],
     },
 }
+"""A subcommand of a group is named "group subcommand"."""
 
 
 def _options(options: list[dict]) -> list[tuple[str, int, bool, list[str] | None]]:
@@ -112,7 +117,14 @@ def test_synced_commands_and_options_are_those_of_the_spec(fake: FakeDiscord, bo
             assert _options(command.get("options", [])) == subcommands[None], name
             continue
         subs = {option["name"]: option for option in command["options"]}
-        assert sorted(subs) == sorted(subcommands), name
+        names = [str(sub_name) for sub_name in subcommands]
+        assert sorted(subs) == sorted({sub_name.split()[0] for sub_name in names}), name
+        for group in {sub_name.split()[0] for sub_name in names if " " in sub_name}:
+            assert subs[group]["type"] == SUBCOMMAND_GROUP, f"/{name} {group}"
+            inner = [option["name"] for option in subs[group]["options"]]
+            expected_inner = [n.split()[1] for n in names if n.split()[0] == group]
+            assert sorted(inner) == sorted(expected_inner), f"/{name} {group}"
+            subs.update({f"{group} {o['name']}": o for o in subs[group]["options"]})
         for sub_name, expected in subcommands.items():
             assert isinstance(sub_name, str)
             sub = subs[sub_name]

@@ -20,10 +20,17 @@ from tests.ratings.reference_games import MatchRecord, ParticipantRecord, member
 
 
 async def assert_log_is_truth(ladder: Ladder, guild_id: int) -> None:
-    """Replaying the applied matches in log order from scratch (bot.ratings.replay) gives
-    every stored rating_before/after and every member's rating and record."""
+    """Replaying the applied matches and season starts in log order from scratch
+    (bot.ratings.replay) gives every stored rating_before/after, every member's rating and
+    record (in the current season), and every closed season's closing standings."""
     settings = await ladder.settings(guild_id)
     matches = await ladder.db.read.applied_matches(guild_id)
+    seasons = await ladder.db.read.seasons(guild_id)
+    # A season start comes after the matches applied before its starts_at (storage.seasons).
+    positions = [
+        sum(m.applied_at is not None and m.applied_at < s.starts_at for m in matches)
+        for s in seasons
+    ]
     rows = [(index, p) for index, m in enumerate(matches) for p in m.participants if p.enabled]
     user_ids = dict.fromkeys(p.user_id for _, p in rows)
     players = {user_id: n for n, user_id in enumerate(user_ids)}
@@ -38,6 +45,8 @@ async def assert_log_is_truth(ladder: Ladder, guild_id: int) -> None:
         LadderSettings(
             settings.t, settings.game_mult, settings.max_game_length, settings.initial_rating
         ),
+        season_starts=positions,
+        season_carry=[s.carry for s in seasons],
     )
     stored_before = [p.rating_before for _, p in rows]
     stored_after = [p.rating_after for _, p in rows]
@@ -46,8 +55,27 @@ async def assert_log_is_truth(ladder: Ladder, guild_id: int) -> None:
     for m in matches:
         for p in m.participants:
             assert (p.rating_before is None) == (not p.enabled)
+    bounds = [0, *positions, len(matches)]
+    for number, season in enumerate(seasons):
+        since, until = bounds[number], bounds[number + 1]
+        stored = {
+            s.user_id: s for s in await ladder.db.read.closing_standings(guild_id, season.number)
+        }
+        rated = {p.user_id for index, p in rows if index < until}
+        assert stored.keys() == rated
+        for user_id, standing in stored.items():
+            closing = float(replay.closing[number, players[user_id]])
+            assert standing.rating == pytest.approx(closing, abs=1e-9)
+            played = [p for index, p in rows if since <= index < until and p.user_id == user_id]
+            assert (standing.games, standing.wins, standing.draws, standing.losses) == (
+                len(played),
+                sum(p.outcome == "win" for p in played),
+                sum(p.outcome == "draw" for p in played),
+                sum(p.outcome == "loss" for p in played),
+            )
+    current = bounds[-2]
     for member in await ladder.db.read.members(guild_id):
-        played = [p for _, p in rows if p.user_id == member.user_id]
+        played = [p for index, p in rows if index >= current and p.user_id == member.user_id]
         assert member.games == len(played)
         assert member.wins == sum(p.outcome == "win" for p in played)
         assert member.losses == sum(p.outcome == "loss" for p in played)

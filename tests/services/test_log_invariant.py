@@ -52,6 +52,7 @@ operation = st.one_of(
     ),
     st.tuples(st.just("leave"), USERS, st.booleans()),
     st.tuples(st.just("import"), st.lists(lineups(), min_size=1, max_size=3), st.integers(-5, 5)),
+    st.tuples(st.just("season"), st.one_of(st.just(0.0), st.floats(0, 1)), st.booleans()),
 )
 
 
@@ -86,6 +87,9 @@ async def apply(ladder: Ladder, clock: Clock, step: int, op: tuple[object, ...])
         await ladder.change_settings(GUILD, MOD, {"t": first, "game_mult": second})
     elif kind == "leave":
         await ladder.leave(GUILD, MemberInfo(first, f"u{first}"))  # type: ignore[arg-type]
+    elif kind == "season":
+        name = "again" if second else f"s{step}"  # "again" a second time is refused
+        await ladder.start_season(GUILD, MOD, name, first)  # type: ignore[arg-type]
     elif kind == "import":
         start = clock.now + 86400 * second  # type: ignore[operator]
         await ladder.import_csv(GUILD, MOD, csv_of(first, start))  # type: ignore[arg-type]

@@ -11,7 +11,13 @@ from discord.ext import commands
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import match_decided_elsewhere
-from bot.app.embeds import leaderboard_embed, match_embed, match_stored, settings_embed
+from bot.app.embeds import (
+    leaderboard_embed,
+    match_embed,
+    match_stored,
+    season_started,
+    settings_embed,
+)
 from bot.app.members import actor, guild_of, is_moderator
 from bot.app.replies import defer, note_stored
 from bot.config import CONFIRM_MODES, VARIANTS
@@ -147,6 +153,27 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         await interaction.edit_original_response(
             content=f"Replayed {replayed} matches; the ratings now follow the log."
         )
+
+    season = app_commands.Group(name="season", description="Seasons of the ladder")
+
+    @season.command(name="start", description="Close the current season and start a new one")
+    @app_commands.describe(
+        name="The new season's name (1 to 32 characters)",
+        carry="Share of each rating's distance to the initial rating kept, 0 to 1 (default 0)",
+    )
+    async def season_start(
+        self,
+        interaction: discord.Interaction[LadderBot],
+        name: str,
+        carry: app_commands.Range[float, 0.0, 1.0] = 0.0,
+    ) -> None:
+        guild_id = guild_of(interaction).id
+        await defer(interaction)
+        started = await self.bot.ladder.start_season(guild_id, actor(interaction), name, carry)
+        note = season_started(started)
+        note_stored(interaction, note)
+        await interaction.edit_original_response(content=note)
+        self.bot.live.touch(guild_id)
 
     @app_commands.command(name="export", description="Every match of this server as a CSV file")
     async def export(self, interaction: discord.Interaction[LadderBot]) -> None:

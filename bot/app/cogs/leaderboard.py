@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot.app.bot import LadderBot
 from bot.app.buttons import leaderboard_view
 from bot.app.embeds import leaderboard_embed
-from bot.app.members import guild_of
+from bot.app.members import guild_of, shown_name
 from bot.app.replies import defer
 from bot.services.ladder import MEASURES
 
@@ -23,6 +23,7 @@ class Leaderboard(commands.Cog):
     @app_commands.describe(
         by="Order by the ladder rating, a performance rating p1-p8, or rating accuracy (ra)",
         page="Which page (default: the first)",
+        season="A closed season's closing standings (default: the current season)",
     )
     @app_commands.choices(by=[app_commands.Choice(name=name, value=name) for name in MEASURES])
     async def leaderboard(
@@ -30,15 +31,21 @@ class Leaderboard(commands.Cog):
         interaction: discord.Interaction[LadderBot],
         by: app_commands.Choice[str] | None = None,
         page: app_commands.Range[int, 1] = 1,
+        season: str | None = None,
     ) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction)
         result = await self.bot.ladder.leaderboard(
-            guild_id, by=by.value if by else "ladder", page=page
+            guild_id, by=by.value if by else "ladder", page=page, season=season
         )
-        await interaction.edit_original_response(
-            embed=leaderboard_embed(result), view=leaderboard_view(interaction.user.id, result)
-        )
+        if result.season is None:
+            await interaction.edit_original_response(
+                embed=leaderboard_embed(result), view=leaderboard_view(interaction.user.id, result)
+            )
+            return
+        # A closed season's standings: its own pages through the page option, no buttons.
+        title = f"Season {shown_name(result.season)}: closing standings"
+        await interaction.edit_original_response(embed=leaderboard_embed(result, title))
 
 
 async def setup(bot: LadderBot) -> None:

@@ -1,0 +1,132 @@
+"""Seasons (SPEC 9.1): the boundaries a replay honours, and the closing standings they keep.
+
+A season start is an entry of the match log (bot.storage.seasons: its log key, how it orders
+against matches). At a start every rated member's ladder rating r becomes initial_rating +
+carry · (r - initial_rating) and records restart at 0; performance ratings and RA keep every
+game. The season a start closes keeps its closing standings: each rated member's rating just
+before the start and their record in the season, rewritten by any replay that crosses it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Final
+
+from bot.ratings.replay import carry_over
+from bot.services.errors import UserError, quoted
+from bot.services.replaying import ReplayResult, SeasonStart, ratings_at_start
+from bot.storage import LogRow, Season, WriteTransaction
+
+NAME_LENGTH: Final = 32
+NAME_RULE: Final = f"1 to {NAME_LENGTH} printable characters"
+CARRY_RULE: Final = "a number from 0 to 1"
+FIRST_SEASON: Final = "first"
+"""The name of the season before the first season start (it began with the log)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonSummary:
+    """A season for /season list: its name, when it began and ended (None: under way), the
+    carry it started with and how many members it closed with."""
+
+    name: str
+    started_at: float | None
+    """None: the first season, which began with the log."""
+    ended_at: float | None
+    carry: float
+    members: int
+
+
+def season_name(text: str) -> str:
+    """A season name as stored: trimmed, NAME_RULE (UserError otherwise)."""
+    name = text.strip()
+    if not 1 <= len(name) <= NAME_LENGTH or not name.isprintable():
+        raise UserError(f"season name {quoted(text)} must be {NAME_RULE}")
+    return name
+
+
+def new_season_name(text: str, taken: Sequence[Season]) -> str:
+    """The name of a new season: season_name, not FIRST_SEASON nor a name in use."""
+    name = season_name(text)
+    if name == FIRST_SEASON:
+        raise UserError(
+            f"season name {quoted(name)} names the season before the first start; choose another"
+        )
+    if any(season.name == name for season in taken):
+        raise UserError(f"season name {quoted(name)} is taken in this server; choose another")
+    return name
+
+
+def season_carry(carry: float) -> float:
+    if not (isinstance(carry, int | float) and math.isfinite(carry) and 0 <= carry <= 1):
+        raise UserError(f"carry {carry!r} must be {CARRY_RULE}")
+    return float(carry) + 0.0
+
+
+def carried(ratings: Mapping[int, float], carry: float, initial_rating: float) -> dict[int, float]:
+    """Ratings after a season start, exactly as a replay computes them."""
+    users = list(ratings)
+    kept = carry_over([ratings[user] for user in users], carry, initial_rating)
+    return dict(zip(users, kept.tolist(), strict=True))
+
+
+def boundaries(rows: Sequence[LogRow], crossed: Sequence[tuple[Season, int]]) -> list[SeasonStart]:
+    """The season starts among `rows` for replay_log: each at the first row of the match
+    that follows it (matches_before: applied matches between the replay's start and it)."""
+    if not crossed:
+        return []
+    firsts = [
+        index
+        for index, row in enumerate(rows)
+        if index == 0 or rows[index - 1].match_id != row.match_id
+    ]
+    return [
+        SeasonStart(firsts[before] if before < len(firsts) else len(rows), season.carry)
+        for season, before in crossed
+    ]
+
+
+async def starts_across(
+    tx: WriteTransaction,
+    guild_id: int,
+    rows: Sequence[LogRow],
+    crossed: Sequence[tuple[Season, int]],
+    seed: Mapping[int, float],
+) -> dict[int, float]:
+    """The ratings where a replay from inside the log begins, when it crosses season starts:
+    the stored closing standings at the first one it crosses, the ratings before the rows
+    before that, and `seed` (the players of a voided match) above all."""
+    first_closing = await tx.closing_ratings(guild_id, crossed[0][0].number)
+    starts = ratings_at_start(rows, boundaries(rows, crossed), {}, first_closing)
+    starts.update(seed)
+    return starts
+
+
+async def store_closings(
+    tx: WriteTransaction,
+    guild_id: int,
+    crossed: Sequence[tuple[Season, int]],
+    replayed: ReplayResult,
+) -> None:
+    """Rewrite the closing standings of the seasons a replay crossed from its closings."""
+    if not crossed:
+        return
+    previous = {later.number: earlier for earlier, later in pairwise(await tx.seasons(guild_id))}
+    for (season, _), closing in zip(crossed, replayed.closing, strict=True):
+        await tx.store_closing(season, previous.get(season.number), closing)
+
+
+def summaries(seasons: Sequence[Season], sizes: Mapping[int, int]) -> list[SeasonSummary]:
+    """Every season of the guild, oldest first, ending with the current one; `sizes`: how
+    many members each closing standings hold, by the number of the start that closed it."""
+    names = [FIRST_SEASON, *(season.name for season in seasons)]
+    starts: list[float | None] = [None, *(season.starts_at for season in seasons)]
+    ends: list[float | None] = [*(season.starts_at for season in seasons), None]
+    carries = [0.0, *(season.carry for season in seasons)]
+    closers = [*(sizes.get(season.number, 0) for season in seasons), 0]
+    return [
+        SeasonSummary(*entry) for entry in zip(names, starts, ends, carries, closers, strict=True)
+    ]

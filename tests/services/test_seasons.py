@@ -1,0 +1,185 @@
+"""Seasons (SPEC 9.1): starts, carry-over, closing standings, refusals, CSV round trips."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bot.config import GuildSettings
+from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services.csvio import parse_csv
+from bot.services.seasons import FIRST_SEASON
+from tests.services.conftest import Clock
+from tests.services.invariants import assert_log_is_truth
+from tests.storage.engines import OpenDatabase
+
+GUILD = 11
+OTHER = 12
+MOD = Actor(999, is_moderator=True)
+
+
+async def play(ladder: Ladder, clock: Clock, lineup: str) -> None:
+    clock.now += 600
+    await ladder.report(GUILD, MOD, parse_lineup(lineup), request_id=f"{lineup}@{clock.now}")
+
+
+async def ratings(ladder: Ladder, guild_id: int) -> dict[int, float | None]:
+    return {m.user_id: m.rating for m in await ladder.db.read.members(guild_id)}
+
+
+async def test_a_season_start_carries_ratings_restarts_records_and_keeps_standings(
+    ladder: Ladder, clock: Clock
+) -> None:
+    await play(ladder, clock, "<@1> 10, <@2> 0")
+    await play(ladder, clock, "<@1> 10, <@3> 0")
+    before = await ratings(ladder, GUILD)
+    clock.now += 600
+    season = await ladder.start_season(GUILD, MOD, "  spring  ", 0.25)
+    assert (season.name, season.carry) == ("spring", 0.25)
+    initial = GuildSettings().initial_rating
+    for member in await ladder.db.read.members(GUILD):
+        start = before[member.user_id]
+        assert start is not None and member.rating is not None
+        assert member.rating == pytest.approx(initial + 0.25 * (start - initial))
+        assert (member.games, member.wins, member.draws, member.losses) == (0, 0, 0, 0)
+    closed = await ladder.leaderboard(GUILD, season=FIRST_SEASON, page_size=0)
+    assert closed.season == FIRST_SEASON
+    assert [(row.user_id, row.rating, row.games, row.wins) for row in closed.rows] == [
+        (1, before[1], 2, 2),
+        *sorted(((u, before[u], 1, 0) for u in (2, 3)), key=lambda r: -(r[1] or 0)),
+    ]
+    now = await ladder.leaderboard(GUILD, season="spring")
+    assert now.season is None and now.total == 0  # nobody played in spring yet
+    listed = await ladder.season_list(GUILD)
+    assert [(s.name, s.ended_at is None, s.members) for s in listed] == [
+        (FIRST_SEASON, False, 3),
+        ("spring", True, 0),
+    ]
+    await assert_log_is_truth(ladder, GUILD)
+
+
+async def test_a_void_before_the_boundary_rewrites_both_seasons(
+    ladder: Ladder, clock: Clock
+) -> None:
+    await play(ladder, clock, "<@1> 10, <@2> 0")
+    await play(ladder, clock, "<@2> 10, <@3> 0")
+    clock.now += 600
+    await ladder.start_season(GUILD, MOD, "two", 1.0)
+    await play(ladder, clock, "<@3> 10, <@1> 0")
+    first = (await ladder.db.read.all_matches(GUILD))[0]
+    result = await ladder.void(GUILD, MOD, first.id)
+    assert result.replayed == 2
+    await assert_log_is_truth(ladder, GUILD)
+    closed = await ladder.leaderboard(GUILD, season=FIRST_SEASON, page_size=0)
+    assert {row.user_id for row in closed.rows} == {2, 3}  # member 1 played only the void
+
+
+@pytest.mark.parametrize(
+    ("name", "carry", "message"),
+    [
+        ("", 0.0, "1 to 32 printable characters"),
+        ("x" * 33, 0.0, "1 to 32 printable characters"),
+        ("tab\there", 0.0, "1 to 32 printable characters"),
+        (FIRST_SEASON, 0.0, "before the first start"),
+        ("taken", 0.0, "is taken"),
+        ("ok", -0.1, "carry -0.1 must be a number from 0 to 1"),
+        ("ok", 1.5, "carry 1.5 must be a number from 0 to 1"),
+        ("ok", math.nan, "carry nan must be a number from 0 to 1"),
+    ],
+)
+async def test_refused_season_starts_change_nothing(
+    ladder: Ladder, clock: Clock, name: str, carry: float, message: str
+) -> None:
+    await play(ladder, clock, "<@1> 10, <@2> 0")
+    await ladder.start_season(GUILD, MOD, "taken")
+    stored = await ladder.db.read.dump()
+    with pytest.raises(UserError, match=message):
+        await ladder.start_season(GUILD, MOD, name, carry)
+    with pytest.raises(UserError, match="only moderators"):
+        await ladder.start_season(GUILD, Actor(1), "fine")
+    assert await ladder.db.read.dump() == stored
+
+
+async def test_an_unknown_season_or_a_closed_one_by_performance_is_refused(
+    ladder: Ladder, clock: Clock
+) -> None:
+    await play(ladder, clock, "<@1> 10, <@2> 0")
+    await ladder.start_season(GUILD, MOD, "b")
+    with pytest.raises(UserError, match="must be one of this server's seasons: 'first, b'"):
+        await ladder.leaderboard(GUILD, season="c")
+    with pytest.raises(UserError, match="rank by ladder only"):
+        await ladder.leaderboard(GUILD, by="p8", season=FIRST_SEASON)
+
+
+async def test_export_imported_into_an_empty_guild_reproduces_seasons_and_ratings(
+    ladder: Ladder, clock: Clock
+) -> None:
+    await play(ladder, clock, "<@1> 10, <@2> 0")
+    await play(ladder, clock, "<@2> 10, <@3> 3, <@4> 0")
+    clock.now += 600
+    await ladder.start_season(GUILD, MOD, "second", 0.5)
+    await play(ladder, clock, "<@3> 10, <@1> 0")
+    clock.now += 600
+    await ladder.start_season(GUILD, MOD, "=third", 0.75)  # its cell starts with "season:"
+    await play(ladder, clock, "<@4> 10, <@1> 4")
+    # An import before the first boundary and a void in the middle season.
+    await ladder.import_csv(
+        GUILD,
+        MOD,
+        "match,played_at,side,player,score,minutes\nold,2023-11-14T22:20:00Z,a,5,1,10\n"
+        "old,2023-11-14T22:20:00Z,b,2,0,10\n",
+    )
+    middle = [m for m in await ladder.db.read.all_matches(GUILD) if m.status == "applied"][3]
+    await ladder.void(GUILD, MOD, middle.id)
+    await assert_log_is_truth(ladder, GUILD)
+
+    exported = await ladder.export_csv(GUILD)
+    assert "\nseason:second," in exported and "\nseason:=third," in exported
+    result = await ladder.import_csv(OTHER, MOD, exported)
+    assert result.seasons == 2
+    await assert_log_is_truth(ladder, OTHER)
+    source = await ladder.db.read.seasons(GUILD)
+    copy = await ladder.db.read.seasons(OTHER)
+    assert [(s.name, s.carry, s.starts_at) for s in copy] == [
+        (s.name, s.carry, s.starts_at) for s in source
+    ]
+    assert await ratings(ladder, OTHER) == pytest.approx(await ratings(ladder, GUILD))
+    for season in (FIRST_SEASON, "second"):
+        mine = await ladder.leaderboard(GUILD, season=season, page_size=0)
+        theirs = await ladder.leaderboard(OTHER, season=season, page_size=0)
+        assert [(r.user_id, r.games, r.wins, r.losses) for r in theirs.rows] == [
+            (r.user_id, r.games, r.wins, r.losses) for r in mine.rows
+        ]
+        assert [r.rating for r in theirs.rows] == pytest.approx([r.rating for r in mine.rows])
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("season:a,2024-01-01T00:00:00Z,,,2,\n", "line 2: carry \\(score\\) '2' must be"),
+        ("season:,2024-01-01T00:00:00Z,,,0,\n", "line 2: season name '' must be"),
+        ("season:a,2024-01-01T00:00:00Z,x,,0,\n", "line 2: side 'x' must be empty"),
+        ("season:a,2024-01-01,,,0,\nseason:a,2024-01-02,,,0,\n", "line 3: season 'a' is also"),
+    ],
+)
+def test_bad_season_rows_are_refused_naming_the_line(rows: str, message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        parse_csv("match,played_at,side,player,score,minutes\n" + rows, 2e9)
+
+
+async def test_an_imported_season_name_that_is_taken_is_refused(
+    fresh_database: OpenDatabase,
+) -> None:
+    clock = Clock()
+    ladder = Ladder(await fresh_database(), GuildSettings(), clock=clock)
+    try:
+        await ladder.start_season(GUILD, MOD, "a")
+        stored = await ladder.db.read.dump()
+        with pytest.raises(UserError, match="line 2: season name 'a' is taken"):
+            await ladder.import_csv(
+                GUILD, MOD, "match,played_at,side,player,score,minutes\nseason:a,2023-01-01,,,0,\n"
+            )
+        assert await ladder.db.read.dump() == stored
+    finally:
+        await ladder.close()
