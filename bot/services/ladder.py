@@ -47,6 +47,7 @@ from bot.ratings.ladder import (
 from bot.ratings.performance import performance_arrays
 from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services.card import CardStats, Played, card_stats, recent_ids
+from bot.services.changes import Change, ChangeKind, ChangeListener
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, parse_id
@@ -306,8 +307,11 @@ class Ladder:
         page_size: int = 10,
         edit_seconds: float = 60.0,
         fill_cache: bool = False,
+        on_change: ChangeListener | None = None,
     ) -> None:
         self.db = db
+        self.on_change = on_change
+        """Told of every committed write (the bot sets it; the command line has none)."""
         self.defaults = defaults
         self.clock = clock
         self.page_size = page_size
@@ -339,6 +343,34 @@ class Ladder:
     async def close(self) -> None:
         await self.cache_filled()
         await self.db.close()
+
+    def _changed(
+        self,
+        guild_id: int,
+        kind: ChangeKind,
+        actor: Actor | None = None,
+        match: Match | None = None,
+        *,
+        everyone: bool = False,
+        detail: str = "",
+    ) -> None:
+        """Tell the listener what a committed write changed (members: the match's rated)."""
+        if self.on_change is None:
+            return
+        members = frozenset(
+            p.user_id for p in (match.participants if match else ()) if p.user_id is not None
+        )
+        self.on_change(
+            Change(
+                guild_id,
+                kind,
+                frozenset() if everyone else members,
+                everyone,
+                None if match is None else match.id,
+                None if actor is None else actor.user_id,
+                detail,
+            )
+        )
 
     async def cache_filled(self) -> None:
         """Wait for the cache fills started by earlier reads."""
@@ -456,6 +488,9 @@ class Ladder:
                     match = new.stored(match_id, guild_id, "pending", None, names)
         except _Retried as retried:
             return ReportResult(retried.match, retried.match.status == "applied", created=False)
+        self._changed(
+            guild_id, "applied" if match.status == "applied" else "reported", actor, match
+        )
         return ReportResult(match, match.status == "applied", created=True)
 
     def _ratings(
@@ -575,6 +610,7 @@ class Ladder:
                     f"only an opponent of the reporter or a moderator can confirm match #{match_id}"
                 )
             applied = await self._apply(tx, settings, match)
+        self._changed(guild_id, "applied", actor, applied)
         return ConfirmResult(applied, applied_now=True)
 
     async def dispute(self, guild_id: int, actor: Actor, match_id: int) -> Match:
@@ -596,7 +632,9 @@ class Ladder:
                     f"only an opponent of the reporter or a moderator can dispute match #{match_id}"
                 )
             await tx.set_status(match_id, "disputed", disputed_by=actor.user_id)
-            return await self._load(tx, guild_id, match_id)
+            disputed = await self._load(tx, guild_id, match_id)
+        self._changed(guild_id, "disputed", actor, disputed)
+        return disputed
 
     async def void(
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
@@ -617,7 +655,9 @@ class Ladder:
                     if p.enabled and p.user_id is not None and p.rating_before is not None
                 }
                 replayed = await self._replay(tx, guild_id, settings, match.log_key, seed)
-            return VoidResult(await self._load(tx, guild_id, match_id), replayed)
+            voided = await self._load(tx, guild_id, match_id)
+        self._changed(guild_id, "voided", actor, voided, everyone=replayed > 0, detail=reason or "")
+        return VoidResult(voided, replayed)
 
     async def auto_confirm(
         self, owned: Callable[[int], bool] = lambda guild_id: True
@@ -631,8 +671,11 @@ class Ladder:
             async with self.db.write(guild_id) as tx:
                 settings = await tx.ensure_guild(guild_id, self.defaults)
                 match = await self._load(tx, guild_id, match_id)
-                if match.status == "pending":
-                    applied.append(await self._apply(tx, settings, match))
+                if match.status != "pending":
+                    continue
+                done = await self._apply(tx, settings, match)
+            applied.append(done)
+            self._changed(guild_id, "applied", None, done)
         return applied
 
     async def show_match(self, guild_id: int, match_id: int) -> Match:
@@ -666,6 +709,12 @@ class Ladder:
             replayed = None
             if any(getattr(current, name) != getattr(changed, name) for name in RATING_CONSTANTS):
                 replayed = await self._replay(tx, guild_id, changed, None)
+        detail = ", ".join(
+            f"{name} {getattr(current, name)!r} → {getattr(changed, name)!r}"
+            for name in changes
+            if getattr(current, name) != getattr(changed, name)
+        )
+        self._changed(guild_id, "settings", actor, everyone=True, detail=detail)
         return SettingsResult(changed, replayed)
 
     async def recompute(self, guild_id: int, actor: Actor) -> int:
@@ -673,7 +722,9 @@ class Ladder:
         _must_moderate(actor, "recompute the ladder")
         async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
-            return await self._replay(tx, guild_id, settings, None)
+            replayed = await self._replay(tx, guild_id, settings, None)
+        self._changed(guild_id, "replayed", actor, everyone=True)
+        return replayed
 
     # --- reading -------------------------------------------------------------------------
 
@@ -899,6 +950,9 @@ class Ladder:
             )
             start = min(zip((m.played_at for m in new), ids, strict=True))
             replayed = await self._replay(tx, guild_id, settings, start, {})
+        self._changed(
+            guild_id, "imported", actor, everyone=True, detail=f"{len(new)} matches imported"
+        )
         return ImportResult(len(new), replayed)
 
     @staticmethod

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+from bot.storage.community import CommunityReads, CommunityWrites
 from bot.storage.engine import DatabaseUnavailable, Engine, Session
 from bot.storage.guilds import GuildReads, GuildWrites
 from bot.storage.matches import MatchReads, MatchWrites
@@ -54,7 +55,7 @@ def sqlite_path(url: str | Path) -> str:
     return text[len(SQLITE_SCHEME) :] if text.startswith(SQLITE_SCHEME) else text
 
 
-class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads):
+class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads, CommunityReads):
     """Every read query, on one session (the reader, or a write transaction's)."""
 
     def __init__(self, session: Session, engine: Engine) -> None:
@@ -75,7 +76,9 @@ class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads):
         return await self._engine.integrity_check()
 
 
-class WriteTransaction(Queries, GuildWrites, MemberWrites, MatchWrites, PerformanceWrites):
+class WriteTransaction(
+    Queries, GuildWrites, MemberWrites, MatchWrites, PerformanceWrites, CommunityWrites
+):
     """The writes; only exists inside `Database.write()`. The units of work that span
     aggregates (a match applied, a replay stored) are here."""
 

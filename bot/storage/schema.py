@@ -105,6 +105,21 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     ),
     # 3: provisional_games, a guild setting (SPEC 9.5).
     ("ALTER TABLE guilds ADD COLUMN provisional_games INTEGER NOT NULL DEFAULT 5",),
+    # 4: rank roles (SPEC 9.2), inactivity (9.3) and the mod log channel (9.4). Who holds a
+    # rank role is Discord's to know (member.roles), never stored here.
+    (
+        "ALTER TABLE guilds ADD COLUMN inactive_days INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE guilds ADD COLUMN rank_margin {real} NOT NULL DEFAULT 25",
+        "ALTER TABLE guilds ADD COLUMN modlog_channel_id {bigint}",
+        """
+        CREATE TABLE rank_roles (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            role_id {bigint} NOT NULL,
+            min_rating {real} NOT NULL,
+            PRIMARY KEY (guild_id, role_id)
+        ) {without_rowid}
+        """,
+    ),
 )
 
 

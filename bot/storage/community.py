@@ -1,0 +1,47 @@
+"""The community aggregate (SPEC 9.2 and 9.4): a guild's rank roles and its mod log channel."""
+
+from __future__ import annotations
+
+from bot.storage.engine import Session
+
+
+class CommunityReads:
+    _session: Session
+
+    async def rank_roles(self, guild_id: int) -> dict[int, float]:
+        """role id -> min_rating, lowest min_rating first."""
+        rows = await self._session.all(
+            "SELECT role_id, min_rating FROM rank_roles WHERE guild_id = :guild_id "
+            "ORDER BY min_rating, role_id",
+            {"guild_id": guild_id},
+        )
+        return {row["role_id"]: row["min_rating"] for row in rows}
+
+    async def modlog_channel(self, guild_id: int) -> int | None:
+        row = await self._session.one(
+            "SELECT modlog_channel_id FROM guilds WHERE guild_id = :guild_id",
+            {"guild_id": guild_id},
+        )
+        return None if row is None else row["modlog_channel_id"]
+
+
+class CommunityWrites(CommunityReads):
+    async def set_rank_role(self, guild_id: int, role_id: int, min_rating: float) -> None:
+        await self._session.run(
+            "INSERT INTO rank_roles (guild_id, role_id, min_rating) "
+            "VALUES (:guild_id, :role_id, :min_rating) "
+            "ON CONFLICT (guild_id, role_id) DO UPDATE SET min_rating = excluded.min_rating",
+            {"guild_id": guild_id, "role_id": role_id, "min_rating": min_rating},
+        )
+
+    async def remove_rank_role(self, guild_id: int, role_id: int) -> None:
+        await self._session.run(
+            "DELETE FROM rank_roles WHERE guild_id = :guild_id AND role_id = :role_id",
+            {"guild_id": guild_id, "role_id": role_id},
+        )
+
+    async def set_modlog_channel(self, guild_id: int, channel_id: int | None) -> None:
+        await self._session.run(
+            "UPDATE guilds SET modlog_channel_id = :channel_id WHERE guild_id = :guild_id",
+            {"channel_id": channel_id, "guild_id": guild_id},
+        )
