@@ -240,6 +240,8 @@ def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.
         ("auto_confirm_hours", settings.auto_confirm_hours),
         ("min_games", settings.min_games),
         ("provisional_games", settings.provisional_games),
+        ("inactive_days", settings.inactive_days),
+        ("rank_margin", settings.rank_margin),
     ):
         embed.add_field(name=name, value=f"{value:g}" if isinstance(value, float) else str(value))
     return embed
