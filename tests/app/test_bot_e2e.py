@@ -27,12 +27,14 @@ from tests.app.harness import (
 
 VARIANTS = [f"p{n}" for n in range(1, 9)]
 USER, CHANNEL, STRING, INTEGER, NUMBER, BOOLEAN, SUBCOMMAND = 6, 7, 3, 4, 10, 5, 1
+ROLE, SUBCOMMAND_GROUP = 8, 2
+Options = list[tuple[str, int, bool, list[str] | None]]
 BURST_PAUSE = 0.1
 GR = [sys.executable, "-m", "bot", "gr"]
 PLACES = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 
 # SPEC 4: command -> subcommand -> [(option, type, required, choices or None)]
-SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] | None]]]] = {
+SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
     "report": {
         "duel": [
             ("winner", USER, True, None),
@@ -81,8 +83,17 @@ SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] |
             ("auto_confirm_hours", NUMBER, False, None),
             ("min_games", INTEGER, False, None),
             ("provisional_games", INTEGER, False, None),
+            ("inactive_days", INTEGER, False, None),
+            ("rank_margin", NUMBER, False, None),
         ],
         "channel": [("channel", CHANNEL, True, None)],
+        "modlog": [("channel", CHANNEL, False, None), ("off", BOOLEAN, False, None)],
+        "rank": {  # a subcommand group (SPEC 9.2)
+            "add": [("role", ROLE, True, None), ("min_rating", NUMBER, True, None)],
+            "remove": [("role", ROLE, True, None)],
+            "list": [],
+            "sync": [],
+        },
         "post": [],
         "recompute": [],
         "export": [],
@@ -116,8 +127,16 @@ def test_synced_commands_and_options_are_those_of_the_spec(fake: FakeDiscord, bo
         for sub_name, expected in subcommands.items():
             assert isinstance(sub_name, str)
             sub = subs[sub_name]
-            assert sub["type"] == SUBCOMMAND
             assert sub["description"].strip(" …"), f"/{name} {sub_name}"
+            if isinstance(expected, dict):
+                assert sub["type"] == SUBCOMMAND_GROUP
+                inner = {option["name"]: option for option in sub["options"]}
+                assert sorted(inner) == sorted(expected), f"/{name} {sub_name}"
+                for inner_name, options in expected.items():
+                    assert inner[inner_name]["type"] == SUBCOMMAND
+                    assert _options(inner[inner_name].get("options", [])) == options, inner_name
+                continue
+            assert sub["type"] == SUBCOMMAND
             assert _options(sub.get("options", [])) == expected, f"/{name} {sub_name}"
 
 
