@@ -1,0 +1,148 @@
+"""Rank roles and the mod log channel in the services, and the Changes the Ladder reports
+(both engines through the `ladder` fixture)."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.config import GuildSettings
+from bot.ratings.ranks import rank_ladder, rank_role
+from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services.changes import Change
+from bot.services.community import Community, RoleCall
+from bot.storage import Database
+
+GUILD = 7
+MOD = Actor(999, is_moderator=True)
+BRONZE, SILVER, GOLD = 11, 12, 13
+
+
+async def rated(ladder: Ladder) -> None:
+    """1 beats 2 over 20 minutes: 1 at 520, 2 at 480; 3 never plays."""
+    await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="a")
+
+
+async def test_rank_roles_are_added_listed_moved_and_removed(ladder: Ladder) -> None:
+    community = Community(ladder)
+    assert await community.add_rank_role(GUILD, MOD, GOLD, 600) == {GOLD: 600.0}
+    assert await community.add_rank_role(GUILD, MOD, BRONZE, 0) == {BRONZE: 0.0, GOLD: 600.0}
+    assert await community.add_rank_role(GUILD, MOD, GOLD, 550.5) == {BRONZE: 0.0, GOLD: 550.5}
+    await community.remove_rank_role(GUILD, MOD, BRONZE)
+    assert await community.rank_roles(GUILD) == {GOLD: 550.5}
+
+
+@pytest.mark.parametrize(
+    ("actor", "role", "min_rating", "message"),
+    [
+        (Actor(5), SILVER, 10.0, "only moderators"),
+        (MOD, SILVER, float("nan"), "min_rating nan must be a finite number from -1e6 to 1e6"),
+        (MOD, SILVER, 2e6, "min_rating 2000000.0 must be"),
+        (MOD, SILVER, 600.0, "already the threshold of role 13"),
+    ],
+)
+async def test_refused_rank_roles_change_nothing(
+    ladder: Ladder, actor: Actor, role: int, min_rating: float, message: str
+) -> None:
+    community = Community(ladder)
+    await community.add_rank_role(GUILD, MOD, GOLD, 600)
+    with pytest.raises(UserError, match=message):
+        await community.add_rank_role(GUILD, actor, role, min_rating)
+    with pytest.raises(UserError, match="not a rank role"):
+        await community.remove_rank_role(GUILD, MOD, role)
+    assert await community.rank_roles(GUILD) == {GOLD: 600.0}
+
+
+async def test_role_calls_fix_what_members_hold(ladder: Ladder) -> None:
+    community = Community(ladder)
+    await rated(ladder)
+    assert await community.role_calls(GUILD, {1: [], 2: []}) == []  # no rank roles yet
+    await community.add_rank_role(GUILD, MOD, BRONZE, -1000)
+    await community.add_rank_role(GUILD, MOD, GOLD, 510)
+    held = {1: [BRONZE, 77], 2: [GOLD], 3: [BRONZE], 4: [77]}  # 77: not a rank role
+    calls = await community.role_calls(GUILD, held)
+    assert sorted(calls, key=lambda c: (c.user_id, c.add)) == [
+        RoleCall(1, BRONZE, add=False),
+        RoleCall(1, GOLD, add=True),
+        RoleCall(2, GOLD, add=False),  # 480 is below 510 - 25: gold goes
+        RoleCall(2, BRONZE, add=True),
+        RoleCall(3, BRONZE, add=False),  # 3 never played: no rank role
+    ]
+    assert await community.role_calls(GUILD, held, only={3}) == [RoleCall(3, BRONZE, False)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    ratings=st.lists(st.floats(-2000, 3000), min_size=1, max_size=3, unique=True),
+    margin=st.floats(0, 500),
+    held_index=st.integers(-1, 2),
+)
+def test_role_calls_agree_with_rank_role(
+    ratings: list[float], margin: float, held_index: int
+) -> None:
+    """The calls leave member 1 holding exactly rank_role's answer, whatever it held."""
+
+    async def check(directory: str) -> None:
+        db = await Database.open(Path(directory) / "ladder.sqlite3")
+        ladder = Ladder(db, GuildSettings(rank_margin=margin))
+        try:
+            await rated(ladder)
+            community = Community(ladder)
+            roles = {100 + index: value for index, value in enumerate(ratings)}
+            for role_id, min_rating in roles.items():
+                await community.add_rank_role(GUILD, MOD, role_id, min_rating)
+            held = [] if held_index < 0 or held_index >= len(ratings) else [100 + held_index]
+            calls = await community.role_calls(GUILD, {1: held})
+            after = set(held)
+            for call in calls:
+                (after.add if call.add else after.discard)(call.role_id)
+            member = (await ladder.db.read.members_by_id(GUILD, [1]))[0]
+            expected = rank_role(
+                rank_ladder(roles, margin), member.rating, True, held[0] if held else None
+            )
+            assert after == ({expected} if expected is not None else set())
+        finally:
+            await db.close()
+
+    with tempfile.TemporaryDirectory() as directory:
+        asyncio.run(check(directory))
+
+
+async def test_modlog_channel_is_set_and_switched_off(ladder: Ladder) -> None:
+    community = Community(ladder)
+    assert await community.modlog_channel(GUILD) is None
+    await community.set_modlog_channel(GUILD, MOD, 555)
+    assert await community.modlog_channel(GUILD) == 555
+    with pytest.raises(UserError, match="only moderators"):
+        await community.set_modlog_channel(GUILD, Actor(5), None)
+    await community.set_modlog_channel(GUILD, MOD, None)
+    assert await community.modlog_channel(GUILD) is None
+
+
+async def test_every_committed_write_reports_one_change(ladder: Ladder) -> None:
+    seen: list[Change] = []
+    ladder.on_change = seen.append
+    await rated(ladder)
+    pending = await ladder.report(GUILD, Actor(1), parse_lineup("<@1> 1 | <@3> 0"), request_id="b")
+    await ladder.dispute(GUILD, Actor(3), pending.match.id)
+    await ladder.void(GUILD, MOD, pending.match.id, "no-show")
+    await ladder.change_settings(GUILD, MOD, {"rank_margin": 10, "min_games": 1})
+    await ladder.recompute(GUILD, MOD)
+    assert [(c.kind, c.member_ids, c.everyone, c.actor_id) for c in seen] == [
+        ("applied", frozenset({1, 2}), False, MOD.user_id),
+        ("reported", frozenset({1, 3}), False, 1),
+        ("disputed", frozenset({1, 3}), False, 3),
+        ("voided", frozenset({1, 3}), False, MOD.user_id),  # pending: nothing replayed
+        ("settings", frozenset(), True, MOD.user_id),
+        ("replayed", frozenset(), True, MOD.user_id),
+    ]
+    assert seen[3].detail == "no-show"
+    assert seen[4].detail == "rank_margin 25.0 → 10.0"
+    with pytest.raises(UserError):
+        await ladder.void(GUILD, MOD, pending.match.id)
+    assert len(seen) == 6  # a refusal reports nothing
