@@ -51,6 +51,7 @@ from bot.services.changes import Change, ChangeKind, ChangeListener
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, parse_id
+from bot.services.match_rules import check_cancel, check_state
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
 from bot.services.replaying import replay_log
 from bot.storage import (
@@ -70,6 +71,8 @@ from bot.storage import (
 )
 
 MAX_PARTICIPANTS: Final = 32
+NO_REPORTER: Final = 0
+"""The reporter of an imported match: no user (ids start at 1), so only moderators cancel."""
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
 
 
@@ -601,8 +604,7 @@ class Ladder:
             match = await self._load(tx, guild_id, match_id)
             if match.status == "applied":
                 return ConfirmResult(match, applied_now=False)
-            if match.status == "void":
-                raise UserError(f"match #{match_id} was voided; report it again if it happened")
+            check_state("confirm", match_id, match.status)
             if match.status == "disputed" and not actor.is_moderator:
                 raise UserError(f"match #{match_id} is disputed; a moderator has to decide it")
             if not self._may_answer(actor, match):
@@ -618,15 +620,7 @@ class Ladder:
             match = await self._load(tx, guild_id, match_id)
             if match.status == "disputed":
                 return match
-            if match.status != "pending":
-                raise UserError(
-                    f"match #{match_id} is {match.status}; only pending matches can be disputed"
-                    + (
-                        " (a moderator can void it with /admin void)"
-                        if match.status == "applied"
-                        else ""
-                    )
-                )
+            check_state("dispute", match_id, match.status)
             if not self._may_answer(actor, match):
                 raise UserError(
                     f"only an opponent of the reporter or a moderator can dispute match #{match_id}"
@@ -636,6 +630,18 @@ class Ladder:
         self._changed(guild_id, "disputed", actor, disputed)
         return disputed
 
+    async def cancel(self, guild_id: int, actor: Actor, match_id: int) -> Match:
+        """The reporter (or a moderator) withdraws a pending or disputed report (SPEC 9.4):
+        it becomes void; nothing was rated, so nothing is replayed."""
+        async with self.db.write(guild_id) as tx:
+            match = await self._load(tx, guild_id, match_id)
+            reporter = NO_REPORTER if match.reporter_id is None else match.reporter_id
+            check_cancel(actor, match_id, match.status, reporter)
+            await tx.set_status(match_id, "void", void_reason="cancelled by its reporter")
+            cancelled = await self._load(tx, guild_id, match_id)
+        self._changed(guild_id, "cancelled", actor, cancelled)
+        return cancelled
+
     async def void(
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
     ) -> VoidResult:
@@ -643,8 +649,7 @@ class Ladder:
         async with self.db.write(guild_id) as tx:
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
-            if match.status == "void":
-                raise UserError(f"match #{match_id} is already void; nothing was changed")
+            check_state("void", match_id, match.status)
             await tx.set_status(match_id, "void", void_reason=reason or "voided by a moderator")
             replayed = 0
             if match.status == "applied":

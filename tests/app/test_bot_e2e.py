@@ -162,8 +162,10 @@ def test_duel_is_pending_until_the_opponent_confirms(
     winner, loser = players.take(2)
     reply = _report_pending(fake, winner, loser)
     match_id = int(reply.embeds[0]["title"].split("#")[1])
-    confirm, dispute = reply.custom_ids()
-    assert (confirm, dispute) == (f"ladderbot:confirm:{match_id}", f"ladderbot:dispute:{match_id}")
+    confirm, dispute, cancel = reply.custom_ids()
+    assert (confirm, dispute, cancel) == tuple(
+        f"ladderbot:{action}:{match_id}" for action in ("confirm", "dispute", "cancel")
+    )
 
     shown = fake.slash(winner, "match show", id=match_id).reply()
     assert "pending" in shown.embeds[0]["description"] and "→" not in _sides(shown)

@@ -204,3 +204,25 @@ def test_the_mod_log_receives_disputes_voids_and_settings(fake: FakeDiscord, bot
     both = fake.slash(MOD, "admin modlog", channel=general, off=True).reply()
     refused(both, "either channel or off")
     assert not [e for e in fake.of_kind("message_create", mark) if e.channel_id == general.id]
+
+
+def test_cancel_by_the_reporter_voids_a_pending_match_and_is_refused_to_others(
+    fake: FakeDiscord, bot: BotProcess
+):
+    reporter, teammate, opponent, bystander = CROWD[:4]
+    reply = fake.slash(
+        reporter, "report team", team_a=f"<@{reporter.id}> <@{teammate.id}>",
+        team_b=f"<@{opponent.id}>", winner="a",
+    ).reply()  # fmt: skip
+    match_id = int(reply.embeds[0]["title"].split("#")[1])
+    assert (reply.content or "").split(" — ")[0] == f"<@{opponent.id}>"  # only the opponent
+    cancel = f"ladderbot:cancel:{match_id}"
+    assert cancel in reply.custom_ids()
+    refused(fake.click(bystander, reply.message_id, cancel).reply(), "only the reporter")
+    refused(fake.click(opponent, reply.message_id, cancel).reply(), "only the reporter")
+    done = fake.click(reporter, reply.message_id, cancel).reply()
+    assert done.kind == "update" and done.components == []
+    shown = fake.slash(bystander, "match show", id=match_id).reply()
+    assert "void" in shown.embeds[0]["description"]
+    again = fake.slash(MOD, "admin void", id=match_id).reply()
+    refused(again, f"match #{match_id} is")

@@ -146,3 +146,27 @@ async def test_every_committed_write_reports_one_change(ladder: Ladder) -> None:
     with pytest.raises(UserError):
         await ladder.void(GUILD, MOD, pending.match.id)
     assert len(seen) == 6  # a refusal reports nothing
+
+
+async def test_cancel_withdraws_a_pending_report_for_its_reporter_or_a_moderator(
+    ladder: Ladder,
+) -> None:
+    await rated(ladder)
+    first = await ladder.report(GUILD, Actor(1), parse_lineup("<@1> 1 | <@3> 0"), request_id="b")
+    with pytest.raises(
+        UserError, match=f"only the reporter or a moderator can cancel match #{first.match.id}"
+    ):
+        await ladder.cancel(GUILD, Actor(3), first.match.id)
+    cancelled = await ladder.cancel(GUILD, Actor(1), first.match.id)
+    assert cancelled.status == "void"
+    with pytest.raises(
+        UserError, match="is void; only a pending or disputed match can be cancelled"
+    ):
+        await ladder.cancel(GUILD, Actor(1), first.match.id)
+    second = await ladder.report(GUILD, Actor(1), parse_lineup("<@1> 1 | <@3> 0"), request_id="c")
+    await ladder.dispute(GUILD, Actor(3), second.match.id)
+    assert (await ladder.cancel(GUILD, MOD, second.match.id)).status == "void"
+    members = await ladder.db.read.members_by_id(GUILD, [1, 2, 3])
+    assert [(m.rating, m.games) for m in members] == [(520.0, 1), (480.0, 1), (None, 0)]
+    with pytest.raises(UserError, match=r"is applied; .* \(a moderator can void it"):
+        await ladder.cancel(GUILD, MOD, 1)
