@@ -44,6 +44,7 @@ FIELD_PER_SIDE_UP_TO: Final = 8
 """A match of at most this many sides shows one field per side; more are packed."""
 DIGITS: Final = re.compile(r"([0-9]+)")
 PROVISIONAL_NOTE = "Provisional: too few matches yet for the rating to settle."
+INACTIVE_NOTE = "Inactive: no match within the server's inactive_days; off the leaderboards."
 
 
 def ladder_number(value: float) -> str:
@@ -168,7 +169,15 @@ def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
     member, stats = card.member, card.stats
     embed = discord.Embed(
         title=f"{shown_name(member.name)} — rating",
-        description=PROVISIONAL_NOTE if card.provisional else None,
+        description="\n".join(
+            note
+            for note, shown in (
+                (INACTIVE_NOTE, card.inactive),
+                (PROVISIONAL_NOTE, card.provisional),
+            )
+            if shown
+        )
+        or None,
         colour=discord.Colour.blurple(),
     )
     embed.add_field(name="Ladder rating", value=ladder_number(card.rating))

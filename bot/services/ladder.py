@@ -71,6 +71,7 @@ from bot.storage import (
 )
 
 MAX_PARTICIPANTS: Final = 32
+SECONDS_PER_DAY: Final = 86_400.0
 NO_REPORTER: Final = 0
 """The reporter of an imported match: no user (ids start at 1), so only moderators cancel."""
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
@@ -136,6 +137,8 @@ class RatingCard:
     ra: float
     provisional: bool
     """Fewer than provisional_games applied matches."""
+    inactive: bool
+    """No applied match in the last inactive_days (SPEC 9.3): off the leaderboards."""
     stats: CardStats
     """Peak, streak, win rate, recent form and the rating history."""
 
@@ -193,6 +196,11 @@ def _rating(member: Member, settings: GuildSettings) -> float:
 def _on_leaderboard(member: Member, settings: GuildSettings) -> bool:
     """Left members, bots and members with fewer than min_games matches are not ranked."""
     return member.enabled and not member.is_bot and member.games >= settings.min_games
+
+
+def _active_since(settings: GuildSettings, now: float) -> float | None:
+    """The time from which a match keeps a member active; None when inactivity is off."""
+    return now - settings.inactive_days * SECONDS_PER_DAY if settings.inactive_days else None
 
 
 def _provisional(member: Member, settings: GuildSettings) -> bool:
@@ -794,10 +802,12 @@ class Ladder:
         """(member, value of `by`, ladder rating) of everyone on the leaderboard, best first."""
         if by not in MEASURES:
             raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
+        since = _active_since(settings, self.clock())
+        active = None if since is None else await self.db.read.played_since(guild_id, since)
         measured = [
             (member, cached)
             for member, cached in await self.db.read.members_measured(guild_id, by)
-            if _on_leaderboard(member, settings)
+            if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
         ]
         ratings = [_rating(member, settings) for member, _ in measured]
         if by == "ladder":
@@ -866,9 +876,15 @@ class Ladder:
         member = await self._member(guild_id, user_id)
         found = await self._performances(guild_id, [user_id], [chosen, RATING_ACCURACY])
         result = found[user_id, chosen]
+        since = _active_since(settings, self.clock())
+        inactive = since is not None and user_id not in await self.db.read.played_since(
+            guild_id, since
+        )
         rank = (
-            await self.db.read.ladder_rank(member, settings.min_games, settings.initial_rating)
-            if _on_leaderboard(member, settings)
+            await self.db.read.ladder_rank(
+                member, settings.min_games, settings.initial_rating, since
+            )
+            if _on_leaderboard(member, settings) and not inactive
             else None
         )
         played = [Played(*row) for row in await self.db.read.rated_results(guild_id, user_id)]
@@ -889,6 +905,7 @@ class Ladder:
             down=result.down,
             ra=found[user_id, RATING_ACCURACY].value,
             provisional=_provisional(member, settings),
+            inactive=inactive,
             stats=stats,
         )
 

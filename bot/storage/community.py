@@ -17,6 +17,16 @@ class CommunityReads:
         )
         return {row["role_id"]: row["min_rating"] for row in rows}
 
+    async def played_since(self, guild_id: int, since: float) -> set[int]:
+        """Members with an applied match played at or after `since` (SPEC 9.3: the active)."""
+        rows = await self._session.all(
+            "SELECT DISTINCT p.user_id FROM matches m JOIN participants p ON p.match_id = m.id "
+            "WHERE m.guild_id = :guild_id AND m.status = 'applied' AND m.played_at >= :since "
+            "AND p.user_id IS NOT NULL",
+            {"guild_id": guild_id, "since": since},
+        )
+        return {row["user_id"] for row in rows}
+
     async def modlog_channel(self, guild_id: int) -> int | None:
         row = await self._session.one(
             "SELECT modlog_channel_id FROM guilds WHERE guild_id = :guild_id",
