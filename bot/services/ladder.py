@@ -50,7 +50,7 @@ from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.changes import Change, ChangeKind, ChangeListener
 from bot.services.csvio import CsvMatch, export_matches, parse_matches
 from bot.services.errors import UserError, quoted
-from bot.services.lineup import MENTION, Lineup, parse_id
+from bot.services.lineup import MENTION, Lineup, lineup_text, parse_id
 from bot.services.match_rules import check_cancel, check_state
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
 from bot.services.replaying import replay_log
@@ -61,6 +61,7 @@ from bot.storage import (
     LiveBoard,
     LogKey,
     Match,
+    MatchEdit,
     Member,
     MemberInfo,
     NewMatch,
@@ -104,6 +105,14 @@ class VoidResult:
     match: Match
     replayed: int
     """How many later matches were replayed."""
+
+
+@dataclass(frozen=True, slots=True)
+class EditResult:
+    match: Match
+    old_lineup: str
+    replayed: int
+    """Matches replayed (0 for a pending match: nothing was rated)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -671,6 +680,44 @@ class Ladder:
             voided = await self._load(tx, guild_id, match_id)
         self._changed(guild_id, "voided", actor, voided, everyone=replayed > 0, detail=reason or "")
         return VoidResult(voided, replayed)
+
+    async def edit(
+        self,
+        guild_id: int,
+        actor: Actor,
+        match_id: int,
+        lineup: Lineup,
+        *,
+        minutes: float | None = None,
+        members: Iterable[MemberInfo] = (),
+    ) -> EditResult:
+        """Replace the participants of a pending or applied match (SPEC 9.4), keeping the old
+        lineup in its history. An applied match's guild is replayed from its log: the new
+        participants' ratings at that point are not stored anywhere else, and the stored
+        ratings must equal a replay."""
+        _must_moderate(actor, "edit matches")
+        check_lineup(lineup, minutes)
+        async with self.db.write(guild_id) as tx:
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            match = await self._load(tx, guild_id, match_id)
+            check_state("edit", match_id, match.status)
+            upserted = await tx.upsert_members(guild_id, members)
+            known = await _known_members(tx, guild_id, [lineup], upserted)
+            participants = build_participants(lineup, known, settings, minutes)
+            old = lineup_text(match.participants)
+            await tx.clear_lineup(match_id, MatchEdit(self.clock(), actor.user_id, old))
+            await tx.insert_participants([(match_id, participants)])
+            replayed = 0
+            if match.status == "applied":
+                replayed = await self._replay(tx, guild_id, settings, None)
+            edited = await self._load(tx, guild_id, match_id)
+        self._changed(guild_id, "edited", actor, edited, everyone=replayed > 0, detail=f"was {old}")
+        return EditResult(edited, old, replayed)
+
+    async def match_edits(self, guild_id: int, match_id: int) -> list[MatchEdit]:
+        """The lineups a match had before each edit (for /match show)."""
+        await self.show_match(guild_id, match_id)
+        return await self.db.read.match_edits(match_id)
 
     async def auto_confirm(
         self, owned: Callable[[int], bool] = lambda guild_id: True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.storage.engine import Session
+from bot.storage.models import MatchEdit
 
 
 class CommunityReads:
@@ -27,6 +28,15 @@ class CommunityReads:
         )
         return {row["user_id"] for row in rows}
 
+    async def match_edits(self, match_id: int) -> list[MatchEdit]:
+        """The lineups a match had before each /admin edit, oldest first."""
+        rows = await self._session.all(
+            "SELECT edited_at, editor_id, old_lineup FROM match_edits "
+            "WHERE match_id = :match_id ORDER BY edited_at",
+            {"match_id": match_id},
+        )
+        return [MatchEdit(row["edited_at"], row["editor_id"], row["old_lineup"]) for row in rows]
+
     async def modlog_channel(self, guild_id: int) -> int | None:
         row = await self._session.one(
             "SELECT modlog_channel_id FROM guilds WHERE guild_id = :guild_id",
@@ -48,6 +58,23 @@ class CommunityWrites(CommunityReads):
         await self._session.run(
             "DELETE FROM rank_roles WHERE guild_id = :guild_id AND role_id = :role_id",
             {"guild_id": guild_id, "role_id": role_id},
+        )
+
+    async def clear_lineup(self, match_id: int, edit: MatchEdit) -> None:
+        """Take a match's participants away, keeping its old lineup (as text) in its history;
+        the caller inserts the new ones (insert_participants)."""
+        await self._session.run(
+            "INSERT INTO match_edits (match_id, edited_at, editor_id, old_lineup) "
+            "VALUES (:match_id, :edited_at, :editor_id, :old_lineup)",
+            {
+                "match_id": match_id,
+                "edited_at": edit.edited_at,
+                "editor_id": edit.editor_id,
+                "old_lineup": edit.old_lineup,
+            },
+        )
+        await self._session.run(
+            "DELETE FROM participants WHERE match_id = :match_id", {"match_id": match_id}
         )
 
     async def set_modlog_channel(self, guild_id: int, channel_id: int | None) -> None:

@@ -119,6 +119,16 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             PRIMARY KEY (guild_id, role_id)
         ) {without_rowid}
         """,
+        # /admin edit keeps each replaced lineup (SPEC 9.4), as lineup text of SPEC 4.
+        """
+        CREATE TABLE match_edits (
+            match_id {bigint} NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+            edited_at {real} NOT NULL,
+            editor_id {bigint},
+            old_lineup TEXT NOT NULL,
+            PRIMARY KEY (match_id, edited_at)
+        ) {without_rowid}
+        """,
     ),
 )
 

@@ -170,3 +170,39 @@ async def test_cancel_withdraws_a_pending_report_for_its_reporter_or_a_moderator
     assert [(m.rating, m.games) for m in members] == [(520.0, 1), (480.0, 1), (None, 0)]
     with pytest.raises(UserError, match=r"is applied; .* \(a moderator can void it"):
         await ladder.cancel(GUILD, MOD, 1)
+
+
+async def test_edit_replaces_the_lineup_keeps_the_old_one_and_replays(ladder: Ladder) -> None:
+    seen: list[Change] = []
+    ladder.on_change = seen.append
+    await rated(ladder)  # 1 beats 2
+    await ladder.report(GUILD, MOD, parse_lineup("<@2> 1 | <@3> 0"), request_id="b")
+    await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@3> 0"), request_id="c")
+    first = (await ladder.list_matches(GUILD, limit=10))[-1]
+    result = await ladder.edit(GUILD, MOD, first.id, parse_lineup("<@4> 3 5 | <@2> 1 5"))
+    assert result.old_lineup == "<@1> 1 20 | <@2> 0 20"
+    assert [p.user_id for p in result.match.participants] == [4, 2]
+    assert result.match.status == "applied" and result.replayed == 3
+    stored = {m.user_id: (m.rating, m.games, m.wins) for m in await ladder.db.read.members(GUILD)}
+    await ladder.recompute(GUILD, MOD)
+    replayed = {m.user_id: (m.rating, m.games, m.wins) for m in await ladder.db.read.members(GUILD)}
+    assert stored == replayed
+    assert stored[1][1:] == (1, 1) and stored[4][1:] == (1, 1)  # 1 lost the edited match
+    edits = await ladder.match_edits(GUILD, first.id)
+    assert [(e.editor_id, e.old_lineup) for e in edits] == [(MOD.user_id, result.old_lineup)]
+    assert parse_lineup(result.old_lineup)  # the history reads back as lineup text
+    assert seen[-2].kind == "edited" and seen[-2].detail == f"was {result.old_lineup}"
+
+
+async def test_edit_refuses_void_and_disputed_matches_saying_their_state(ladder: Ladder) -> None:
+    pending = await ladder.report(GUILD, Actor(1), parse_lineup("<@1> 1 | <@2> 0"), request_id="a")
+    await ladder.dispute(GUILD, Actor(2), pending.match.id)
+    new = parse_lineup("<@1> 0 | <@2> 1")
+    with pytest.raises(UserError, match="is disputed; only a pending or applied match can be"):
+        await ladder.edit(GUILD, MOD, pending.match.id, new)
+    await ladder.void(GUILD, MOD, pending.match.id)
+    with pytest.raises(UserError, match=r"is void; .* \(report it again if it happened\)"):
+        await ladder.edit(GUILD, MOD, pending.match.id, new)
+    with pytest.raises(UserError, match="only moderators"):
+        await ladder.edit(GUILD, Actor(1), pending.match.id, new)
+    assert await ladder.match_edits(GUILD, pending.match.id) == []
