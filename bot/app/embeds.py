@@ -20,7 +20,7 @@ from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCa
 from bot.services.card import rating_move
 from bot.services.errors import shorten
 from bot.services.matchups import HeadToHead, MatchPage, TeamBalance, TeamMember
-from bot.storage.models import Participant
+from bot.storage.models import MatchEdit, Participant
 
 STATUS_TEXT = {
     "pending": "pending — waiting for an opponent to confirm",
@@ -37,6 +37,8 @@ STATUS_COLOUR = {
 MEASURE_TITLE = {"ladder": "ladder rating", "ra": "rating accuracy (RA)"}
 FIELD_VALUE_LIMIT: Final = 1024
 """Discord's limit on an embed field's value (an embed: 25 fields, 6,000 characters)."""
+FIELDS_LIMIT: Final = 25
+EMBED_LIMIT: Final = 6000
 DESCRIPTION_LIMIT: Final = 4096
 NAME_LIMIT: Final = 32
 """Display names and guest names are at most this long (longer ones predate the bound)."""
@@ -133,6 +135,24 @@ def match_embed(match: Match) -> discord.Embed:
         embed.add_field(
             name="Void reason", value=shorten(match.void_reason, FIELD_VALUE_LIMIT), inline=False
         )
+    return embed
+
+
+def add_edits(embed: discord.Embed, edits: Sequence[MatchEdit]) -> discord.Embed:
+    """/match show: the lineups the match had before each /admin edit, newest last; left
+    out when the embed has no room for one more field."""
+    if not edits:
+        return embed
+    lines = [
+        f"<t:{round(edit.edited_at)}:f> by "
+        + ("the command line" if edit.editor_id is None else f"<@{edit.editor_id}>")
+        + f": {edit.old_lineup}"
+        for edit in edits
+    ]
+    value = shorten("\n".join(lines), FIELD_VALUE_LIMIT)
+    name = "Earlier lineups"
+    if len(embed.fields) < FIELDS_LIMIT and len(embed) + len(name) + len(value) <= EMBED_LIMIT:
+        embed.add_field(name=name, value=value, inline=False)
     return embed
 
 

@@ -88,6 +88,11 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
         ],
         "channel": [("channel", CHANNEL, True, None)],
         "modlog": [("channel", CHANNEL, False, None), ("off", BOOLEAN, False, None)],
+        "edit": [
+            ("id", INTEGER, True, None),
+            ("lineup", STRING, True, None),
+            ("minutes", NUMBER, False, None),
+        ],
         "rank": {  # a subcommand group (SPEC 9.2)
             "add": [("role", ROLE, True, None), ("min_rating", NUMBER, True, None)],
             "remove": [("role", ROLE, True, None)],

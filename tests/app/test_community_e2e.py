@@ -25,12 +25,13 @@ from tests.app.harness import MOD, BotProcess, bot_environment, write_config
 
 CROWD = [Member(3_000_000 + number, f"crowd{number}") for number in range(1, 501)]
 PAIRS = [Member(4_000_000 + number, f"pair{number}") for number in range(1, 9)]
+EDITED = [Member(5_000_000 + number, f"edited{number}") for number in range(1, 4)]
 RATE = RoleRateLimit(limit=40, window=0.5, throttle_every=23, retry_after=0.3)
 
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, *CROWD, *PAIRS], role_rate=RATE)
+    server = FakeDiscord([MOD, *CROWD, *PAIRS, *EDITED], role_rate=RATE)
     server.start()
     yield server
     server.stop()
@@ -226,3 +227,36 @@ def test_cancel_by_the_reporter_voids_a_pending_match_and_is_refused_to_others(
     assert "void" in shown.embeds[0]["description"]
     again = fake.slash(MOD, "admin void", id=match_id).reply()
     refused(again, f"match #{match_id} is")
+
+
+def test_admin_edit_replays_keeps_the_old_lineup_and_is_logged(fake: FakeDiscord, bot: BotProcess):
+    x, y, z = EDITED
+    general, _ = fake.channels_of(GUILD_ID)
+    fake.slash(MOD, "admin modlog", channel=general).reply()
+    first = fake.slash(MOD, "report duel", winner=x, loser=y).reply()
+    match_id = int(first.embeds[0]["title"].split("#")[1])
+    duel(fake, y, z)
+    mark = fake.mark()
+    edited = fake.slash(
+        MOD, "admin edit", id=match_id, lineup=f"<@{y.id}> 1 | <@{x.id}> 0", minutes=20.0
+    ).reply()
+    assert f"Match #{match_id} was edited;" in (edited.content or ""), edited
+    old = f"<@{x.id}> 1 20 | <@{y.id}> 0 20"
+    fake.wait_for(
+        lambda e: (
+            e.kind == "message_create"
+            and e.channel_id == general.id
+            and e.payload.get("content")
+            == f"Match #{match_id} was edited by <@{MOD.id}>: was {old}."
+        ),
+        timeout=20,
+        after=mark,
+    )
+    stored = [rating(bot, member) for member in EDITED]
+    assert stored[1] > stored[0]  # y now won the edited match
+    cli(bot, "recompute")
+    assert [rating(bot, member) for member in EDITED] == stored  # stored = a replay
+    shown = fake.slash(MOD, "match show", id=match_id).reply()
+    earlier = next(f for f in shown.embeds[0]["fields"] if f["name"] == "Earlier lineups")
+    assert earlier["value"].endswith(f"by <@{MOD.id}>: {old}")
+    refused(fake.slash(y, "admin edit", id=match_id, lineup="<@1> 1 | <@2> 0").reply(), "Manage")

@@ -1,5 +1,6 @@
-"""Rank roles (/admin rank …, SPEC 9.2) and the mod log (/admin modlog, SPEC 9.4), both fed
-by the one change path (`on_ladder_change`); only the process owning a guild's shard acts."""
+"""Rank roles (/admin rank …, SPEC 9.2), the mod log (/admin modlog) and /admin edit (SPEC
+9.4). Roles and the mod log follow the one change path (`on_ladder_change`); only the
+process owning a guild's shard acts on it."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
+from bot.app.buttons import match_decided_elsewhere
 from bot.app.cogs.admin import check_moderator
-from bot.app.members import actor, guild_of
+from bot.app.embeds import add_edits, match_embed, match_stored
+from bot.app.members import actor, guild_of, resolve_members
 from bot.app.replies import CONTENT_LIMIT, defer, note_stored
 from bot.app.roles import RankRoles
-from bot.services import UserError
+from bot.services import UserError, parse_lineup
 from bot.services.changes import Change
 from bot.services.community import Community, RoleCall
 from bot.services.errors import shorten
@@ -143,6 +146,7 @@ def roles_text(roles: dict[int, float]) -> str:
     )
 
 
+@app_commands.check(check_moderator)  # commands added to /admin from outside its cog
 @app_commands.command(name="modlog", description="Post disputes, voids, edits and more here")
 @app_commands.describe(channel="The text channel for the mod log", off="Stop posting the mod log")
 async def modlog(
@@ -170,6 +174,38 @@ async def modlog(
         "The mod log is off." if channel is None else f"The mod log is now {channel.mention}.",
         ephemeral=True,
     )
+
+
+@app_commands.check(check_moderator)  # commands added to /admin from outside its cog
+@app_commands.command(name="edit", description="Replace a match's players and scores; replays")
+@app_commands.describe(
+    id="The match number (pending or applied)",
+    lineup="The whole new lineup, as in /report scores: @ann 1200 18, @bob 900 | @cy 1500",
+    minutes="Minutes for entries without their own (default: max_game_length)",
+)
+async def edit(
+    interaction: discord.Interaction[LadderBot],
+    id: int,
+    lineup: str,
+    minutes: float | None = None,
+) -> None:
+    bot = interaction.client
+    guild = guild_of(interaction)
+    parsed = parse_lineup(lineup)
+    ids = [entry.player.user_id for entry in parsed if entry.player.user_id is not None]
+    members = await resolve_members(guild, ids)
+    await defer(interaction)
+    result = await bot.ladder.edit(
+        guild.id, actor(interaction), id, parsed, minutes=minutes, members=members
+    )
+    note_stored(interaction, match_stored(result.match))
+    replayed = f"; {result.replayed} matches were replayed" if result.replayed else ""
+    edits = await bot.ladder.match_edits(guild.id, id)
+    await interaction.edit_original_response(
+        content=f"Match #{id} was edited{replayed}.",
+        embed=add_edits(match_embed(result.match), edits),
+    )
+    await match_decided_elsewhere(bot, result.match)
 
 
 class CommunityCog(commands.Cog):
@@ -219,4 +255,5 @@ async def setup(bot: LadderBot) -> None:
     assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
     admin.app_command.add_command(RankCommands(bot))
     admin.app_command.add_command(modlog)
+    admin.app_command.add_command(edit)
     await bot.add_cog(CommunityCog(bot))
