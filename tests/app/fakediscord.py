@@ -661,8 +661,9 @@ class FakeDiscord:
 
     async def _member_update(self, guild_id: int, payload: JsonDict) -> None:
         """Discord tells the bot of a role change through the gateway, a moment later."""
-        connection = self._connection_for(guild_id)
-        await self._dispatch(connection.ws, "GUILD_MEMBER_UPDATE", payload)
+        if any(connection.carries(guild_id) for connection in self._connections):
+            connection = self._connection_for(guild_id)
+            await self._dispatch(connection.ws, "GUILD_MEMBER_UPDATE", payload)
 
     def _application(self) -> JsonDict:
         return {
