@@ -371,20 +371,22 @@ class Ladder:
         actor: Actor | None = None,
         match: Match | None = None,
         *,
+        members: Iterable[int] = (),
         everyone: bool = False,
         detail: str = "",
     ) -> None:
-        """Tell the listener what a committed write changed (members: the match's rated)."""
+        """Tell the listener what a committed write changed: to `members` and the members of
+        `match`, or to everyone."""
         if self.on_change is None:
             return
-        members = frozenset(
+        touched = frozenset(members) | frozenset(
             p.user_id for p in (match.participants if match else ()) if p.user_id is not None
         )
         self.on_change(
             Change(
                 guild_id,
                 kind,
-                frozenset() if everyone else members,
+                frozenset() if everyone else touched,
                 everyone,
                 None if match is None else match.id,
                 None if actor is None else actor.user_id,
@@ -436,6 +438,7 @@ class Ladder:
             await tx.set_enabled(guild_id, info.user_id, enabled)
             member = await tx.member(guild_id, info.user_id)
         assert member is not None
+        self._changed(guild_id, "membership", members=[info.user_id])  # who is listed changed
         return member
 
     async def find_member(self, guild_id: int, text: str) -> Member:

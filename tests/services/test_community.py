@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bot.config import GuildSettings
 from bot.ratings.ranks import rank_ladder, rank_role
-from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services import Actor, Ladder, MemberInfo, UserError, parse_lineup
 from bot.services.changes import Change
 from bot.services.community import Community, RoleCall
 from bot.storage import Database
@@ -133,6 +133,7 @@ async def test_every_committed_write_reports_one_change(ladder: Ladder) -> None:
     await ladder.void(GUILD, MOD, pending.match.id, "no-show")
     await ladder.change_settings(GUILD, MOD, {"rank_margin": 10, "min_games": 1})
     await ladder.recompute(GUILD, MOD)
+    await ladder.leave(GUILD, MemberInfo(2, "two"))
     assert [(c.kind, c.member_ids, c.everyone, c.actor_id) for c in seen] == [
         ("applied", frozenset({1, 2}), False, MOD.user_id),
         ("reported", frozenset({1, 3}), False, 1),
@@ -140,12 +141,13 @@ async def test_every_committed_write_reports_one_change(ladder: Ladder) -> None:
         ("voided", frozenset({1, 3}), False, MOD.user_id),  # pending: nothing replayed
         ("settings", frozenset(), True, MOD.user_id),
         ("replayed", frozenset(), True, MOD.user_id),
+        ("membership", frozenset({2}), False, None),
     ]
     assert seen[3].detail == "no-show"
     assert seen[4].detail == "rank_margin 25.0 → 10.0"
     with pytest.raises(UserError):
         await ladder.void(GUILD, MOD, pending.match.id)
-    assert len(seen) == 6  # a refusal reports nothing
+    assert len(seen) == 7  # a refusal reports nothing
 
 
 async def test_cancel_withdraws_a_pending_report_for_its_reporter_or_a_moderator(
