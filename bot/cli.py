@@ -265,6 +265,7 @@ def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
             "down": _finite_or_none(found.down),
             "ra": found.ra,
             "provisional": found.provisional,
+            "inactive": found.inactive,
             "peak": found.stats.peak,
             "streak": found.stats.streak,
             "win_rate": found.stats.win_rate,
@@ -293,7 +294,8 @@ def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
         f"{found['name']} ({found['user_id']}): ladder {found['rating']:.1f}, {rank}, "
         f"{found['games']} games ({found['wins']}-{found['draws']}-{found['losses']}), "
         f"{found['variant']} {performance}, RA {found['ra']:.2f}"
-        + (", provisional" if found["provisional"] else ""),
+        + (", provisional" if found["provisional"] else "")
+        + (", inactive" if found["inactive"] else ""),
         file=streams.stdout,
     )
     if found["form"]:

@@ -120,6 +120,8 @@ SETTING_BOUNDS: Final[Mapping[str, Bound]] = {
     "auto_confirm_hours": Bound(0.0, 8_760.0, low_included=False),
     "min_games": Bound(0, 1_000, whole=True),
     "provisional_games": Bound(0, 1_000, whole=True),
+    "inactive_days": Bound(0, 3_650, whole=True),
+    "rank_margin": Bound(0.0, 1e6),
 }
 """The bounds of the guild settings that are numbers (SPEC 7); the ladder update is finite
 for every match within them (tests/ratings/test_bounds.py checks it at the corners)."""
@@ -181,6 +183,10 @@ class GuildSettings:
     auto_confirm_hours: float = 24.0
     min_games: int = 1
     provisional_games: int = 5
+    inactive_days: int = 0
+    """SPEC 9.3: days without an applied match after which a member is inactive (0: off)."""
+    rank_margin: float = 25.0
+    """SPEC 9.2: a rank role is kept until the rating falls below min_rating - rank_margin."""
 
     def changed(self, changes: Mapping[str, Any]) -> GuildSettings:
         """A copy with the changes checked by the setting rules (SettingError names the key)."""

@@ -16,6 +16,7 @@ from discord.ext import commands
 from bot.app.buttons import MatchButton, PageButton
 from bot.app.live import LiveBoards
 from bot.app.replies import answer_error
+from bot.app.roles import RankRoles
 from bot.config import Config
 from bot.services import Ladder
 from bot.services.changes import Change
@@ -33,6 +34,7 @@ COG_MODULES = (
     "bot.app.cogs.ladder",
     "bot.app.cogs.admin",
     "bot.app.cogs.seasons",
+    "bot.app.cogs.community",  # after admin: adds /admin rank and /admin modlog
     "bot.app.cogs.names",
 )
 
@@ -41,6 +43,7 @@ class LadderBot(commands.Bot):
     """Slash commands only: intents guilds + members (names, bot flags), no message content."""
 
     live: LiveBoards
+    rank_roles: RankRoles
 
     def __init__(self, config: Config, ladder: Ladder, **shards: Any) -> None:
         """The ladder (database) is opened and closed by the caller, outside the bot; shards

@@ -20,29 +20,34 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MatchAction = Literal["confirm", "dispute"]
+MatchAction = Literal["confirm", "dispute", "cancel"]
 PageLabel = Literal["prev", "next", "mine"]
 PAGE_LABELS: dict[PageLabel, str] = {"prev": "Previous", "next": "Next", "mine": "My rank"}
 MATCHES_TOPIC = "matches"
 STATUS_ACTIONS: dict[str, tuple[MatchAction, ...]] = {
-    "pending": ("confirm", "dispute"),
-    "disputed": ("confirm",),
+    "pending": ("confirm", "dispute", "cancel"),
+    "disputed": ("confirm", "cancel"),
+}
+BUTTON_LOOKS: dict[MatchAction, tuple[str, discord.ButtonStyle]] = {
+    "confirm": ("Confirm", discord.ButtonStyle.success),
+    "dispute": ("Dispute", discord.ButtonStyle.danger),
+    "cancel": ("Cancel", discord.ButtonStyle.secondary),
 }
 
 
 class MatchButton(
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"ladderbot:(?P<action>confirm|dispute):(?P<match_id>\d+)",
+    template=r"ladderbot:(?P<action>confirm|dispute|cancel):(?P<match_id>\d+)",
 ):
-    """Confirm or Dispute of one match; the match id lives in the custom id, so the button
-    works on any message after any restart (registered with Bot.add_dynamic_items)."""
+    """Confirm, Dispute or Cancel of one match; the match id lives in the custom id, so the
+    button works on any message after any restart (registered with Bot.add_dynamic_items)."""
 
     def __init__(self, action: MatchAction, match_id: int) -> None:
-        confirm = action == "confirm"
+        label, style = BUTTON_LOOKS[action]
         super().__init__(
             discord.ui.Button(
-                label="Confirm" if confirm else "Dispute",
-                style=discord.ButtonStyle.success if confirm else discord.ButtonStyle.danger,
+                label=label,
+                style=style,
                 custom_id=f"ladderbot:{action}:{match_id}",
             )
         )
@@ -57,8 +62,7 @@ class MatchButton(
         match: re.Match[str],
         /,
     ) -> MatchButton:
-        action: MatchAction = "confirm" if match["action"] == "confirm" else "dispute"
-        return cls(action, int(match["match_id"]))
+        return cls(cast(MatchAction, match["action"]), int(match["match_id"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
@@ -77,8 +81,10 @@ class MatchButton(
                 )
                 return
             match = result.match
-        else:
+        elif self.action == "dispute":
             match = await bot.ladder.dispute(guild_id, actor(interaction), self.match_id)
+        else:
+            match = await bot.ladder.cancel(guild_id, actor(interaction), self.match_id)
         note_stored(interaction, match_stored(match))
         await interaction.response.edit_message(embed=match_embed(match), view=match_view(match))
 
@@ -89,8 +95,8 @@ def already_applied(match_id: int) -> str:
 
 
 def match_view(match: Match) -> discord.ui.View | None:
-    """The buttons a match message carries in its state: both while pending, Confirm while
-    disputed (for moderators), none once applied or void."""
+    """The buttons a match message carries in its state: all three while pending, Confirm
+    (for moderators) and Cancel while disputed, none once applied or void."""
     actions = STATUS_ACTIONS.get(match.status, ())
     if not actions:
         return None

@@ -22,7 +22,7 @@ from bot.services.errors import shorten
 from bot.services.matchups import HeadToHead, MatchPage, TeamBalance, TeamMember
 from bot.services.seasons import SeasonSummary
 from bot.storage import Season
-from bot.storage.models import Participant
+from bot.storage.models import MatchEdit, Participant
 
 STATUS_TEXT = {
     "pending": "pending — waiting for an opponent to confirm",
@@ -39,6 +39,8 @@ STATUS_COLOUR = {
 MEASURE_TITLE = {"ladder": "ladder rating", "ra": "rating accuracy (RA)"}
 FIELD_VALUE_LIMIT: Final = 1024
 """Discord's limit on an embed field's value (an embed: 25 fields, 6,000 characters)."""
+FIELDS_LIMIT: Final = 25
+EMBED_LIMIT: Final = 6000
 DESCRIPTION_LIMIT: Final = 4096
 NAME_LIMIT: Final = 32
 """Display names and guest names are at most this long (longer ones predate the bound)."""
@@ -46,6 +48,7 @@ FIELD_PER_SIDE_UP_TO: Final = 8
 """A match of at most this many sides shows one field per side; more are packed."""
 DIGITS: Final = re.compile(r"([0-9]+)")
 PROVISIONAL_NOTE = "Provisional: too few matches yet for the rating to settle."
+INACTIVE_NOTE = "Inactive: no match within the server's inactive_days; off the leaderboards."
 
 
 def ladder_number(value: float) -> str:
@@ -137,6 +140,24 @@ def match_embed(match: Match) -> discord.Embed:
     return embed
 
 
+def add_edits(embed: discord.Embed, edits: Sequence[MatchEdit]) -> discord.Embed:
+    """/match show: the lineups the match had before each /admin edit, newest last; left
+    out when the embed has no room for one more field."""
+    if not edits:
+        return embed
+    lines = [
+        f"<t:{round(edit.edited_at)}:f> by "
+        + ("the command line" if edit.editor_id is None else f"<@{edit.editor_id}>")
+        + f": {edit.old_lineup}"
+        for edit in edits
+    ]
+    value = shorten("\n".join(lines), FIELD_VALUE_LIMIT)
+    name = "Earlier lineups"
+    if len(embed.fields) < FIELDS_LIMIT and len(embed) + len(name) + len(value) <= EMBED_LIMIT:
+        embed.add_field(name=name, value=value, inline=False)
+    return embed
+
+
 def match_stored(match: Match) -> str:
     """What is stored about a match, in one sentence: the reply when its embed failed."""
     return (
@@ -170,7 +191,15 @@ def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
     member, stats = card.member, card.stats
     embed = discord.Embed(
         title=f"{shown_name(member.name)} — rating",
-        description=PROVISIONAL_NOTE if card.provisional else None,
+        description="\n".join(
+            note
+            for note, shown in (
+                (INACTIVE_NOTE, card.inactive),
+                (PROVISIONAL_NOTE, card.provisional),
+            )
+            if shown
+        )
+        or None,
         colour=discord.Colour.blurple(),
     )
     embed.add_field(name="Ladder rating", value=ladder_number(card.rating))
@@ -274,6 +303,8 @@ def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.
         ("auto_confirm_hours", settings.auto_confirm_hours),
         ("min_games", settings.min_games),
         ("provisional_games", settings.provisional_games),
+        ("inactive_days", settings.inactive_days),
+        ("rank_margin", settings.rank_margin),
     ):
         embed.add_field(name=name, value=f"{value:g}" if isinstance(value, float) else str(value))
     return embed

@@ -52,7 +52,8 @@ from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.changes import Change, ChangeListener
 from bot.services.csvio import CsvMatch, CsvSeason, export_matches, parse_csv
 from bot.services.errors import UserError, quoted
-from bot.services.lineup import MENTION, Lineup, parse_id
+from bot.services.lineup import MENTION, Lineup, lineup_text, parse_id
+from bot.services.match_rules import check_cancel, check_state
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
 from bot.services.replaying import replay_log
 from bot.storage import (
@@ -63,6 +64,7 @@ from bot.storage import (
     LiveBoard,
     LogKey,
     Match,
+    MatchEdit,
     Member,
     MemberInfo,
     NewMatch,
@@ -74,6 +76,9 @@ from bot.storage import (
 )
 
 MAX_PARTICIPANTS: Final = 32
+SECONDS_PER_DAY: Final = 86_400.0
+NO_REPORTER: Final = 0
+"""The reporter of an imported match: no user (ids start at 1), so only moderators cancel."""
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
 SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
 LISTING_SETTINGS: Final = ("min_games", "provisional_games")
@@ -112,6 +117,14 @@ class VoidResult:
 
 
 @dataclass(frozen=True, slots=True)
+class EditResult:
+    match: Match
+    old_lineup: str
+    replayed: int
+    """Matches replayed (0 for a pending match: nothing was rated)."""
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsResult:
     settings: GuildSettings
     replayed: int | None
@@ -144,6 +157,8 @@ class RatingCard:
     ra: float
     provisional: bool
     """Fewer than provisional_games applied matches."""
+    inactive: bool
+    """No applied match in the last inactive_days (SPEC 9.3): off the leaderboards."""
     stats: CardStats
     """Peak, streak, win rate, recent form and the rating history."""
 
@@ -203,6 +218,11 @@ def _rating(member: Member, settings: GuildSettings) -> float:
 def _on_leaderboard(member: Member, settings: GuildSettings) -> bool:
     """Left members, bots and members with fewer than min_games matches are not ranked."""
     return member.enabled and not member.is_bot and member.games >= settings.min_games
+
+
+def _active_since(settings: GuildSettings, now: float) -> float | None:
+    """The time from which a match keeps a member active; None when inactivity is off."""
+    return now - settings.inactive_days * SECONDS_PER_DAY if settings.inactive_days else None
 
 
 def _provisional(member: Member, settings: GuildSettings) -> bool:
@@ -673,8 +693,7 @@ class Ladder:
             match = await self._load(tx, guild_id, match_id)
             if match.status == "applied":
                 return ConfirmResult(match, applied_now=False)
-            if match.status == "void":
-                raise UserError(f"match #{match_id} was voided; report it again if it happened")
+            check_state("confirm", match_id, match.status)
             if match.status == "disputed" and not actor.is_moderator:
                 raise UserError(f"match #{match_id} is disputed; a moderator has to decide it")
             if not self._may_answer(actor, match):
@@ -691,21 +710,25 @@ class Ladder:
             match = await self._load(tx, guild_id, match_id)
             if match.status == "disputed":
                 return match
-            if match.status != "pending":
-                raise UserError(
-                    f"match #{match_id} is {match.status}; only pending matches can be disputed"
-                    + (
-                        " (a moderator can void it with /admin void)"
-                        if match.status == "applied"
-                        else ""
-                    )
-                )
+            check_state("dispute", match_id, match.status)
             if not self._may_answer(actor, match):
                 raise UserError(
                     f"only an opponent of the reporter or a moderator can dispute match #{match_id}"
                 )
             await tx.set_status(match_id, "disputed", disputed_by=actor.user_id)
             unit.change = Change(guild_id, "disputed", match_id=match_id, actor_id=actor.user_id)
+            return await self._load(tx, guild_id, match_id)
+
+    async def cancel(self, guild_id: int, actor: Actor, match_id: int) -> Match:
+        """The reporter (or a moderator) withdraws a pending or disputed report (SPEC 9.4):
+        it becomes void; nothing was rated, so nothing is replayed."""
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            match = await self._load(tx, guild_id, match_id)
+            reporter = NO_REPORTER if match.reporter_id is None else match.reporter_id
+            check_cancel(actor, match_id, match.status, reporter)
+            await tx.set_status(match_id, "void", void_reason="cancelled by its reporter")
+            unit.change = Change(guild_id, "cancelled", match_id=match_id, actor_id=actor.user_id)
             return await self._load(tx, guild_id, match_id)
 
     async def void(
@@ -716,8 +739,7 @@ class Ladder:
             tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.defaults)
             match = await self._load(tx, guild_id, match_id)
-            if match.status == "void":
-                raise UserError(f"match #{match_id} is already void; nothing was changed")
+            check_state("void", match_id, match.status)
             await tx.set_status(match_id, "void", void_reason=reason or "voided by a moderator")
             replayed = _Replayed(0, frozenset())
             if match.status == "applied":
@@ -737,6 +759,52 @@ class Ladder:
                 detail=reason or "",
             )
             return VoidResult(await self._load(tx, guild_id, match_id), replayed.matches)
+
+    async def edit(
+        self,
+        guild_id: int,
+        actor: Actor,
+        match_id: int,
+        lineup: Lineup,
+        *,
+        minutes: float | None = None,
+        members: Iterable[MemberInfo] = (),
+    ) -> EditResult:
+        """Replace the participants of a pending or applied match (SPEC 9.4), keeping the old
+        lineup in its history. An applied match's guild is replayed from its log: the new
+        participants' ratings at that point are not stored anywhere else, and the stored
+        ratings must equal a replay."""
+        _must_moderate(actor, "edit matches")
+        check_lineup(lineup, minutes)
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            match = await self._load(tx, guild_id, match_id)
+            check_state("edit", match_id, match.status)
+            upserted = await tx.upsert_members(guild_id, members)
+            known = await _known_members(tx, guild_id, [lineup], upserted)
+            participants = build_participants(lineup, known, settings, minutes)
+            old = lineup_text(match.participants)
+            await tx.clear_lineup(match_id, MatchEdit(self.clock(), actor.user_id, old))
+            await tx.insert_participants([(match_id, participants)])
+            replayed = _Replayed(0, frozenset())
+            if match.status == "applied":
+                replayed = await self._replay(tx, guild_id, settings, None)
+            unit.change = Change(
+                guild_id,
+                "edited",
+                replayed.member_ids,
+                match_id=match_id,
+                actor_id=actor.user_id,
+                detail=f"was {old}",
+            )
+            edited = await self._load(tx, guild_id, match_id)
+        return EditResult(edited, old, replayed.matches)
+
+    async def match_edits(self, guild_id: int, match_id: int) -> list[MatchEdit]:
+        """The lineups a match had before each edit (for /match show)."""
+        await self.show_match(guild_id, match_id)
+        return await self.db.read.match_edits(match_id)
 
     async def auto_confirm(
         self, owned: Callable[[int], bool] = lambda guild_id: True
@@ -940,10 +1008,12 @@ class Ladder:
         """(member, value of `by`, ladder rating) of everyone on the leaderboard, best first."""
         if by not in MEASURES:
             raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
+        since = _active_since(settings, self.clock())
+        active = None if since is None else await self.db.read.played_since(guild_id, since)
         measured = [
             (member, cached)
             for member, cached in await self.db.read.members_measured(guild_id, by)
-            if _on_leaderboard(member, settings)
+            if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
         ]
         ratings = [_rating(member, settings) for member, _ in measured]
         if by == "ladder":
@@ -1027,9 +1097,15 @@ class Ladder:
         member = await self._member(guild_id, user_id)
         found = await self._performances(guild_id, [user_id], [chosen, RATING_ACCURACY])
         result = found[user_id, chosen]
+        since = _active_since(settings, self.clock())
+        inactive = since is not None and user_id not in await self.db.read.played_since(
+            guild_id, since
+        )
         rank = (
-            await self.db.read.ladder_rank(member, settings.min_games, settings.initial_rating)
-            if _on_leaderboard(member, settings)
+            await self.db.read.ladder_rank(
+                member, settings.min_games, settings.initial_rating, since
+            )
+            if _on_leaderboard(member, settings) and not inactive
             else None
         )
         played = [Played(*row) for row in await self.db.read.rated_results(guild_id, user_id)]
@@ -1050,6 +1126,7 @@ class Ladder:
             down=result.down,
             ra=found[user_id, RATING_ACCURACY].value,
             provisional=_provisional(member, settings),
+            inactive=inactive,
             stats=stats,
         )
 

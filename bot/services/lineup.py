@@ -8,9 +8,9 @@ bot.ratings.ladder) all end up as one Lineup. Errors quote the offending entry.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from bot.ratings.ladder import duel_scores, placement_scores, team_scores
 from bot.services.errors import UserError, quoted
@@ -193,3 +193,32 @@ def team_lineup(
         LineupEntry(player, side, score, minutes)
         for player, side, score in zip(players, sides, scores, strict=True)
     )
+
+
+class Seat(Protocol):
+    """A stored participant as far as its lineup text goes (bot.storage.Participant fits)."""
+
+    @property
+    def user_id(self) -> int | None: ...
+
+    @property
+    def guest(self) -> str | None: ...
+
+    @property
+    def side(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+    @property
+    def minutes(self) -> float: ...
+
+
+def lineup_text(seats: Iterable[Seat]) -> str:
+    """Participants as the lineup text of SPEC 4 (parse_lineup reads it back): sides in
+    order of first appearance, each entry `player score minutes`."""
+    sides: dict[str, list[str]] = {}
+    for seat in seats:
+        player = f"<@{seat.user_id}>" if seat.user_id is not None else str(seat.guest)
+        sides.setdefault(seat.side, []).append(f"{player} {seat.score:g} {seat.minutes:g}")
+    return " | ".join(", ".join(entries) for entries in sides.values())

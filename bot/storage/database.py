@@ -16,6 +16,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 from bot.config import GuildSettings
+from bot.storage.community import CommunityReads, CommunityWrites
 from bot.storage.engine import DatabaseUnavailable, Engine, Session
 from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, settings_from
 from bot.storage.matches import NEWEST_ENTRY, MatchReads, MatchWrites
@@ -59,7 +60,7 @@ def sqlite_path(url: str | Path) -> str:
     return text[len(SQLITE_SCHEME) :] if text.startswith(SQLITE_SCHEME) else text
 
 
-class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads, SeasonReads):
+class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads, SeasonReads, CommunityReads):
     """Every read query, on one session (the reader, or a write transaction's)."""
 
     def __init__(self, session: Session, engine: Engine) -> None:
@@ -94,7 +95,13 @@ class ReportSlot:
 
 
 class WriteTransaction(
-    Queries, GuildWrites, MemberWrites, MatchWrites, PerformanceWrites, SeasonWrites
+    Queries,
+    GuildWrites,
+    MemberWrites,
+    MatchWrites,
+    PerformanceWrites,
+    SeasonWrites,
+    CommunityWrites,
 ):
     """The writes; only exists inside `Database.write()`. The units of work that span
     aggregates (a match applied, a replay stored) are here."""

@@ -22,6 +22,7 @@ from bot.storage.models import (
     Match,
     MatchStatus,
     NewMatch,
+    NewParticipant,
     Outcome,
     Participant,
 )
@@ -329,26 +330,8 @@ class MatchWrites(MatchReads):
                 for match_id, new, stamp in zip(ids, matches, stamps, strict=True)
             ],
         )
-        await self._session.run_many(
-            f"INSERT INTO participants ({', '.join(_NEW_PARTICIPANT)}) "
-            f"VALUES ({', '.join(f':{name}' for name in _NEW_PARTICIPANT)})",
-            [
-                {
-                    "match_id": match_id,
-                    "position": position,
-                    "user_id": p.user_id,
-                    "guest": p.guest,
-                    "side": p.side,
-                    "score": p.score,
-                    "minutes": p.minutes,
-                    "enabled": p.enabled,
-                    "outcome": p.outcome,
-                    "rating_before": p.rating_before,
-                    "rating_after": p.rating_after,
-                }
-                for match_id, new in zip(ids, matches, strict=True)
-                for position, p in enumerate(new.participants)
-            ],
+        await self.insert_participants(
+            (match_id, new.participants) for match_id, new in zip(ids, matches, strict=True)
         )
         refresh = self._session.dialect.after_bulk_insert
         if refresh is not None and len(matches) >= BULK_MATCHES:
@@ -379,6 +362,32 @@ class MatchWrites(MatchReads):
         await self._session.run(
             "UPDATE matches SET channel_id = :channel_id, message_id = :message_id WHERE id = :id",
             {"channel_id": channel_id, "message_id": message_id, "id": match_id},
+        )
+
+    async def insert_participants(
+        self, matches: Iterable[tuple[int, Sequence[NewParticipant]]]
+    ) -> None:
+        """The participants of each match id, positions from 0 in lineup order."""
+        await self._session.run_many(
+            f"INSERT INTO participants ({', '.join(_NEW_PARTICIPANT)}) "
+            f"VALUES ({', '.join(f':{name}' for name in _NEW_PARTICIPANT)})",
+            [
+                {
+                    "match_id": match_id,
+                    "position": position,
+                    "user_id": p.user_id,
+                    "guest": p.guest,
+                    "side": p.side,
+                    "score": p.score,
+                    "minutes": p.minutes,
+                    "enabled": p.enabled,
+                    "outcome": p.outcome,
+                    "rating_before": p.rating_before,
+                    "rating_after": p.rating_after,
+                }
+                for match_id, participants in matches
+                for position, p in enumerate(participants)
+            ],
         )
 
     async def mark_applied(self, match_id: int, applied_at: float) -> None:

@@ -75,16 +75,31 @@ class MemberReads:
         )
         return [member_from(row) for row in rows]
 
-    async def ladder_rank(self, member: Member, min_games: int, initial_rating: float) -> int:
+    async def ladder_rank(
+        self,
+        member: Member,
+        min_games: int,
+        initial_rating: float,
+        active_since: float | None = None,
+    ) -> int:
         """The place on the ladder leaderboard of a member who is on it (enabled, no bot, at
-        least min_games): 1 + the members ahead (higher rating, then more games, then a
-        lower user id)."""
+        least min_games, and with active_since an applied match played since then): 1 + the
+        members ahead (higher rating, then more games, then a lower user id)."""
+        active = (
+            ""
+            if active_since is None
+            else "AND EXISTS (SELECT 1 FROM participants p JOIN matches m ON m.id = p.match_id "
+            "WHERE p.user_id = members.user_id AND m.guild_id = members.guild_id "
+            "AND m.status = 'applied' AND m.played_at >= :since) "
+        )
         row = await self._session.one(
             "SELECT 1 + count(*) AS rank FROM members WHERE guild_id = :guild_id AND enabled "
-            "AND NOT is_bot AND games >= :min_games AND (coalesce(rating, :initial) > :rating "
+            f"AND NOT is_bot AND games >= :min_games {active}"
+            "AND (coalesce(rating, :initial) > :rating "
             "OR (coalesce(rating, :initial) = :rating AND (games > :games "
             "OR (games = :games AND user_id < :user_id))))",
             {
+                **({} if active_since is None else {"since": active_since}),
                 "guild_id": member.guild_id,
                 "min_games": min_games,
                 "initial": initial_rating,

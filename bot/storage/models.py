@@ -230,3 +230,12 @@ def _with_ratings(
         else replace(p, rating_before=ratings[p.user_id][0], rating_after=ratings[p.user_id][1])
         for p in participants
     )
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEdit:
+    """One /admin edit of a match: when, by whom, and the lineup it replaced (SPEC 9.4)."""
+
+    edited_at: float
+    editor_id: int | None
+    old_lineup: str

@@ -136,6 +136,31 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         ) {without_rowid}
         """,
     ),
+    # 5: rank roles (SPEC 9.2), inactivity (9.3) and the mod log channel (9.4). Who holds a
+    # rank role is Discord's to know (member.roles), never stored here.
+    (
+        "ALTER TABLE guilds ADD COLUMN inactive_days INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE guilds ADD COLUMN rank_margin {real} NOT NULL DEFAULT 25",
+        "ALTER TABLE guilds ADD COLUMN modlog_channel_id {bigint}",
+        """
+        CREATE TABLE rank_roles (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            role_id {bigint} NOT NULL,
+            min_rating {real} NOT NULL,
+            PRIMARY KEY (guild_id, role_id)
+        ) {without_rowid}
+        """,
+        # /admin edit keeps each replaced lineup (SPEC 9.4), as lineup text of SPEC 4.
+        """
+        CREATE TABLE match_edits (
+            match_id {bigint} NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+            edited_at {real} NOT NULL,
+            editor_id {bigint},
+            old_lineup TEXT NOT NULL,
+            PRIMARY KEY (match_id, edited_at)
+        ) {without_rowid}
+        """,
+    ),
 )
 
 

@@ -12,9 +12,10 @@ import contextvars
 import copy
 import itertools
 import json
+import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,8 @@ OWNER_ID = 920_000_000_000_000_001
 CHANNEL_ID = 930_000_000_000_000_001
 LIVE_CHANNEL_ID = 930_000_000_000_000_002
 MANAGE_GUILD = 1 << 5
+MANAGE_ROLES = 1 << 28
+BOT_ROLE_POSITION = 10
 EPHEMERAL = 1 << 6
 TIMESTAMP = "2024-01-01T00:00:00+00:00"
 ORIGIN_HEADER = "X-Fake-Origin"
@@ -135,9 +138,9 @@ class Member:
             "bot": self.bot,
         }
 
-    def member_payload(self, with_user: bool = True) -> JsonDict:
+    def member_payload(self, with_user: bool = True, roles: Iterable[int] = ()) -> JsonDict:
         payload: JsonDict = {
-            "roles": [],
+            "roles": [str(role_id) for role_id in sorted(roles)],
             "flags": 0,
             "joined_at": TIMESTAMP,
             "deaf": False,
@@ -148,6 +151,43 @@ class Member:
         if with_user:
             payload["user"] = self.user_payload()
         return payload
+
+
+@dataclass(frozen=True)
+class Role:
+    id: int
+    name: str
+    position: int
+    permissions: int = 0
+
+    def payload(self) -> JsonDict:
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "permissions": str(self.permissions),
+            "position": self.position,
+            "color": 0,
+            "hoist": False,
+            "managed": False,
+            "mentionable": False,
+        }
+
+
+@dataclass
+class RoleRateLimit:
+    """The fake's limit on role calls per guild, as Discord's buckets work: `limit` calls per
+    `window` seconds (announced in X-RateLimit-* headers), and every `throttle_every`-th call
+    answered 429 with `retry_after` anyway (a shared limit the headers cannot predict). A
+    call made while a 429's retry_after runs or with the window spent is a violation."""
+
+    limit: int = 50
+    window: float = 0.5
+    throttle_every: int = 0
+    retry_after: float = 0.3
+    calls: int = 0
+    window_end: float = 0.0
+    used: int = 0
+    blocked_until: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -231,8 +271,16 @@ class FakeDiscord:
         members: list[Member],
         guilds: Sequence[int] = (GUILD_ID,),
         recommended_shards: int = 1,
+        role_rate: RoleRateLimit | None = None,
     ) -> None:
         self.members = {member.id: member for member in [BOT, *members]}
+        self.role_rate = role_rate or RoleRateLimit()
+        self._role_ids = itertools.count(960_000_000_000_000_001)
+        self.bot_role = Role(next(self._role_ids), "ladderbot", BOT_ROLE_POSITION, MANAGE_ROLES)
+        self.roles: dict[int, list[Role]] = {guild_id: [self.bot_role] for guild_id in guilds}
+        self.member_roles: dict[tuple[int, int], set[int]] = {
+            (guild_id, BOT.id): {self.bot_role.id} for guild_id in guilds
+        }
         self.guild_ids = list(guilds)
         self.recommended_shards = recommended_shards
         self.events: list[Event] = []
@@ -408,7 +456,10 @@ class FakeDiscord:
         elif op == 8:
             chunk = {
                 "guild_id": data["guild_id"],
-                "members": [m.member_payload() for m in self.members.values()],
+                "members": [
+                    m.member_payload(roles=self.held(int(data["guild_id"]), m.id))
+                    for m in self.members.values()
+                ],
                 "chunk_index": 0,
                 "chunk_count": 1,
                 "nonce": data["nonce"],
@@ -463,9 +514,9 @@ class FakeDiscord:
             "unavailable": False,
             "large": False,
             "member_count": len(self.members),
-            "members": [BOT.member_payload()],  # the rest come in the requested chunk
+            "members": [BOT.member_payload(roles=self.held(guild_id, BOT.id))],  # rest: chunk
             "channels": [channel(general, "general"), channel(live, "ladder")],
-            "roles": [everyone],
+            "roles": [everyone, *(role.payload() for role in self.roles[guild_id])],
             "emojis": [],
             "stickers": [],
             "features": [],
@@ -514,6 +565,8 @@ class FakeDiscord:
             return self._webhook(method, parts, body, files)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
             return self._channel_message(method, parts, body, files)
+        if method in ("PUT", "DELETE") and parts[0] == "guilds" and parts[4:5] == ["roles"]:
+            return self._member_role(method, int(parts[1]), int(parts[3]), int(parts[5]))
         if method == "GET" and parts[0] == "guilds" and parts[2:3] == ["members"]:
             member = self.members.get(int(parts[3]))
             if member is None:
@@ -521,6 +574,96 @@ class FakeDiscord:
             return _json(member.member_payload())
         self._record(Event("unhandled", {"method": method, "path": path, "body": body}))
         return _json({"code": 0, "message": f"fake: no route {method} {path}"}, 404)
+
+    # ----------------------------------------------------------------- roles
+    def held(self, guild_id: int, user_id: int) -> set[int]:
+        """The roles a member holds now (a copy)."""
+        return set(self.member_roles.get((guild_id, user_id), set()))
+
+    def add_role(self, name: str, position: int, guild_id: int = GUILD_ID) -> Role:
+        """A new role in the guild (GUILD_ROLE_CREATE if the bot is connected)."""
+        role = Role(next(self._role_ids), name, position)
+        self.roles[guild_id].append(role)
+        if any(connection.carries(guild_id) for connection in self._connections):
+            payload = {"guild_id": str(guild_id), "role": role.payload()}
+            self.send_guild_event(guild_id, "GUILD_ROLE_CREATE", payload)
+        return role
+
+    def role_violations(self, after: int = 0) -> list[Event]:
+        """Role calls made faster than the fake allowed."""
+        return self.of_kind("rate_violation", after)
+
+    def _rate_headers(self, remaining: int, reset_after: float) -> dict[str, str]:
+        return {
+            "X-RateLimit-Limit": str(self.role_rate.limit),
+            "X-RateLimit-Remaining": str(remaining),
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+            "X-RateLimit-Bucket": "fake-member-roles",
+            "Via": "1.1 google",
+        }
+
+    def _rate_limited(self) -> web.Response | None:
+        """A 429 for this role call, or None when it may go through (then it is counted)."""
+        rate, now = self.role_rate, time.monotonic()
+        if now >= rate.window_end:
+            rate.window_end, rate.used = now + rate.window, 0
+        early = now < rate.blocked_until or rate.used >= rate.limit
+        if early:
+            self._record(
+                Event(
+                    "rate_violation", {"early_by": max(rate.blocked_until, rate.window_end) - now}
+                )
+            )
+        rate.calls += 1
+        if not early and not (rate.throttle_every and rate.calls % rate.throttle_every == 0):
+            rate.used += 1
+            return None
+        retry_after = max(rate.retry_after, rate.window_end - now if early else 0.0)
+        rate.blocked_until = now + retry_after
+        self._record(Event("throttled", {"retry_after": retry_after}))
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": retry_after,
+            "global": False,
+        }
+        response = _json(body, 429)
+        response.headers.update(self._rate_headers(0, retry_after))
+        response.headers["X-RateLimit-Scope"] = "shared"
+        response.headers["Retry-After"] = str(math.ceil(retry_after))
+        return response
+
+    def _member_role(self, method: str, guild_id: int, user_id: int, role_id: int) -> web.Response:
+        limited = self._rate_limited()
+        if limited is not None:
+            return limited
+        role = next((r for r in self.roles.get(guild_id, []) if r.id == role_id), None)
+        member = self.members.get(user_id)
+        if role is None or member is None:
+            return _json({"code": 10011, "message": "Unknown Role or Member"}, 404)
+        if role.position >= BOT_ROLE_POSITION:
+            return _json({"code": 50013, "message": "Missing Permissions"}, 403)
+        held = self.member_roles.setdefault((guild_id, user_id), set())
+        if method == "PUT":
+            held.add(role_id)
+        else:
+            held.discard(role_id)
+        self._record(
+            Event("member_role", {"method": method, "user_id": user_id, "role_id": role_id})
+        )
+        update = {"guild_id": str(guild_id), **member.member_payload(roles=held)}
+        asyncio.get_running_loop().create_task(self._member_update(guild_id, update))
+        rate = self.role_rate
+        response = web.Response(status=204)
+        reset_after = max(0.0, rate.window_end - time.monotonic())
+        response.headers.update(self._rate_headers(rate.limit - rate.used, reset_after))
+        return response
+
+    async def _member_update(self, guild_id: int, payload: JsonDict) -> None:
+        """Discord tells the bot of a role change through the gateway, a moment later."""
+        if any(connection.carries(guild_id) for connection in self._connections):
+            connection = self._connection_for(guild_id)
+            await self._dispatch(connection.ws, "GUILD_MEMBER_UPDATE", payload)
 
     def _application(self) -> JsonDict:
         return {
@@ -731,7 +874,7 @@ class FakeDiscord:
             "guild_id": str(guild_id),
             "channel_id": str(channel_id),
             "channel": {"id": str(channel_id), "type": 0, "guild_id": str(guild_id)},
-            "member": user.member_payload(),
+            "member": user.member_payload(roles=self.held(guild_id, user.id)),
             "app_permissions": str((1 << 40) - 1),
             "locale": "en-US",
             "guild_locale": "en-US",
@@ -786,6 +929,9 @@ class FakeDiscord:
         if isinstance(value, Member):
             resolved.setdefault("users", {})[str(value.id)] = value.user_payload()
             resolved.setdefault("members", {})[str(value.id)] = value.member_payload(False)
+            return str(value.id)
+        if isinstance(value, Role):
+            resolved.setdefault("roles", {})[str(value.id)] = value.payload()
             return str(value.id)
         if isinstance(value, Channel):
             resolved.setdefault("channels", {})[str(value.id)] = {

@@ -27,13 +27,14 @@ from tests.app.harness import (
 
 VARIANTS = [f"p{n}" for n in range(1, 9)]
 USER, CHANNEL, STRING, INTEGER, NUMBER, BOOLEAN, SUBCOMMAND = 6, 7, 3, 4, 10, 5, 1
-SUBCOMMAND_GROUP = 2
+ROLE, SUBCOMMAND_GROUP = 8, 2
+Options = list[tuple[str, int, bool, list[str] | None]]
 BURST_PAUSE = 0.1
 GR = [sys.executable, "-m", "bot", "gr"]
 PLACES = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
 
 # SPEC 4: command -> subcommand -> [(option, type, required, choices or None)]
-SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] | None]]]] = {
+SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
     "report": {
         "duel": [
             ("winner", USER, True, None),
@@ -84,8 +85,22 @@ SPEC_COMMANDS: dict[str, dict[str | None, list[tuple[str, int, bool, list[str] |
             ("auto_confirm_hours", NUMBER, False, None),
             ("min_games", INTEGER, False, None),
             ("provisional_games", INTEGER, False, None),
+            ("inactive_days", INTEGER, False, None),
+            ("rank_margin", NUMBER, False, None),
         ],
         "channel": [("channel", CHANNEL, True, None)],
+        "modlog": [("channel", CHANNEL, False, None), ("off", BOOLEAN, False, None)],
+        "edit": [
+            ("id", INTEGER, True, None),
+            ("lineup", STRING, True, None),
+            ("minutes", NUMBER, False, None),
+        ],
+        "rank": {  # a subcommand group (SPEC 9.2)
+            "add": [("role", ROLE, True, None), ("min_rating", NUMBER, True, None)],
+            "remove": [("role", ROLE, True, None)],
+            "list": [],
+            "sync": [],
+        },
         "post": [],
         "recompute": [],
         "export": [],
@@ -128,8 +143,16 @@ def test_synced_commands_and_options_are_those_of_the_spec(fake: FakeDiscord, bo
         for sub_name, expected in subcommands.items():
             assert isinstance(sub_name, str)
             sub = subs[sub_name]
-            assert sub["type"] == SUBCOMMAND
             assert sub["description"].strip(" …"), f"/{name} {sub_name}"
+            if isinstance(expected, dict):
+                assert sub["type"] == SUBCOMMAND_GROUP
+                inner = {option["name"]: option for option in sub["options"]}
+                assert sorted(inner) == sorted(expected), f"/{name} {sub_name}"
+                for inner_name, options in expected.items():
+                    assert inner[inner_name]["type"] == SUBCOMMAND
+                    assert _options(inner[inner_name].get("options", [])) == options, inner_name
+                continue
+            assert sub["type"] == SUBCOMMAND
             assert _options(sub.get("options", [])) == expected, f"/{name} {sub_name}"
 
 
@@ -155,8 +178,10 @@ def test_duel_is_pending_until_the_opponent_confirms(
     winner, loser = players.take(2)
     reply = _report_pending(fake, winner, loser)
     match_id = int(reply.embeds[0]["title"].split("#")[1])
-    confirm, dispute = reply.custom_ids()
-    assert (confirm, dispute) == (f"ladderbot:confirm:{match_id}", f"ladderbot:dispute:{match_id}")
+    confirm, dispute, cancel = reply.custom_ids()
+    assert (confirm, dispute, cancel) == tuple(
+        f"ladderbot:{action}:{match_id}" for action in ("confirm", "dispute", "cancel")
+    )
 
     shown = fake.slash(winner, "match show", id=match_id).reply()
     assert "pending" in shown.embeds[0]["description"] and "→" not in _sides(shown)

@@ -47,7 +47,9 @@ def test_a_32_player_free_for_all_is_reported_shown_confirmed_and_voided(
     places = [f"**{place}** · <@{p.id}>" for place, p in enumerate(group, start=1)]
     assert [line.split(" — ")[0] for line in shown_lines(reported)] == places
     assert all(f"<@{p.id}>" in (reported.content or "") for p in group[1:])
-    assert reported.custom_ids() == [f"ladderbot:confirm:{number}", f"ladderbot:dispute:{number}"]
+    assert reported.custom_ids() == [
+        f"ladderbot:{action}:{number}" for action in ("confirm", "dispute", "cancel")
+    ]
 
     shown = fits(fake.slash(group[5], "match show", id=number).reply())
     assert "pending" in shown.embeds[0]["description"]
@@ -66,7 +68,7 @@ def test_a_32_player_free_for_all_is_reported_shown_confirmed_and_voided(
     assert voided.content == f"Match #{number} is void; 0 later matches were replayed."
     assert voided.embeds[0]["description"].startswith("Status: void")
     again = fake.slash(MOD, "admin void", id=number).reply()
-    assert again.ephemeral and f"match #{number} is already void" in (again.content or "")
+    assert again.ephemeral and f"match #{number} is void; only" in (again.content or "")
     assert fake.rejected(mark) == []
 
 

@@ -27,7 +27,9 @@ async def test_voiding_a_void_match_is_refused_as_already_void(ladder: Ladder) -
     pending = await seeded(ladder)
     await ladder.void(GUILD, MOD, pending)
     await refused(
-        ladder, lambda: ladder.void(GUILD, MOD, pending), f"match #{pending} is already void"
+        ladder,
+        lambda: ladder.void(GUILD, MOD, pending),
+        f"match #{pending} is void; only a pending, disputed or applied match can be voided",
     )
 
 

@@ -82,7 +82,10 @@ async def test_void_replays_only_successors(ladder: Ladder) -> None:
     assert (await ladder.void(GUILD, MOD, ids[1], "typo")).replayed == 2
     voided = await ladder.show_match(GUILD, ids[1])
     assert (voided.status, voided.void_reason) == ("void", "typo")
-    with pytest.raises(UserError, match=f"match #{ids[1]} is already void"):
+    with pytest.raises(
+        UserError,
+        match=f"match #{ids[1]} is void; only a pending, disputed or applied match can be voided",
+    ):
         await ladder.void(GUILD, MOD, ids[1])  # again: refused, nothing to do
     await assert_log_is_truth(ladder, GUILD)
 

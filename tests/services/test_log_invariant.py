@@ -47,6 +47,8 @@ operation = st.one_of(
     st.tuples(st.just("confirm"), st.integers(0, 30), st.booleans()),
     st.tuples(st.just("dispute"), st.integers(0, 30), st.booleans()),
     st.tuples(st.just("void"), st.integers(0, 30), st.booleans()),
+    st.tuples(st.just("cancel"), st.integers(0, 30), st.booleans()),
+    st.tuples(st.just("edit"), st.integers(0, 30), lineups()),
     st.tuples(
         st.just("settings"), st.sampled_from([60.0, 120.0, 300.0]), st.sampled_from([1.0, 2.0])
     ),
@@ -83,6 +85,11 @@ async def apply(ladder: Ladder, clock: Clock, step: int, op: tuple[object, ...])
         await getattr(ladder, kind)(GUILD, actor, target.id)
     elif kind == "void" and target is not None:
         await ladder.void(GUILD, MOD, target.id)
+    elif kind == "cancel" and target is not None:
+        actor = MOD if second or target.reporter_id is None else Actor(target.reporter_id)
+        await ladder.cancel(GUILD, actor, target.id)
+    elif kind == "edit" and target is not None:
+        await ladder.edit(GUILD, MOD, target.id, second)  # type: ignore[arg-type]
     elif kind == "settings":
         await ladder.change_settings(GUILD, MOD, {"t": first, "game_mult": second})
     elif kind == "leave":

@@ -28,6 +28,13 @@ class NotModerator(app_commands.CheckFailure):
     """Someone without Manage Server reached an /admin command (e.g. re-granted by a role)."""
 
 
+def check_moderator(interaction: discord.Interaction[Any]) -> bool:
+    """Server owners can re-grant /admin to any role: the permission is checked here too."""
+    if not is_moderator(interaction):
+        raise NotModerator("Only moderators (Manage Server permission) can use /admin commands.")
+    return True
+
+
 def _choices(values: tuple[str, ...]) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=value, value=value) for value in values]
 
@@ -39,12 +46,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         self.bot = bot
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        """Server owners can re-grant /admin to any role: the permission is checked here too."""
-        if not is_moderator(interaction):
-            raise NotModerator(
-                "Only moderators (Manage Server permission) can use /admin commands."
-            )
-        return True
+        return check_moderator(interaction)
 
     @app_commands.command(name="void", description="Void a match and replay the matches after it")
     @app_commands.describe(id="The match number", reason="Why it is voided (shown on the match)")
@@ -74,6 +76,8 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         auto_confirm_hours="Pending matches are applied after this many hours (default 24)",
         min_games="Fewest applied matches to appear on leaderboards (default 1)",
         provisional_games="Members with fewer applied matches are marked provisional (default 5)",
+        inactive_days="Days without a match after which a member is hidden (0 = off, default)",
+        rank_margin="Points below a rank role's min_rating a member may fall and keep it (25)",
     )
     @app_commands.choices(variant=_choices(VARIANTS), confirm=_choices(CONFIRM_MODES))
     async def settings(
@@ -88,6 +92,8 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         auto_confirm_hours: float | None = None,
         min_games: int | None = None,
         provisional_games: int | None = None,
+        inactive_days: int | None = None,
+        rank_margin: float | None = None,
     ) -> None:
         guild_id = guild_of(interaction).id
         given: dict[str, object] = {
@@ -100,6 +106,8 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             "auto_confirm_hours": auto_confirm_hours,
             "min_games": min_games,
             "provisional_games": provisional_games,
+            "inactive_days": inactive_days,
+            "rank_margin": rank_margin,
         }
         changes = {name: value for name, value in given.items() if value is not None}
         if not changes:

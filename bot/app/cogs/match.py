@@ -10,7 +10,7 @@ from discord.ext import commands, tasks
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import already_applied, match_decided_elsewhere, match_page_view
-from bot.app.embeds import match_embed, match_page_embed, match_stored
+from bot.app.embeds import add_edits, match_embed, match_page_embed, match_stored
 from bot.app.members import actor, guild_of, member_info
 from bot.app.replies import note_stored
 from bot.services.matchups import Matchups
@@ -48,8 +48,10 @@ class Matches(
     @app_commands.command(name="show", description="Show one match, its players and rating changes")
     @app_commands.describe(id="The match number")
     async def show(self, interaction: discord.Interaction[LadderBot], id: int) -> None:
-        match = await self.bot.ladder.show_match(guild_of(interaction).id, id)
-        await interaction.response.send_message(embed=match_embed(match))
+        guild_id = guild_of(interaction).id
+        match = await self.bot.ladder.show_match(guild_id, id)
+        edits = await self.bot.ladder.match_edits(guild_id, id)
+        await interaction.response.send_message(embed=add_edits(match_embed(match), edits))
 
     @app_commands.command(
         name="confirm", description="Apply a pending match (opponent or moderator)"

@@ -22,6 +22,7 @@ from bot.services import (
     parse_team,
     team_lineup,
 )
+from bot.services.match_rules import opponents_to_ask
 
 MINUTES = "Minutes played (default: the server's max_game_length)"
 WINNERS: dict[str, Literal["a", "b", "draw"]] = {"a": "a", "b": "b", "draw": "draw"}
@@ -58,9 +59,8 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
         note_stored(interaction, match_stored(match))
         content = None
         if match.status == "pending":
-            others = {p.user_id for p in match.participants if p.user_id is not None}
-            others.discard(interaction.user.id)
-            content = " ".join(f"<@{user_id}>" for user_id in sorted(others))
+            asked = opponents_to_ask(interaction.user.id, match.participants)
+            content = " ".join(f"<@{user_id}>" for user_id in asked)
             content += " — confirm or dispute this result with the buttons below."
         response = await interaction.response.send_message(
             content,

@@ -1,0 +1,259 @@
+"""Rank roles (/admin rank …, SPEC 9.2), the mod log (/admin modlog) and /admin edit (SPEC
+9.4). Roles and the mod log follow the one change path (`on_ladder_change`); only the
+process owning a guild's shard acts on it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any, Final
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app.bot import LadderBot
+from bot.app.buttons import match_decided_elsewhere
+from bot.app.cogs.admin import check_moderator
+from bot.app.embeds import add_edits, match_embed, match_stored
+from bot.app.members import actor, guild_of, resolve_members
+from bot.app.replies import CONTENT_LIMIT, defer, note_stored
+from bot.app.roles import RankRoles
+from bot.services import UserError, parse_lineup
+from bot.services.changes import Change
+from bot.services.community import Community, RoleCall
+from bot.services.errors import shorten
+
+log = logging.getLogger(__name__)
+
+MODLOG_LINES: Final = {
+    "disputed": "Match #{match} was disputed by {actor}.",
+    "cancelled": "Match #{match} was cancelled by {actor}.",
+    "voided": "Match #{match} was voided by {actor}{detail}.",
+    "edited": "Match #{match} was edited by {actor}{detail}.",
+    "settings": "Settings changed by {actor}{detail}.",
+    "imported": "Matches imported by {actor}{detail}.",
+    "season_started": "A season was started by {actor}{detail}.",
+}
+"""What the mod log says for each kind of change it reports."""
+
+
+def modlog_line(change: Change) -> str | None:
+    """The mod log's line for a change, or None for kinds it does not report."""
+    template = MODLOG_LINES.get(change.kind)
+    if template is None:
+        return None
+    return template.format(
+        match=change.match_id,
+        actor="the command line" if change.actor_id is None else f"<@{change.actor_id}>",
+        detail=f": {change.detail}" if change.detail else "",
+    )
+
+
+def rank_lines(calls: Sequence[RoleCall]) -> str:
+    lines = [
+        f"<@{call.user_id}> {'gets' if call.add else 'loses'} <@&{call.role_id}>" for call in calls
+    ]
+    return shorten("Rank roles: " + "; ".join(lines), CONTENT_LIMIT)
+
+
+def manage_problem(guild: discord.Guild, role: discord.Role) -> str | None:
+    """Why the bot cannot give or take `role`, with what to fix; None if it can."""
+    me = guild.me
+    if not me.guild_permissions.manage_roles:
+        return (
+            "I need the Manage Roles permission to give rank roles: grant it to my role, "
+            "then run /admin rank add again."
+        )
+    if role.managed or role.is_default():
+        return f"{role.mention} is managed by Discord or an integration; pick another role."
+    if role >= me.top_role:
+        return (
+            f"{role.mention} is not below my highest role ({me.top_role.mention}): move my role "
+            "above it in Server Settings → Roles, then run /admin rank add again."
+        )
+    return None
+
+
+class RankCommands(app_commands.Group):
+    """/admin rank …"""
+
+    def __init__(self, bot: LadderBot) -> None:
+        super().__init__(name="rank", description="Rank roles by ladder rating")
+        self.bot = bot
+        self.community = Community(bot.ladder)
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        return check_moderator(interaction)
+
+    @app_commands.command(name="add", description="Give members rated at least min_rating a role")
+    @app_commands.describe(role="The rank role", min_rating="Lowest ladder rating that earns it")
+    async def add(
+        self, interaction: discord.Interaction[LadderBot], role: discord.Role, min_rating: float
+    ) -> None:
+        guild = guild_of(interaction)
+        problem = manage_problem(guild, role)
+        if problem is not None:
+            raise UserError(problem)
+        await defer(interaction, ephemeral=True)
+        roles = await self.community.add_rank_role(
+            guild.id, actor(interaction), role.id, min_rating
+        )
+        note_stored(interaction, f"{role.mention} is a rank role from {min_rating:g}.")
+        self.bot.rank_roles.touch(guild.id, None)
+        await interaction.edit_original_response(
+            content=f"{role.mention} is now a rank role from {min_rating:g}; roles are being "
+            f"updated.\n{roles_text(roles)}"
+        )
+
+    @app_commands.command(name="remove", description="Stop using a role as a rank role")
+    @app_commands.describe(role="The rank role")
+    async def remove(self, interaction: discord.Interaction[LadderBot], role: discord.Role) -> None:
+        guild = guild_of(interaction)
+        await defer(interaction, ephemeral=True)
+        await self.community.remove_rank_role(guild.id, actor(interaction), role.id)
+        await interaction.edit_original_response(
+            content=f"{role.mention} is no longer a rank role (members who hold it keep it)."
+        )
+
+    @app_commands.command(name="list", description="The rank roles and their ratings")
+    async def list(self, interaction: discord.Interaction[LadderBot]) -> None:
+        roles = await self.community.rank_roles(guild_of(interaction).id)
+        settings = await self.bot.ladder.settings(guild_of(interaction).id)
+        await interaction.response.send_message(
+            f"{roles_text(roles)}\nrank_margin: {settings.rank_margin:g}", ephemeral=True
+        )
+
+    @app_commands.command(name="sync", description="Give every member the rank role they earn")
+    async def sync(self, interaction: discord.Interaction[LadderBot]) -> None:
+        guild_id = guild_of(interaction).id
+        if not await self.community.rank_roles(guild_id):
+            raise UserError("there are no rank roles yet; add one with /admin rank add")
+        self.bot.rank_roles.touch(guild_id, None)
+        await interaction.response.send_message(
+            "Every member's rank role is being checked; changes follow within Discord's "
+            "rate limits.",
+            ephemeral=True,
+        )
+
+
+def roles_text(roles: dict[int, float]) -> str:
+    if not roles:
+        return "No rank roles."
+    return shorten(
+        "\n".join(f"<@&{role_id}> from {min_rating:g}" for role_id, min_rating in roles.items()),
+        CONTENT_LIMIT - 100,
+    )
+
+
+@app_commands.check(check_moderator)  # commands added to /admin from outside its cog
+@app_commands.command(name="modlog", description="Post disputes, voids, edits and more here")
+@app_commands.describe(channel="The text channel for the mod log", off="Stop posting the mod log")
+async def modlog(
+    interaction: discord.Interaction[LadderBot],
+    channel: discord.TextChannel | None = None,
+    off: bool = False,
+) -> None:
+    guild = guild_of(interaction)
+    community = Community(interaction.client.ladder)
+    if off == (channel is not None):
+        current = await community.modlog_channel(guild.id)
+        where = "off" if current is None else f"<#{current}>"
+        raise UserError(f"give either channel or off:True (the mod log is now {where})")
+    if channel is not None:
+        allowed = channel.permissions_for(guild.me)
+        if not (allowed.view_channel and allowed.send_messages):
+            raise UserError(
+                f"I cannot post in {channel.mention}: give me View Channel and Send Messages "
+                "there, then run /admin modlog again."
+            )
+    await community.set_modlog_channel(
+        guild.id, actor(interaction), None if channel is None else channel.id
+    )
+    await interaction.response.send_message(
+        "The mod log is off." if channel is None else f"The mod log is now {channel.mention}.",
+        ephemeral=True,
+    )
+
+
+@app_commands.check(check_moderator)  # commands added to /admin from outside its cog
+@app_commands.command(name="edit", description="Replace a match's players and scores; replays")
+@app_commands.describe(
+    id="The match number (pending or applied)",
+    lineup="The whole new lineup, as in /report scores: @ann 1200 18, @bob 900 | @cy 1500",
+    minutes="Minutes for entries without their own (default: max_game_length)",
+)
+async def edit(
+    interaction: discord.Interaction[LadderBot],
+    id: int,
+    lineup: str,
+    minutes: float | None = None,
+) -> None:
+    bot = interaction.client
+    guild = guild_of(interaction)
+    parsed = parse_lineup(lineup)
+    ids = [entry.player.user_id for entry in parsed if entry.player.user_id is not None]
+    members = await resolve_members(guild, ids)
+    await defer(interaction)
+    result = await bot.ladder.edit(
+        guild.id, actor(interaction), id, parsed, minutes=minutes, members=members
+    )
+    note_stored(interaction, match_stored(result.match))
+    replayed = f"; {result.replayed} matches were replayed" if result.replayed else ""
+    edits = await bot.ladder.match_edits(guild.id, id)
+    await interaction.edit_original_response(
+        content=f"Match #{id} was edited{replayed}.",
+        embed=add_edits(match_embed(result.match), edits),
+    )
+    await match_decided_elsewhere(bot, result.match)
+
+
+class CommunityCog(commands.Cog):
+    def __init__(self, bot: LadderBot) -> None:
+        self.bot = bot
+        self.community = Community(bot.ladder)
+
+    async def cog_load(self) -> None:
+        self.bot.rank_roles = RankRoles(self.bot, self._rank_changes)
+
+    async def cog_unload(self) -> None:
+        self.bot.rank_roles.cancel()
+
+    @commands.Cog.listener()
+    async def on_ladder_change(self, change: Change) -> None:
+        if not self.bot.config.discord.owns_guild(change.guild_id):
+            return
+        if change.changes_standings and (change.everyone or change.member_ids):
+            self.bot.rank_roles.touch(
+                change.guild_id, None if change.everyone else change.member_ids
+            )
+        line = modlog_line(change)
+        if line is not None:
+            await self._post(change.guild_id, line)
+
+    @commands.Cog.listener()
+    async def on_member_update(self, before: discord.Member, after: discord.Member) -> None:
+        self.bot.rank_roles.seen(after.guild.id, after.id)
+
+    async def _rank_changes(self, guild_id: int, calls: Sequence[RoleCall]) -> None:
+        await self._post(guild_id, rank_lines(calls))
+
+    async def _post(self, guild_id: int, content: str) -> None:
+        try:
+            channel_id = await self.community.modlog_channel(guild_id)
+            if channel_id is None:
+                return
+            channel = self.bot.get_channel(channel_id)
+            if isinstance(channel, discord.TextChannel):
+                await channel.send(shorten(content, CONTENT_LIMIT))
+        except Exception:
+            log.exception("could not post to the mod log of guild %s", guild_id)
+
+
+async def setup(bot: LadderBot) -> None:
+    admin = bot.get_cog("Admin")
+    assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
+    admin.app_command.add_command(RankCommands(bot))
+    admin.app_command.add_command(modlog)
+    admin.app_command.add_command(edit)
+    await bot.add_cog(CommunityCog(bot))
