@@ -370,7 +370,8 @@ def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
     )
     seasons = f", {result.seasons} season starts" if result.seasons else ""
     print(
-        f"imported {result.matches} matches{seasons}, replayed {result.replayed}",
+        f"imported {result.matches} matches{seasons}, replayed {result.replayed}, "
+        f"skipped {result.skipped} already in the guild",
         file=streams.stdout,
     )
     return EXIT_OK

@@ -4,6 +4,12 @@ Pure functions: bytes (or text) in, text out. Parsing checks every row and names
 of the first bad one; the ladder service then checks each match as a report (and names the
 match's first line).
 
+Import keys (SPEC 8.3): an imported match keeps its `match` label as its key in the guild,
+and an export writes that key in the `match` column; a match that was not imported (reported
+in Discord or on the command line) is exported as `#<its id>`, which an import into the same
+guild reads as that match. So importing a file twice, or a guild's export back into it, finds
+every match already there and skips it.
+
 Hygiene (SPEC 7): an import reads UTF-8 with or without a BOM and any of `\\n`, `\\r\\n`,
 `\\r`. An export puts a `'` before every text cell a spreadsheet would run as a formula; an
 import drops one `'` that stands before such a start again, so an export imports back to the
@@ -130,6 +136,22 @@ def _number(text: str) -> float:
     return float(text) + 0.0 if NUMBER.fullmatch(text) else math.nan
 
 
+NATIVE_MARK: Final = "#"
+
+
+def match_key(match_id: int, import_key: str | None) -> str:
+    """The label an export gives a match: its import key, else `#<id>`."""
+    return import_key if import_key is not None else f"{NATIVE_MARK}{match_id}"
+
+
+def native_id(label: str) -> int | None:
+    """The match id a `#<id>` label names (see match_key), else None."""
+    digits = label.removeprefix(NATIVE_MARK).lstrip("0") or "0"
+    if not (label.startswith(NATIVE_MARK) and digits.isascii() and digits.isdigit()):
+        return None
+    return int(digits) if len(digits) <= 19 and int(digits) < 2**63 else None
+
+
 def export_matches(matches: Iterable[Match], seasons: Iterable[Season] = ()) -> str:
     """Every match, then every season start, as CSV; numbers plain, text cells neutralised."""
     out = io.StringIO()
@@ -140,7 +162,7 @@ def export_matches(matches: Iterable[Match], seasons: Iterable[Season] = ()) -> 
             player = str(p.user_id) if p.user_id is not None else f"~{p.guest}"
             writer.writerow(
                 [
-                    match.id,
+                    neutralised(match_key(match.id, match.import_key)),
                     neutralised(format_time(match.played_at)),
                     neutralised(p.side),
                     neutralised(player),

@@ -23,6 +23,7 @@ import logging
 import math
 import time
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields, replace
@@ -50,7 +51,15 @@ from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.changes import Change, ChangeListener
-from bot.services.csvio import CsvMatch, CsvSeason, export_matches, parse_csv
+from bot.services.csvio import (
+    CsvMatch,
+    CsvSeason,
+    export_matches,
+    format_time,
+    match_key,
+    native_id,
+    parse_csv,
+)
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, lineup_text, parse_id
 from bot.services.match_rules import check_cancel, check_state
@@ -61,6 +70,7 @@ from bot.storage import (
     Database,
     DatabaseBusy,
     GameRows,
+    KeyedMatch,
     LiveBoard,
     LogKey,
     Match,
@@ -137,6 +147,8 @@ class ImportResult:
     replayed: int
     seasons: int = 0
     """Season starts imported."""
+    skipped: int = 0
+    """Matches and season starts of the file already in the guild (SPEC 8.3)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1180,20 +1192,26 @@ class Ladder:
     async def import_csv(self, guild_id: int, actor: Actor, data: bytes | str) -> ImportResult:
         """Import matches (a CSV file's bytes, or its text) as applied, merged into the log by
         played_at, and its season starts (then the whole guild is replayed: no closing
-        standings are stored for a new start inside the log); all or nothing."""
+        standings are stored for a new start inside the log); all or nothing. Matches and
+        season starts already in the guild (SPEC 8.3: a match under its label, a start under
+        its name) are skipped; one there with other players, time or carry is refused."""
         _must_moderate(actor, "import matches")
         # Parsing and building the matches is Python work per row: off the event loop.
-        parsed, starts = await asyncio.to_thread(_parsed_in_order, data, self.clock())
+        parsed, parsed_starts = await asyncio.to_thread(_parsed_in_order, data, self.clock())
         async with self._write(guild_id) as unit:
             tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.defaults)
+            fresh = await self._not_imported(tx, guild_id, parsed)
+            skipped = len(parsed) - len(fresh)
             batch = uuid.uuid4().hex
-            known = await _known_members(tx, guild_id, [m.entries for m in parsed])
+            known = await _known_members(tx, guild_id, [m.entries for m in fresh])
             now = self.clock()
             new = await asyncio.to_thread(
-                lambda: [self._imported(m, known, settings, now, batch) for m in parsed]
+                lambda: [self._imported(m, known, settings, now, batch) for m in fresh]
             )
             taken = list(await tx.seasons(guild_id))
+            starts = _new_starts(parsed_starts, taken)
+            skipped += len(parsed_starts) - len(starts)
             for start in sorted(starts, key=lambda season: season.starts_at):
                 try:
                     name = seasons.new_season_name(start.name, taken)
@@ -1205,7 +1223,7 @@ class Ladder:
                     )
                 )
             if not new and not starts:
-                return ImportResult(0, 0)
+                return ImportResult(0, 0, 0, skipped)
             ids = (
                 await tx.insert_matches(
                     guild_id, new, "applied", await tx.next_match_id(), [m.played_at for m in new]
@@ -1230,7 +1248,32 @@ class Ladder:
                 + (f", {len(starts)} season starts" if starts else "")
                 + f", {replayed.matches} replayed",
             )
-        return ImportResult(len(new), replayed.matches, len(starts))
+        return ImportResult(len(new), replayed.matches, len(starts), skipped)
+
+    @staticmethod
+    async def _not_imported(
+        tx: WriteTransaction, guild_id: int, parsed: Sequence[CsvMatch]
+    ) -> list[CsvMatch]:
+        """The parsed matches whose label is no match's key in the guild yet; UserError for
+        one whose stored match has other players or another time."""
+        labels = [m.label for m in parsed]
+        ids = [i for i in map(native_id, labels) if i is not None]
+        stored = {
+            match_key(found.id, found.import_key): found
+            for found in await tx.keyed_matches(guild_id, labels, ids)
+        }
+        fresh = []
+        for match in parsed:
+            found = stored.get(match.label)
+            if found is None:
+                fresh.append(match)
+            elif not _same_match(match, found):
+                raise UserError(
+                    f"line {match.line}: match {quoted(match.label)} is already in the guild "
+                    f"(match #{found.id}) with other players or another time; give it another "
+                    "label or leave it out; nothing was imported"
+                )
+        return fresh
 
     @staticmethod
     def _imported(
@@ -1245,7 +1288,39 @@ class Ladder:
             participants = build_participants(match.entries, members, settings, None)
         except UserError as error:
             raise UserError(f"line {match.line} (match {match.label!r}): {error}") from None
-        return NewMatch(None, now, match.played_at, f"import:{batch}:{match.label}", participants)
+        return NewMatch(
+            None, now, match.played_at, f"import:{batch}:{match.label}", participants, match.label
+        )
+
+
+def _same_match(match: CsvMatch, stored: KeyedMatch) -> bool:
+    """Whether a CSV match has the stored match's players and time (as a CSV writes it)."""
+    players = Counter((e.player.user_id, e.player.guest) for e in match.entries)
+    return players == Counter(stored.players) and format_time(match.played_at) == format_time(
+        stored.played_at
+    )
+
+
+def _new_starts(starts: Sequence[CsvSeason], taken: Sequence[Season]) -> list[CsvSeason]:
+    """The season starts whose name no season of the guild has yet (SPEC 8.3, as matches'
+    labels); UserError for one whose stored season starts at another time or carries
+    another share."""
+    stored = {season.name: season for season in taken}
+    fresh = []
+    for start in starts:
+        found = stored.get(start.name)
+        if found is None:
+            fresh.append(start)
+        elif (format_time(start.starts_at), start.carry) != (
+            format_time(found.starts_at),
+            found.carry,
+        ):
+            raise UserError(
+                f"line {start.line}: season {quoted(start.name)} is already in the guild "
+                "with another start or carry; give it another name or leave it out; nothing "
+                "was imported"
+            )
+    return fresh
 
 
 @asynccontextmanager

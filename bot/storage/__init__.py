@@ -5,6 +5,7 @@ from bot.storage.engine import BUSY_MESSAGE, DatabaseBusy, DatabaseUnavailable
 from bot.storage.matches import LOG_START
 from bot.storage.models import (
     GameRows,
+    KeyedMatch,
     LiveBoard,
     LogKey,
     LogRow,
@@ -28,6 +29,7 @@ __all__ = [
     "DatabaseBusy",
     "DatabaseUnavailable",
     "GameRows",
+    "KeyedMatch",
     "LiveBoard",
     "LogKey",
     "LogRow",

@@ -17,6 +17,7 @@ import numpy as np
 from bot.storage.engine import Row, Session
 from bot.storage.models import (
     GameRows,
+    KeyedMatch,
     LogKey,
     LogRow,
     Match,
@@ -32,7 +33,7 @@ LOG_START: Final[LogKey] = (-math.inf, 0)
 
 _MATCH: Final = (
     "m.id, m.guild_id, m.status, m.reporter_id, m.created_at, m.played_at, m.applied_at, "
-    "m.request_id, m.channel_id, m.message_id, m.void_reason, m.disputed_by"
+    "m.request_id, m.channel_id, m.message_id, m.void_reason, m.disputed_by, m.import_key"
 )
 _PARTICIPANT: Final = (
     "p.match_id, p.position, p.user_id, p.guest, coalesce(mb.name, p.guest, '') AS name, "
@@ -89,6 +90,7 @@ def _match(row: Row, participants: tuple[Participant, ...]) -> Match:
         row["void_reason"],
         row["disputed_by"],
         participants,
+        row["import_key"],
     )
 
 
@@ -273,6 +275,35 @@ class MatchReads:
             for row in rows
         ]
 
+    async def keyed_matches(
+        self, guild_id: int, import_keys: Iterable[str], match_ids: Iterable[int]
+    ) -> list[KeyedMatch]:
+        """The guild's matches imported under one of `import_keys`, and those of `match_ids`
+        that were not imported (any status), by id."""
+        dialect = self._session.dialect
+        rows = await self._session.all(
+            "SELECT m.id, m.import_key, m.played_at, p.user_id, p.guest "
+            "FROM matches m JOIN participants p ON p.match_id = m.id "
+            "WHERE m.guild_id = :guild_id AND ("
+            f"{dialect.in_list('m.import_key', ':import_keys', 'text')} OR "
+            f"(m.import_key IS NULL AND {dialect.in_list('m.id', ':match_ids', 'bigint')})) "
+            "ORDER BY m.id, p.position",
+            {
+                "guild_id": guild_id,
+                "import_keys": dialect.encode_list(import_keys),
+                "match_ids": dialect.encode_list(match_ids),
+            },
+        )
+        firsts: dict[int, Row] = {}
+        players: dict[int, list[tuple[int | None, str | None]]] = {}
+        for row in rows:
+            firsts.setdefault(row["id"], row)
+            players.setdefault(row["id"], []).append((row["user_id"], row["guest"]))
+        return [
+            KeyedMatch(match_id, row["import_key"], row["played_at"], tuple(players[match_id]))
+            for match_id, row in firsts.items()
+        ]
+
     async def newest_log_key(self, guild_id: int) -> LogKey | None:
         row = await self._session.one(NEWEST_ENTRY, {"guild_id": guild_id})
         return None if row is None else (row["applied_at"], row["id"])
@@ -314,8 +345,8 @@ class MatchWrites(MatchReads):
         ids = list(range(first_id, first_id + len(matches)))
         await self._session.run_many(
             "INSERT INTO matches (id, guild_id, status, reporter_id, created_at, played_at, "
-            "applied_at, request_id) VALUES (:id, :guild_id, :status, :reporter_id, "
-            ":created_at, :played_at, :applied_at, :request_id)",
+            "applied_at, request_id, import_key) VALUES (:id, :guild_id, :status, "
+            ":reporter_id, :created_at, :played_at, :applied_at, :request_id, :import_key)",
             [
                 {
                     "id": match_id,
@@ -326,6 +357,7 @@ class MatchWrites(MatchReads):
                     "played_at": new.played_at,
                     "applied_at": stamp,
                     "request_id": new.request_id,
+                    "import_key": new.import_key,
                 }
                 for match_id, new, stamp in zip(ids, matches, stamps, strict=True)
             ],

@@ -66,6 +66,8 @@ class NewMatch:
     played_at: float
     request_id: str
     participants: tuple[NewParticipant, ...]
+    import_key: str | None = None
+    """An imported match's CSV `match` label (SPEC 8.3)."""
 
     def rated(self, ratings: Mapping[int, tuple[float, float]]) -> NewMatch:
         """The match with its rated members' (rating before, rating after), by user id."""
@@ -112,6 +114,7 @@ class NewMatch:
                 )
                 for position, p in enumerate(self.participants)
             ),
+            self.import_key,
         )
 
 
@@ -154,6 +157,8 @@ class Match:
     void_reason: str | None
     disputed_by: int | None
     participants: tuple[Participant, ...]
+    import_key: str | None = None
+    """An imported match's CSV `match` label (SPEC 8.3)."""
 
     @property
     def log_key(self) -> LogKey | None:
@@ -180,6 +185,17 @@ class LogRow:
     score: float
     minutes: float
     rating_before: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedMatch:
+    """A stored match found by its import key (or id): what an import compares."""
+
+    id: int
+    import_key: str | None
+    played_at: float
+    players: tuple[tuple[int | None, str | None], ...]
+    """(user id, guest name) of each participant, in position order."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,6 +161,21 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         ) {without_rowid}
         """,
     ),
+    # 6: import keys (SPEC 8.3): an imported match keeps its CSV `match` label, unique in its
+    # guild. Matches imported before keep theirs (request id `import:<32 hex>:<label>`; of
+    # a label imported twice, the first match).
+    (
+        "ALTER TABLE matches ADD COLUMN import_key TEXT",
+        """
+        UPDATE matches SET import_key = substr(request_id, 41)
+        WHERE request_id LIKE 'import:%' AND id = (
+            SELECT min(first.id) FROM matches first WHERE first.guild_id = matches.guild_id
+            AND first.request_id LIKE 'import:%'
+            AND substr(first.request_id, 41) = substr(matches.request_id, 41)
+        )
+        """,
+        "CREATE UNIQUE INDEX matches_import_key ON matches (guild_id, import_key)",
+    ),
 )
 
 

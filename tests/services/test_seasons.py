@@ -137,8 +137,15 @@ async def test_export_imported_into_an_empty_guild_reproduces_seasons_and_rating
     exported = await ladder.export_csv(GUILD)
     assert "\nseason:second," in exported and "\nseason:=third," in exported
     result = await ladder.import_csv(OTHER, MOD, exported)
-    assert result.seasons == 2
+    assert (result.seasons, result.skipped) == (2, 0)
     await assert_log_is_truth(ladder, OTHER)
+    # Each guild's export imported back into it (SPEC 8.3): its matches and starts are skipped.
+    for guild in (GUILD, OTHER):
+        stored = await ladder.db.read.dump()
+        again = await ladder.import_csv(guild, MOD, await ladder.export_csv(guild))
+        assert (again.matches, again.seasons, again.replayed) == (0, 0, 0)
+        assert again.skipped == result.matches + 2
+        assert await ladder.db.read.dump() == stored
     source = await ladder.db.read.seasons(GUILD)
     copy = await ladder.db.read.seasons(OTHER)
     assert [(s.name, s.carry, s.starts_at) for s in copy] == [
@@ -168,7 +175,7 @@ def test_bad_season_rows_are_refused_naming_the_line(rows: str, message: str) ->
         parse_csv("match,played_at,side,player,score,minutes\n" + rows, 2e9)
 
 
-async def test_an_imported_season_name_that_is_taken_is_refused(
+async def test_an_imported_season_name_taken_by_another_start_is_refused(
     fresh_database: OpenDatabase,
 ) -> None:
     clock = Clock()
@@ -176,7 +183,10 @@ async def test_an_imported_season_name_that_is_taken_is_refused(
     try:
         await ladder.start_season(GUILD, MOD, "a")
         stored = await ladder.db.read.dump()
-        with pytest.raises(UserError, match="line 2: season name 'a' is taken"):
+        with pytest.raises(
+            UserError,
+            match="line 2: season 'a' is already in the guild with another start or carry",
+        ):
             await ladder.import_csv(
                 GUILD, MOD, "match,played_at,side,player,score,minutes\nseason:a,2023-01-01,,,0,\n"
             )

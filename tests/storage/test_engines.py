@@ -203,3 +203,26 @@ async def test_reads_store_nothing_and_the_bot_fills_the_cache_after_answering(
         row.value for row in cold.rows
     ]
     assert await bot.leaderboard(GUILD, by="p8") == cold  # now from the cache
+
+
+async def test_matches_imported_before_import_keys_get_their_label_once(tmp_path: Path) -> None:
+    """Migration 6 (SPEC 8.3): an imported match's key comes from its request id
+    `import:<32 hex>:<label>`; of a label imported twice only the first match keeps it."""
+    path = tmp_path / "old.sqlite3"
+    imported = "".join(
+        f"INSERT INTO matches VALUES ({match_id}, 1, 'applied', 7, 100, {match_id}00, "
+        f"{match_id}00, 'import:{batch * 32}:{label}', NULL, NULL, NULL, NULL);\n"
+        f"INSERT INTO participants VALUES ({match_id}, 0, 7, NULL, '1', 1, 20, 0, NULL, NULL, "
+        f"NULL), ({match_id}, 1, 8, NULL, '2', 0, 20, 0, NULL, NULL, NULL);\n"
+        for match_id, batch, label in ((2, "a", "x"), (3, "b", "x"), (4, "b", "y:z"))
+    )
+    with contextlib.closing(sqlite3.connect(path)) as plain:
+        plain.executescript(
+            FIRST_SCHEMA.replace("PRAGMA user_version", imported + "PRAGMA user_version")
+        )
+    db = await Database.open(path)
+    try:
+        keys = {match.id: match.import_key for match in await db.read.all_matches(GUILD)}
+        assert keys == {1: None, 2: "x", 3: None, 4: "y:z"}
+    finally:
+        await db.close()

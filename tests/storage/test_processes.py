@@ -54,8 +54,8 @@ async def lane(index: int, url: str, folder: Path, deadline: float) -> tuple[set
         turn += 1
         csv.write_text(
             "match,played_at,side,player,score,minutes\n"
-            f"m,2020-01-0{turn % 9 + 1}T00:00:00Z,a,{index + 1},1,20\n"
-            f"m,2020-01-0{turn % 9 + 1}T00:00:00Z,b,{index + 60},0,20\n"
+            f"l{index}t{turn},2020-01-0{turn % 9 + 1}T00:00:00Z,a,{index + 1},1,20\n"
+            f"l{index}t{turn},2020-01-0{turn % 9 + 1}T00:00:00Z,b,{index + 60},0,20\n"
         )
         argv = commands(index, turn, url, csv)
         process = await asyncio.create_subprocess_exec(
