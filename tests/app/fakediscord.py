@@ -589,6 +589,12 @@ class FakeDiscord:
             self.send_guild_event(guild_id, "GUILD_ROLE_CREATE", payload)
         return role
 
+    def hold(self, member: Member, role: Role, guild_id: int = GUILD_ID) -> None:
+        """The member holds `role` from the start, before the bot connects: the bot learns
+        it from the member chunks, as it learns the roles a guild's members already have."""
+        assert not any(connection.carries(guild_id) for connection in self._connections)
+        self.member_roles.setdefault((guild_id, member.id), set()).add(role.id)
+
     def role_violations(self, after: int = 0) -> list[Event]:
         """Role calls made faster than the fake allowed."""
         return self.of_kind("rate_violation", after)

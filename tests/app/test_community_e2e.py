@@ -1,6 +1,6 @@
 """End to end through the fake Discord (SPEC 9.2, 9.4): rank roles given and taken by the
-REST calls Discord uses, a burst of them within the fake's rate limits (some answered 429),
-hysteresis at a threshold, refusals at /admin rank add, and the mod log."""
+REST calls Discord uses, a burst of them after a season start within the fake's rate limits
+(some answered 429), hysteresis at a threshold, refusals at /admin rank add, and the mod log."""
 
 from __future__ import annotations
 
@@ -40,9 +40,12 @@ def fake() -> Iterator[FakeDiscord]:
 @pytest.fixture(scope="module")
 def roles(fake: FakeDiscord) -> dict[str, Role]:
     """Created before the bot starts, so they come with GUILD_CREATE; "above" outranks the
-    bot's own role."""
-    return {name: fake.add_role(name, position) for name, position in
+    bot's own role. The crowd holds bronze from the start."""
+    made = {name: fake.add_role(name, position) for name, position in
             (("bronze", 2), ("gold", 4), ("above", 20))}  # fmt: skip
+    for member in CROWD:
+        fake.hold(member, made["bronze"])
+    return made
 
 
 @pytest.fixture(scope="module")
@@ -116,11 +119,14 @@ def test_a_role_the_bot_cannot_manage_is_refused(
     assert member.ephemeral and "Manage Server" in (member.content or "")
 
 
-def test_a_burst_of_500_role_changes_is_applied_within_the_rate_limit(
+def test_a_burst_of_500_role_changes_after_a_season_start_is_applied_within_the_rate_limit(
     fake: FakeDiscord, bot: BotProcess, roles: dict[str, Role], tmp_path: Path
 ):
-    """500 members rated by an import (draws: all at the initial rating), then one rank role
-    for all: 500 PUTs, sent no faster than the fake allows although it answers some 429."""
+    """500 members holding bronze are rated by an import (one draw each), so bronze is theirs
+    by rating. A season start restarts every record at 0: with min_games 1 nobody is ranked
+    until they play again (SPEC 9.1, 9.2), so 500 DELETEs follow, each made exactly once and
+    none faster than the fake allows although it answers some 429."""
+    bronze = roles["bronze"]
     rows = ["match,played_at,side,player,score,minutes"]
     for index in range(0, len(CROWD), 2):
         for side, member in (("a", CROWD[index]), ("b", CROWD[index + 1])):
@@ -129,12 +135,16 @@ def test_a_burst_of_500_role_changes_is_applied_within_the_rate_limit(
     csv.write_text("\n".join(rows) + "\n", encoding="utf-8")
     cli(bot, "import", str(csv))
     mark = fake.mark()
-    added = fake.slash(MOD, "admin rank add", role=roles["bronze"], min_rating=-1000.0).reply()
-    assert added.ephemeral and f"<@&{roles['bronze'].id}>" in (added.content or "")
+    added = fake.slash(MOD, "admin rank add", role=bronze, min_rating=-1000.0).reply()
+    assert added.ephemeral and f"<@&{bronze.id}>" in (added.content or "")
+    started = fake.slash(MOD, "admin season start", name="burst", carry=0.0).reply()
+    assert "burst" in (started.content or ""), started
     for member in CROWD:
-        wait_role(fake, mark, "PUT", member, roles["bronze"])
-    assert all(fake.held(GUILD_ID, member.id) == {roles["bronze"].id} for member in CROWD)
-    assert len(role_calls(fake, mark)) == len(CROWD)  # each once: none repeated or lost
+        wait_role(fake, mark, "DELETE", member, bronze)
+    assert all(fake.held(GUILD_ID, member.id) == set() for member in CROWD)
+    calls = role_calls(fake, mark)
+    assert len(calls) == len(CROWD)  # each once: none repeated, lost, or given back first
+    assert {call.payload["method"] for call in calls} == {"DELETE"}
     assert fake.of_kind("throttled", mark), "the fake never answered 429: the test is void"
     assert fake.role_violations(mark) == []
 
@@ -171,7 +181,9 @@ def test_hysteresis_keeps_the_role_at_a_threshold(
     assert fake.role_violations() == []
 
 
-def test_the_mod_log_receives_disputes_voids_and_settings(fake: FakeDiscord, bot: BotProcess):
+def test_the_mod_log_receives_disputes_voids_season_starts_and_settings(
+    fake: FakeDiscord, bot: BotProcess
+):
     general, _ = fake.channels_of(GUILD_ID)
     winner, loser = PAIRS[6:8]
     set_up = fake.slash(MOD, "admin modlog", channel=general).reply()
@@ -195,6 +207,10 @@ def test_the_mod_log_receives_disputes_voids_and_settings(fake: FakeDiscord, bot
     logged(f"Match #{match_id} was disputed by <@{loser.id}>.", mark)
     fake.slash(MOD, "admin void", id=match_id, reason="no-show").reply()
     logged(f"Match #{match_id} was voided by <@{MOD.id}>: no-show.", mark)
+    (held,) = fake.held(GUILD_ID, PAIRS[0].id)  # bronze, from the hysteresis test
+    fake.slash(MOD, "admin season start", name="modlog", carry=1.0).reply()
+    logged(f"A season was started by <@{MOD.id}>: season 'modlog' started (carry 1).", mark)
+    logged(f"<@{PAIRS[0].id}> loses <@&{held}>", mark)  # records restart: below min_games
     fake.slash(MOD, "admin settings", min_games=2).reply()
     logged("Settings changed by", mark)
 
