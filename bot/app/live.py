@@ -54,10 +54,10 @@ class LiveBoards:
             log.exception("could not listen for changes; polling every %s s", POLL_SECONDS)
 
     def changed_elsewhere(self, guild_id: int) -> None:
-        """Another process (a bot or the command line) wrote to the guild: its owner
-        refreshes the board (through the same rate limit as its own changes)."""
-        if self.bot.config.discord.owns_guild(guild_id):
-            self.touch(guild_id)
+        """Another process (a bot or the command line) wrote to the guild: the change goes
+        down the one change path as "elsewhere" (anyone may have changed), so the owner's
+        board, rank roles and the like follow it."""
+        self.bot.dispatch("ladder_change", Change(guild_id, "elsewhere", everyone=True))
 
     @tasks.loop(seconds=POLL_SECONDS)
     async def poll(self) -> None:

@@ -25,10 +25,11 @@ ChangeKind = Literal[
     "settings",  # settings changed that change who is listed (min_games, …) or how
     "membership",  # a member joined or left the ladder
     "season_started",
+    "elsewhere",  # another process or the command line wrote to the guild (what: unknown)
 ]
 STANDINGS_KINDS: Final = frozenset(
     {"applied", "voided", "edited", "replayed", "imported", "settings", "membership",
-     "season_started"}
+     "season_started", "elsewhere"}
 )  # fmt: skip
 """Kinds after which the standings (ratings, who is listed) may differ."""
 

@@ -9,6 +9,7 @@ import pytest
 
 from bot.app.live import LiveBoards
 from bot.config import parse_config
+from bot.services.changes import Change
 from bot.storage.models import LiveBoard
 
 SHARD_0_GUILD = 4 << 22
@@ -46,12 +47,21 @@ async def test_poll_touches_the_owned_guilds_only(
 async def test_changes_made_elsewhere_touch_the_owned_guilds_only(
     shard: int, owned: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What the PostgreSQL listener feeds: every guild's notifications reach every process."""
+    """What the PostgreSQL listener feeds: every guild's notifications reach every process,
+    go down the one change path as "elsewhere", and the board of an owned guild follows."""
     config = parse_config(f"[discord]\nshard_count = 2\nshard_ids = [{shard}]")
-    bot: Any = SimpleNamespace(config=config)
+    dispatched: list[Change] = []
+    bot: Any = SimpleNamespace(
+        config=config, dispatch=lambda event, change: dispatched.append(change)
+    )
     live = LiveBoards(bot, edit_seconds=60.0)
     touched: list[int] = []
     monkeypatch.setattr(live, "touch", touched.append)
     for guild_id in (SHARD_0_GUILD, SHARD_1_GUILD, SHARD_0_GUILD):
         live.changed_elsewhere(guild_id)
+    assert [(c.guild_id, c.kind, c.everyone) for c in dispatched] == [
+        (guild_id, "elsewhere", True) for guild_id in (SHARD_0_GUILD, SHARD_1_GUILD, SHARD_0_GUILD)
+    ]
+    for change in dispatched:
+        await live.on_ladder_change(change)
     assert touched == [owned] * (2 if owned == SHARD_0_GUILD else 1)
