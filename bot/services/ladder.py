@@ -581,7 +581,7 @@ class Ladder:
                     await tx.add_applied_match(guild_id, new, match_id, applied_at)
                     match = new.stored(match_id, guild_id, "applied", applied_at, names)
                 else:
-                    await tx.insert_matches(guild_id, [new], "pending", match_id)
+                    await tx.insert_matches(guild_id, [new], "pending", [match_id])
                     match = new.stored(match_id, guild_id, "pending", None, names)
                 unit.change = _match_change(match, actor.user_id)
         except _Retried as retried:
@@ -1226,7 +1226,11 @@ class Ladder:
                 return ImportResult(0, 0, 0, skipped)
             ids = (
                 await tx.insert_matches(
-                    guild_id, new, "applied", await tx.next_match_id(), [m.played_at for m in new]
+                    guild_id,
+                    new,
+                    "applied",
+                    await tx.new_match_ids(len(new)),
+                    [m.played_at for m in new],
                 )
                 if new
                 else []

@@ -91,7 +91,7 @@ class ReportSlot:
     newest: LogKey | None
     """The end of the guild's log (None: empty)."""
     match_id: int
-    """The id the new match takes (see `next_match_id`)."""
+    """The id the new match takes (see Dialect.next_match_id)."""
 
 
 class WriteTransaction(
@@ -114,15 +114,12 @@ class WriteTransaction(
         the next match id. The same statement marks the guild changed at `now` when the
         report applies at once (by a moderator, or the guild's confirm setting is "none");
         a report that is then refused or retried rolls back, and the mark with it."""
-        lock = self._session.dialect.match_ids_lock
-        if lock is not None:
-            await self._session.run(lock)
         row = await self._session.one(
             "UPDATE guilds SET changed_at = CASE WHEN :by_moderator OR confirm = 'none' "
             "THEN :now ELSE changed_at END WHERE guild_id = :guild_id RETURNING "
             f"{', '.join(SETTING_COLUMNS)}, (SELECT id FROM matches WHERE guild_id = :guild_id "
-            "AND request_id = :request_id) AS existing, (SELECT coalesce(max(id), 0) + 1 "
-            "FROM matches) AS next_id, "
+            "AND request_id = :request_id) AS existing, "
+            f"{self._session.dialect.next_match_id} AS next_id, "
             f"(SELECT applied_at FROM ({NEWEST_ENTRY}) AS entry) AS newest_at, "
             f"(SELECT id FROM ({NEWEST_ENTRY}) AS entry) AS newest",
             {
@@ -140,10 +137,10 @@ class WriteTransaction(
     async def add_applied_match(
         self, guild_id: int, new: NewMatch, match_id: int, applied_at: float
     ) -> None:
-        """Insert a match (id from `next_match_id`) applied at once at the end of the log (its
+        """Insert a match (id from `report_slot`) applied at once at the end of the log (its
         rated participants carry their ratings before and after). Each rated member's rating
         becomes `after` and its record counts one more game."""
-        await self.insert_matches(guild_id, [new], "applied", match_id, [applied_at])
+        await self.insert_matches(guild_id, [new], "applied", [match_id], [applied_at])
         await self.count_game(
             guild_id,
             [

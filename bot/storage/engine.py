@@ -45,8 +45,19 @@ class Dialect(abc.ABC):
     name: str
     ordered_join: str = "JOIN"
     """A join whose left side the planner must read first (SQLite: CROSS JOIN)."""
-    match_ids_lock: str | None = None
-    """A statement that serializes match id allocation across processes, if needed."""
+    next_match_id: str = "(SELECT coalesce(max(id), 0) + 1 FROM matches)"
+    """An expression taking the next match id. Max + 1 suits SQLite, where one write runs
+    at a time; PostgreSQL draws from sequence match_ids instead, so that writes to
+    different guilds need no shared lock (a rolled-back write leaves a gap in the ids)."""
+    new_match_ids: str = (
+        "WITH RECURSIVE counted (value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM counted "
+        "WHERE value < :count) SELECT (SELECT coalesce(max(id), 0) FROM matches) + value "
+        "AS id FROM counted"
+    )
+    """A query taking :count new match ids, one row each in column id (an import)."""
+    sync_match_ids: str | None = None
+    """A statement moving the match id source past the stored ids (after migrate-db copied
+    them), if the engine keeps one."""
     after_bulk_insert: str | None = None
     """A statement refreshing the planner's statistics after a bulk insert, if needed."""
 
@@ -66,6 +77,10 @@ class Dialect(abc.ABC):
     @abc.abstractmethod
     def performances_stale_trigger(self) -> Sequence[str]:
         """Statements creating trigger performances_stale (see schema.py)."""
+
+    def match_ids_sequence(self) -> Sequence[str]:
+        """Statements creating the match id source, if the engine keeps one (schema.py)."""
+        return ()
 
     def in_list(self, column: str, parameter: str, sql_type: str) -> str:
         """`column IN (the values of a list parameter)`."""

@@ -321,28 +321,22 @@ class MatchReads:
 
 
 class MatchWrites(MatchReads):
-    async def next_match_id(self) -> int:
-        """The id the next inserted match takes: ids are only assigned inside a write
-        transaction that holds the match id lock, so it stays free until this one inserts."""
-        lock = self._session.dialect.match_ids_lock
-        if lock is not None:
-            await self._session.run(lock)
-        row = await self._session.one("SELECT coalesce(max(id), 0) + 1 AS id FROM matches")
-        assert row is not None
-        return int(row["id"])
+    async def new_match_ids(self, count: int) -> list[int]:
+        """`count` ids for new matches, ascending (see Dialect.next_match_id)."""
+        rows = await self._session.all(self._session.dialect.new_match_ids, {"count": count})
+        return sorted(int(row["id"]) for row in rows)
 
     async def insert_matches(
         self,
         guild_id: int,
         matches: Sequence[NewMatch],
         status: MatchStatus,
-        first_id: int,
+        ids: Sequence[int],
         applied_at: Sequence[float | None] | None = None,
     ) -> list[int]:
-        """Insert matches with their participants in bulk, with the ids first_id,
-        first_id + 1, ... (first_id from `next_match_id`); returns the ids in order."""
+        """Insert matches with their participants in bulk, with the ids in order (from
+        `new_match_ids` or `report_slot`); returns the ids."""
         stamps = applied_at if applied_at is not None else [None] * len(matches)
-        ids = list(range(first_id, first_id + len(matches)))
         await self._session.run_many(
             "INSERT INTO matches (id, guild_id, status, reporter_id, created_at, played_at, "
             "applied_at, request_id, import_key) VALUES (:id, :guild_id, :status, "
@@ -368,7 +362,7 @@ class MatchWrites(MatchReads):
         refresh = self._session.dialect.after_bulk_insert
         if refresh is not None and len(matches) >= BULK_MATCHES:
             await self._session.run(refresh)
-        return ids
+        return list(ids)
 
     async def set_status(
         self,

@@ -167,7 +167,8 @@ async def copy_database(
                 done += len(chunk)
                 if progress is not None:
                     progress(table.name, done, total)
-        if session.dialect.after_bulk_insert is not None:
-            await session.run(session.dialect.after_bulk_insert)
+        for statement in (session.dialect.after_bulk_insert, session.dialect.sync_match_ids):
+            if statement is not None:
+                await session.run(statement)
         await check(Queries(session, target.engine))
     return counts

@@ -3,10 +3,10 @@
 Reads go through a small pool; writes through one connection of their own, one transaction
 each behind an asyncio.Lock (use cases of this process never interleave). A write naming a
 guild first takes `pg_advisory_xact_lock(guild id)`, so two processes' writes to one guild
-never interleave while other guilds' writes run beside them; match ids (max + 1, shared by
-all guilds) are allocated under a second transaction lock. A lock not granted within
-WRITE_WAIT_SECONDS (lock_timeout) refuses the write with DatabaseBusy, as do a deadlock or
-serialization failure: the transaction rolls back and nothing changed.
+never interleave while other guilds' writes run beside them; match ids come from sequence
+match_ids, which takes no lock (a rolled-back write leaves a gap in the ids). A lock not
+granted within WRITE_WAIT_SECONDS (lock_timeout) refuses the write with DatabaseBusy, as do
+a deadlock or serialization failure: the transaction rolls back and nothing changed.
 
 The same statement that takes a guild's lock NOTIFYs channel ladderbot_changes with the
 guild id; a bot process LISTENs on one more connection (watch_changes), so that a guild's
@@ -60,7 +60,11 @@ _BUSY_ERRORS: Final = (
 
 class PostgresDialect(Dialect):
     name = "postgresql"
-    match_ids_lock = "SELECT pg_advisory_xact_lock(0, 0)"
+    next_match_id = "nextval('match_ids')"
+    new_match_ids = "SELECT nextval('match_ids') AS id FROM generate_series(1, :count)"
+    sync_match_ids = (
+        "SELECT setval('match_ids', coalesce(max(id), 0) + 1, false) AS next_id FROM matches"
+    )
     after_bulk_insert = "ANALYZE matches, participants"
     """Autovacuum analyzes late: without it, the plans right after an import assume the
     tables are still empty (seconds per game-list query in a 100,000-match guild)."""
@@ -89,6 +93,10 @@ class PostgresDialect(Dialect):
             "CREATE TRIGGER performances_stale AFTER UPDATE OF rating ON members "
             "FOR EACH ROW EXECUTE FUNCTION performances_stale()",
         )
+
+    def match_ids_sequence(self) -> Sequence[str]:
+        assert self.sync_match_ids is not None
+        return ("CREATE SEQUENCE match_ids AS BIGINT OWNED BY matches.id", self.sync_match_ids)
 
 
 DIALECT: Final = PostgresDialect()

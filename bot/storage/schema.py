@@ -2,7 +2,8 @@
 
 Each migration is a list of statements written with a few placeholders the engine's dialect
 fills ({bigint}: 64-bit integers, {real}: doubles, {bool}, {without_rowid}); a statement
-"@performances_stale" stands for the dialect's trigger. A database records how many
+"@performances_stale" stands for the dialect's trigger, "@match_ids_sequence" for its match id
+source (PostgreSQL only). A database records how many
 migrations it has applied (SQLite: PRAGMA user_version, as the first versions did;
 PostgreSQL: table schema_version), and opening it applies the rest, each in one transaction.
 """
@@ -176,6 +177,9 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         """,
         "CREATE UNIQUE INDEX matches_import_key ON matches (guild_id, import_key)",
     ),
+    # 7: on PostgreSQL, match ids from a sequence instead of max + 1 under a lock that
+    # serialized every report of every guild (see Dialect.next_match_id).
+    ("@match_ids_sequence",),
 )
 
 
@@ -186,6 +190,8 @@ def migration_statements(number: int, dialect: Dialect) -> list[str]:
     for template in MIGRATIONS[number - 1]:
         if template == "@performances_stale":
             statements.extend(dialect.performances_stale_trigger())
+        elif template == "@match_ids_sequence":
+            statements.extend(dialect.match_ids_sequence())
         else:
             statements.append(template.format_map(words).strip())
     return statements

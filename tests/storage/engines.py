@@ -65,7 +65,8 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture(params=ENGINES)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty database on each engine in turn (see `fresh_database` for several)."""
+    """An empty database on each engine in turn (see `fresh_database` for several); match
+    ids start from 1 again."""
     if request.param == "sqlite":
         return str(tmp_path / "ladder.sqlite3")
     url: str = request.getfixturevalue("postgres_url")
@@ -77,7 +78,7 @@ async def _empty(url: str) -> None:
     """Migrate the test database (first use) and empty its tables."""
     db = await Database.open(url)
     await db.close()
-    await _admin(url, f"TRUNCATE {TABLES} CASCADE")
+    await _admin(url, f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE")
 
 
 @pytest.fixture

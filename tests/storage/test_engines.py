@@ -1,5 +1,6 @@
 """Engines: old files migrate forward, a locked database refuses writes with one line and
-still answers reads, and the database is named by a path or a URL."""
+still answers reads, the database is named by a path or a URL, and PostgreSQL's match id
+sequence starts past the ids already stored."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ import pytest
 
 from bot.config import ConfigError, DatabaseConfig, GuildSettings
 from bot.services import Actor, Ladder, parse_lineup
+from bot.services.migrating import migrate_database
 from bot.storage import BUSY_MESSAGE, Database, DatabaseBusy, redacted
 from bot.storage import postgres as postgres_engine
 from bot.storage import sqlite as sqlite_engine
-from bot.storage.schema import MIGRATIONS
+from bot.storage.schema import MIGRATIONS, migration_statements
+from tests.storage.engines import _empty
 from tests.test_cli import run
 
 GUILD = 1
@@ -226,3 +229,46 @@ async def test_matches_imported_before_import_keys_get_their_label_once(tmp_path
         assert keys == {1: None, 2: "x", 3: None, 4: "y:z"}
     finally:
         await db.close()
+
+
+async def report_ids(url: str | Path, count: int, first_request: int) -> list[int]:
+    """The ids of `count` new matches reported on the database at `url`."""
+    db = await Database.open(url)
+    try:
+        ladder = Ladder(db, GuildSettings())
+        return [
+            (
+                await ladder.report(
+                    GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id=str(first_request + i)
+                )
+            ).match.id
+            for i in range(count)
+        ]
+    finally:
+        await db.close()
+
+
+async def test_match_ids_continue_past_rows_stored_before_the_sequence(postgres_url: str) -> None:
+    await _empty(postgres_url)
+    assert await report_ids(postgres_url, 3, 0) == [1, 2, 3]
+    # A database from before the match id sequence: its migration starts past max(id).
+    plain = await asyncpg.connect(postgres_url)
+    try:
+        async with plain.transaction():
+            await plain.execute("DROP SEQUENCE match_ids")
+            number = MIGRATIONS.index(("@match_ids_sequence",)) + 1
+            for statement in migration_statements(number, postgres_engine.DIALECT):
+                await plain.execute(statement)
+    finally:
+        await plain.close()
+    assert await report_ids(postgres_url, 2, 3) == [4, 5]
+
+
+async def test_match_ids_continue_past_rows_copied_by_migrate_db(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "source.sqlite3"
+    await _empty(postgres_url)
+    assert await report_ids(source, 4, 0) == [1, 2, 3, 4]
+    await migrate_database(source, postgres_url)
+    assert await report_ids(postgres_url, 2, 4) == [5, 6]
