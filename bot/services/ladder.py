@@ -222,7 +222,7 @@ def elo_bridge(settings: GuildSettings) -> EloBridge:
     return EloBridge(settings.t, settings.initial_rating)
 
 
-def _rating(member: Member, settings: GuildSettings) -> float:
+def ladder_rating(member: Member, settings: GuildSettings) -> float:
     """The member's ladder rating; initial_rating before their first applied match."""
     return settings.initial_rating if member.rating is None else member.rating
 
@@ -598,7 +598,7 @@ class Ladder:
         """Applying a match after `newest`, the end of the log (incremental: nothing is
         replayed): its applied_at, and each rated member's rating before and after it."""
         rated = [(p, p.user_id) for p in participants if p.enabled and p.user_id is not None]
-        before = [_rating(members[user_id], settings) for _, user_id in rated]
+        before = [ladder_rating(members[user_id], settings) for _, user_id in rated]
         changes = rating_changes(
             before,
             [p.side for p, _ in rated],
@@ -1027,7 +1027,7 @@ class Ladder:
             for member, cached in await self.db.read.members_measured(guild_id, by)
             if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
         ]
-        ratings = [_rating(member, settings) for member, _ in measured]
+        ratings = [ladder_rating(member, settings) for member, _ in measured]
         if by == "ladder":
             values = ratings
         else:
@@ -1126,7 +1126,7 @@ class Ladder:
         stats = card_stats(played, [by_id[match_id] for match_id in shown], user_id)
         return RatingCard(
             member=member,
-            rating=_rating(member, settings),
+            rating=ladder_rating(member, settings),
             rank=rank,
             games=member.games,
             wins=member.wins,
@@ -1151,7 +1151,7 @@ class Ladder:
         for member in (first, second):
             if member.is_bot:
                 raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
-        ratings = [_rating(m, settings) for m in (first, second)]
+        ratings = [ladder_rating(m, settings) for m in (first, second)]
         ladder = float(expected_score(ratings[0], ratings[1], settings.t))
         games = game_arrays(
             await self.db.read.member_games(guild_id, [a, b]), [a, b], elo_bridge(settings)

@@ -22,7 +22,7 @@ import numpy as np
 from bot.ratings.balance import MAX_PLAYERS, MAX_TEAMS, MIN_PLAYERS, MIN_TEAMS, balance_teams
 from bot.ratings.ladder import Outcome, rate_order
 from bot.services.errors import UserError
-from bot.services.ladder import Ladder, LeaderboardPage, Prediction, _rating, elo_bridge
+from bot.services.ladder import Ladder, LeaderboardPage, Prediction, elo_bridge, ladder_rating
 from bot.services.lineup import Player, parse_team
 from bot.storage import Match, Member
 
@@ -156,7 +156,7 @@ class Matchups:
             member = known.get(player.user_id) if player.user_id is not None else None
             if member is not None:
                 _refuse_bot(member)
-                listed.append(TeamMember(player, member.name, _rating(member, settings)))
+                listed.append(TeamMember(player, member.name, ladder_rating(member, settings)))
             else:
                 listed.append(TeamMember(player, player.label, settings.initial_rating))
         bridge = elo_bridge(settings)
