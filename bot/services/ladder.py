@@ -24,7 +24,7 @@ import math
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -64,7 +64,7 @@ from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, Lineup, lineup_text, parse_id
 from bot.services.match_rules import check_cancel, check_state
 from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
-from bot.services.replaying import replay_log
+from bot.services.replaying import Record, ratings_at_start, records_by_season, replay_log
 from bot.storage import (
     LOG_START,
     Database,
@@ -87,6 +87,7 @@ from bot.storage import (
 
 MAX_PARTICIPANTS: Final = 32
 SECONDS_PER_DAY: Final = 86_400.0
+NO_RECORD: Final = Record(0, 0, 0, 0)
 NO_REPORTER: Final = 0
 """The reporter of an imported match: no user (ids start at 1), so only moderators cancel."""
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
@@ -631,48 +632,57 @@ class Ladder:
         settings: GuildSettings,
         start: LogKey | None,
         seed: Mapping[int, float] | None = None,
+        recount: Collection[int] = (),
     ) -> _Replayed:
         """Replay the applied matches from `start` (None: the whole guild) and store the
         ratings. A member's start rating: `seed`, else the rating_before of their first
-        match in the replayed part, else their current rating (or initial_rating)."""
-        rows = await tx.log_rows(guild_id, LOG_START if start is None else start)
+        match in the replayed part, else their current rating (or initial_rating). Records:
+        a whole-guild replay counts everyone's; a partial one recounts the members of
+        `recount` (those whose matches were added or voided)."""
+        log = await tx.log_columns(guild_id, LOG_START if start is None else start)
         crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
+        boundaries = seasons.boundaries(log, crossed)
         starts: dict[int, float] = {}
         final: dict[int, float | None]
+        members: list[Member] = []
         if start is None:  # everyone's rating is rewritten (None: no rated match left)
-            final = dict.fromkeys(member.user_id for member in await tx.members(guild_id))
+            members = await tx.members(guild_id)
+            final = dict.fromkeys(member.user_id for member in members)
         elif crossed:  # season starts change everyone rated: start from their closings
-            starts = await seasons.starts_across(tx, guild_id, rows, crossed, seed or {})
+            starts = await seasons.starts_across(tx, guild_id, log, crossed, seed or {})
             final = dict(seed or {})
         else:
+            starts = ratings_at_start(log, (), {}, None)
             starts.update(seed or {})
-            for row in rows:
-                if row.user_id not in starts and row.rating_before is not None:
-                    starts[row.user_id] = row.rating_before
             # Only members with no rating before in the replayed part (imported matches)
             # start from their current rating: read just those.
-            unseeded = {row.user_id for row in rows} - starts.keys()
+            unseeded = set(np.unique(log.user_id).tolist()) - starts.keys()
             if unseeded:
                 for member in await tx.members_by_id(guild_id, unseeded):
                     if member.rating is not None:
                         starts[member.user_id] = member.rating
             final = dict(seed or {})
-        boundaries = seasons.boundaries(rows, crossed)
         # numpy work, off the event loop (SPEC 8.5)
         result = await asyncio.to_thread(
-            replay_log, rows, starts, ladder_settings(settings), boundaries
+            replay_log, log, starts, ladder_settings(settings), boundaries
         )
         final.update(result.final)
-        await tx.write_replay(
-            guild_id,
-            (
-                (before, after, row.match_id, row.position)
-                for row, before, after in zip(rows, result.before, result.after, strict=True)
-            ),
-            final,
-        )
+        await tx.write_replay(guild_id, log, result.before, result.after, final)
         await seasons.store_closings(tx, guild_id, crossed, result)
-        return _Replayed(len({row.match_id for row in rows}), frozenset(final))
+        if start is None:
+            current = (await asyncio.to_thread(records_by_season, log, boundaries))[-1]
+            await tx.set_records(
+                guild_id,
+                {
+                    member.user_id: record
+                    for member in members
+                    if (record := current.get(member.user_id, NO_RECORD))
+                    != (member.games, member.wins, member.draws, member.losses)
+                },
+            )
+        elif recount:
+            await tx.recount_records(guild_id, list(recount))
+        return _Replayed(len(log.match_firsts()), frozenset(final))
 
     async def set_match_message(
         self, guild_id: int, match_id: int, channel_id: int, message_id: int
@@ -761,7 +771,9 @@ class Ladder:
                     for p in match.participants
                     if p.enabled and p.user_id is not None and p.rating_before is not None
                 }
-                replayed = await self._replay(tx, guild_id, settings, match.log_key, seed)
+                replayed = await self._replay(
+                    tx, guild_id, settings, match.log_key, seed, recount=seed
+                )
             unit.change = Change(
                 guild_id,
                 "voided",
@@ -1241,6 +1253,7 @@ class Ladder:
                 settings,
                 min(zip((m.played_at for m in new), ids, strict=True)) if not starts else None,
                 {},
+                recount={p.user_id for m in new for p in m.participants if p.enabled and p.user_id},
             )
             unit.change = Change(
                 guild_id,

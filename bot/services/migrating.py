@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
+
 from bot.services import seasons
 from bot.services.errors import UserError
 from bot.services.ladder import ladder_settings
@@ -31,12 +33,16 @@ async def replay_disagreements(queries: Queries) -> list[str]:
     for guild_id in await queries.guild_ids():
         settings = await queries.guild_settings(guild_id)
         assert settings is not None
-        rows = await queries.log_rows(guild_id)
+        log = await queries.log_columns(guild_id)
         crossed = await queries.seasons_from(guild_id, LOG_START)
-        replay = replay_log(rows, {}, ladder_settings(settings), seasons.boundaries(rows, crossed))
-        for row, before in zip(rows, replay.before, strict=True):
-            if not _same(row.rating_before, before):
-                found.append(f"guild {guild_id} match {row.match_id} position {row.position}")
+        replay = replay_log(log, {}, ladder_settings(settings), seasons.boundaries(log, crossed))
+        stored = np.nan_to_num(log.rating_before, nan=np.inf)
+        for index in np.flatnonzero(
+            ~np.isclose(stored, replay.before, rtol=TOLERANCE, atol=TOLERANCE)
+        ).tolist():
+            found.append(
+                f"guild {guild_id} match {log.match_id[index]} position {log.position[index]}"
+            )
         for member in await queries.members(guild_id):
             if not _same(member.rating, replay.final.get(member.user_id)):
                 found.append(f"guild {guild_id} member {member.user_id}")

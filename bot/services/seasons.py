@@ -18,7 +18,7 @@ from typing import Final
 from bot.ratings.replay import carry_over
 from bot.services.errors import UserError, quoted
 from bot.services.replaying import ReplayResult, SeasonStart, ratings_at_start
-from bot.storage import LogRow, Season, WriteTransaction
+from bot.storage import LogColumns, Season, WriteTransaction
 
 NAME_LENGTH: Final = 32
 NAME_RULE: Final = f"1 to {NAME_LENGTH} printable characters"
@@ -73,18 +73,14 @@ def carried(ratings: Mapping[int, float], carry: float, initial_rating: float) -
     return dict(zip(users, kept.tolist(), strict=True))
 
 
-def boundaries(rows: Sequence[LogRow], crossed: Sequence[tuple[Season, int]]) -> list[SeasonStart]:
-    """The season starts among `rows` for replay_log: each at the first row of the match
-    that follows it (matches_before: applied matches between the replay's start and it)."""
+def boundaries(log: LogColumns, crossed: Sequence[tuple[Season, int]]) -> list[SeasonStart]:
+    """The season starts in `log` for replay_log: each at the first entry of the match that
+    follows it (matches_before: applied matches between the replay's start and it)."""
     if not crossed:
         return []
-    firsts = [
-        index
-        for index, row in enumerate(rows)
-        if index == 0 or rows[index - 1].match_id != row.match_id
-    ]
+    firsts = log.match_firsts().tolist()
     return [
-        SeasonStart(firsts[before] if before < len(firsts) else len(rows), season.carry)
+        SeasonStart(firsts[before] if before < len(firsts) else len(log), season.carry)
         for season, before in crossed
     ]
 
@@ -92,15 +88,15 @@ def boundaries(rows: Sequence[LogRow], crossed: Sequence[tuple[Season, int]]) ->
 async def starts_across(
     tx: WriteTransaction,
     guild_id: int,
-    rows: Sequence[LogRow],
+    log: LogColumns,
     crossed: Sequence[tuple[Season, int]],
     seed: Mapping[int, float],
 ) -> dict[int, float]:
     """The ratings where a replay from inside the log begins, when it crosses season starts:
-    the stored closing standings at the first one it crosses, the ratings before the rows
-    before that, and `seed` (the players of a voided match) above all."""
+    the stored closing standings at the first one it crosses, the ratings before the
+    entries before that, and `seed` (the players of a voided match) above all."""
     first_closing = await tx.closing_ratings(guild_id, crossed[0][0].number)
-    starts = ratings_at_start(rows, boundaries(rows, crossed), {}, first_closing)
+    starts = ratings_at_start(log, boundaries(log, crossed), {}, first_closing)
     starts.update(seed)
     return starts
 

@@ -8,7 +8,7 @@ the transaction's own connection (a use case reads what it wrote).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +21,7 @@ from bot.storage.engine import DatabaseUnavailable, Engine, Session
 from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, settings_from
 from bot.storage.matches import NEWEST_ENTRY, MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
-from bot.storage.models import LogKey, Match, NewMatch, Outcome
+from bot.storage.models import FloatArray, LogColumns, LogKey, Match, NewMatch, Outcome
 from bot.storage.performances import PerformanceReads, PerformanceWrites
 from bot.storage.seasons import SeasonReads, SeasonWrites
 
@@ -173,15 +173,33 @@ class WriteTransaction(
     async def write_replay(
         self,
         guild_id: int,
-        participant_ratings: Iterable[tuple[float, float, int, int]],
+        log: LogColumns,
+        before: FloatArray,
+        after: FloatArray,
         member_ratings: Mapping[int, float | None],
     ) -> None:
-        """Store a replay: (before, after, match_id, position) per participant, the final
-        rating per member (None: no rated match left); then recount their records. The
-        caller marks the guild changed (Ladder's one change path)."""
-        await self.set_participant_ratings(participant_ratings)
-        await self.set_ratings(guild_id, member_ratings)
-        await self.recount_records(guild_id, list(member_ratings))
+        """Store a replay of `log`: each entry's rating before and after its match, and the
+        final rating per member (None: no rated match left); only values that differ from
+        the stored ones are written (a recompute of an unchanged log writes no rating).
+        The caller marks the guild changed (Ladder's one change path) and brings the
+        records up to date."""
+        changed = (before != log.rating_before) | (after != log.rating_after)
+        if changed.any():
+            await self._session.update_rows(
+                "participants",
+                ("match_id", "position"),
+                ("rating_before", "rating_after"),
+                (log.match_id[changed], log.position[changed], before[changed], after[changed]),
+            )
+        stored = {m.user_id: m.rating for m in await self.members_by_id(guild_id, member_ratings)}
+        await self.set_ratings(
+            guild_id,
+            {
+                user_id: rating
+                for user_id, rating in member_ratings.items()
+                if stored.get(user_id) != rating
+            },
+        )
 
 
 class Database:

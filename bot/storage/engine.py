@@ -12,6 +12,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 BUSY_MESSAGE: Final = "the database is busy; try again in a moment"
 WRITE_WAIT_SECONDS: Final = 10.0
 """How long a write waits for its turn behind other processes before it is refused."""
@@ -82,6 +85,14 @@ class Dialect(abc.ABC):
         """Statements creating the match id source, if the engine keeps one (schema.py)."""
         return ()
 
+    side_code: str = "p.side"
+    """A bulk read's expression for participant p's side: the label, or a number that is
+    equal for equal labels within a match; read as `side_dtype`."""
+    side_dtype: np.dtype[Any] = np.dtype(object)
+    """object: labels, which `Session.columns` turns into codes."""
+    missing_real: str = "NULL"
+    """A float column's value for "none stored" in a bulk read (read as nan)."""
+
     def in_list(self, column: str, parameter: str, sql_type: str) -> str:
         """`column IN (the values of a list parameter)`."""
         return f"{column} IN (SELECT value FROM {self.list_table(parameter, 'listed', sql_type)})"
@@ -104,9 +115,53 @@ class Session(abc.ABC):
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         """A statement once per parameter row, in one call to the driver."""
 
+    @abc.abstractmethod
+    async def columns(
+        self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
+    ) -> list[npt.NDArray[Any]]:
+        """A statement's rows as one array per column of the given types, built off the
+        event loop (SPEC 8.5): bulk reads of a whole guild's log. Float columns read NULL
+        as nan; an object column of labels is returned as codes (equal labels, equal
+        codes) by `label_codes`."""
+
+    @abc.abstractmethod
+    async def update_rows(
+        self,
+        table: str,
+        keys: Sequence[str],
+        values: Sequence[str],
+        columns: Sequence[npt.NDArray[Any]],
+    ) -> None:
+        """Set the `values` columns of the rows of `table` found by the `keys` columns, from
+        one array per column (keys, then values): a bulk write whose per-row work runs off
+        the event loop."""
+
     async def one(self, sql: str, parameters: Parameters | None = None) -> Row | None:
         rows = await self.all(sql, parameters)
         return rows[0] if rows else None
+
+
+def update_statement(table: str, keys: Sequence[str], values: Sequence[str]) -> str:
+    """`update_rows`' statement for one row, with named parameters."""
+    assignments = ", ".join(f"{name} = :{name}" for name in values)
+    found = " AND ".join(f"{name} = :{name}" for name in keys)
+    return f"UPDATE {table} SET {assignments} WHERE {found}"
+
+
+def parameter_rows(names: Sequence[str], columns: Sequence[npt.NDArray[Any]]) -> list[Parameters]:
+    """Columns as one parameter mapping per row (Python numbers): worker-thread work."""
+    return [
+        dict(zip(names, row, strict=True))
+        for row in zip(*(c.tolist() for c in columns), strict=True)
+    ]
+
+
+def label_codes(labels: Sequence[Any]) -> npt.NDArray[np.int64]:
+    """A code per label, equal for equal labels (in order of first appearance)."""
+    codes: dict[Any, int] = {}
+    return np.fromiter(
+        (codes.setdefault(label, len(codes)) for label in labels), np.int64, len(labels)
+    )
 
 
 class Engine(abc.ABC):

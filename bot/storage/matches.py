@@ -18,8 +18,8 @@ from bot.storage.engine import Row, Session
 from bot.storage.models import (
     GameRows,
     KeyedMatch,
+    LogColumns,
     LogKey,
-    LogRow,
     Match,
     MatchStatus,
     NewMatch,
@@ -252,28 +252,22 @@ class MatchReads:
         # Up to a whole guild's games: the rows become columns off the event loop (SPEC 8.5).
         return await asyncio.to_thread(_game_rows, rows)
 
-    async def log_rows(self, guild_id: int, start: LogKey = LOG_START) -> list[LogRow]:
+    async def log_columns(self, guild_id: int, start: LogKey = LOG_START) -> LogColumns:
         """Enabled participants of the applied matches from `start` on, in log order."""
-        rows = await self._session.all(
-            "SELECT p.match_id, p.position, p.user_id, p.side, p.score, p.minutes, "
-            "p.rating_before FROM matches m JOIN participants p ON p.match_id = m.id "
+        dialect = self._session.dialect
+        columns = await self._session.columns(
+            "SELECT p.match_id, CAST(p.position AS BIGINT) AS position, p.user_id, "
+            f"{dialect.side_code} AS side, p.score, p.minutes, "
+            f"coalesce(p.rating_before, {dialect.missing_real}) AS rating_before, "
+            f"coalesce(p.rating_after, {dialect.missing_real}) AS rating_after "
+            "FROM matches m JOIN participants p ON p.match_id = m.id "
             "WHERE m.guild_id = :guild_id AND m.status = 'applied' "
             "AND (m.applied_at, m.id) >= (:applied_at, :id) AND p.enabled "
             "ORDER BY m.applied_at, m.id, p.position",
             {"guild_id": guild_id, "applied_at": start[0], "id": start[1]},
+            [*[np.dtype(np.int64)] * 3, dialect.side_dtype, *[np.dtype(np.float64)] * 4],
         )
-        return [
-            LogRow(
-                row["match_id"],
-                row["position"],
-                row["user_id"],
-                row["side"],
-                row["score"],
-                row["minutes"],
-                row["rating_before"],
-            )
-            for row in rows
-        ]
+        return LogColumns(*columns)
 
     async def keyed_matches(
         self, guild_id: int, import_keys: Iterable[str], match_ids: Iterable[int]

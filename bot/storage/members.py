@@ -180,6 +180,26 @@ class MemberWrites(MemberReads):
             ],
         )
 
+    async def set_records(
+        self, guild_id: int, records: Mapping[int, tuple[int, int, int, int]]
+    ) -> None:
+        """games, wins, draws, losses of each member by user id."""
+        await self._session.run_many(
+            "UPDATE members SET games = :games, wins = :wins, draws = :draws, "
+            "losses = :losses WHERE guild_id = :guild_id AND user_id = :user_id",
+            [
+                {
+                    "games": games,
+                    "wins": wins,
+                    "draws": draws,
+                    "losses": losses,
+                    "guild_id": guild_id,
+                    "user_id": user_id,
+                }
+                for user_id, (games, wins, draws, losses) in records.items()
+            ],
+        )
+
     async def recount_records(self, guild_id: int, user_ids: Sequence[int] | None = None) -> None:
         """games/wins/draws/losses from the applied matches of the current season (after
         the latest season start; all members when None); a member left without any rated

@@ -175,16 +175,30 @@ class Match:
 
 
 @dataclass(frozen=True, slots=True)
-class LogRow:
-    """One enabled participant of one applied match, in log order (for replays)."""
+class LogColumns:
+    """The enabled participants of applied matches in log order, as columns (one entry per
+    participant, a match's entries consecutive): what a replay reads, without a Python
+    object per participant."""
 
-    match_id: int
-    position: int
-    user_id: int
-    side: str
-    score: float
-    minutes: float
-    rating_before: float | None
+    match_id: IntArray
+    position: IntArray
+    user_id: IntArray
+    side: IntArray
+    """A code per side label: within a match, equal labels have equal codes."""
+    score: FloatArray
+    minutes: FloatArray
+    rating_before: FloatArray
+    rating_after: FloatArray
+    """The stored ratings; nan where none is stored (a match imported, not yet replayed)."""
+
+    def __len__(self) -> int:
+        return len(self.match_id)
+
+    def match_firsts(self) -> IntArray:
+        """The index of each match's first entry."""
+        if not len(self):
+            return np.zeros(0, np.int64)
+        return np.flatnonzero(np.r_[True, self.match_id[1:] != self.match_id[:-1]])
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 import logging
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -24,6 +25,8 @@ from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import asyncpg
+import numpy as np
+import numpy.typing as npt
 
 from bot.storage.engine import (
     WRITE_WAIT_SECONDS,
@@ -33,6 +36,8 @@ from bot.storage.engine import (
     Parameters,
     Row,
     Session,
+    parameter_rows,
+    update_statement,
 )
 from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
 
@@ -68,6 +73,10 @@ class PostgresDialect(Dialect):
     after_bulk_insert = "ANALYZE matches, participants"
     """Autovacuum analyzes late: without it, the plans right after an import assume the
     tables are still empty (seconds per game-list query in a 100,000-match guild)."""
+
+    side_code = "dense_rank() OVER (PARTITION BY p.match_id ORDER BY p.side)"
+    side_dtype = np.dtype(np.int64)
+    missing_real = "'NaN'::double precision"
 
     def list_table(self, parameter: str, alias: str, sql_type: str) -> str:
         return f"unnest(CAST({parameter} AS {sql_type}[])) AS {alias} (value)"
@@ -117,6 +126,58 @@ def _arguments(names: Sequence[str], parameters: Parameters | None) -> list[Any]
     return [parameters[name] for name in names] if parameters else []
 
 
+_COPY_HEADER: Final = b"PGCOPY\n\xff\r\n\x00"
+_SQL_TYPES: Final = {"i": "BIGINT", "f": "DOUBLE PRECISION"}
+"""The column type of an 8-byte numpy column (kind) in a binary COPY."""
+BULK_ROWS: Final = 1_000
+"""From this many rows on, `update_rows` goes through COPY."""
+
+
+def _binary_columns(data: bytes, dtypes: Sequence[np.dtype[Any]]) -> list[npt.NDArray[Any]]:
+    """PostgreSQL's binary COPY output of 8-byte columns (bigint, double precision; no NULL)
+    as arrays: every row has the same layout, so the rows are one structured array."""
+    if not data.startswith(_COPY_HEADER):
+        raise ValueError("not PostgreSQL binary COPY output")
+    start = len(_COPY_HEADER) + 8 + int.from_bytes(data[15:19], "big")
+    layout = np.dtype(
+        [("fields", ">i2")]
+        + [
+            field
+            for index, dtype in enumerate(dtypes)
+            for field in ((f"length{index}", ">i4"), (f"value{index}", dtype.newbyteorder(">")))
+        ]
+    )
+    body = data[start : len(data) - 2]  # the trailer: a field count of -1
+    if len(body) % layout.itemsize:
+        raise ValueError("a bulk read's columns must be 8-byte numbers, never NULL")
+    rows = np.frombuffer(body, layout)
+    lengths_ok = all((rows[f"length{index}"] == 8).all() for index in range(len(dtypes)))
+    if not ((rows["fields"] == len(dtypes)).all() and lengths_ok):
+        raise ValueError("a bulk read's columns must be 8-byte numbers, never NULL")
+    return [rows[f"value{index}"].astype(dtype) for index, dtype in enumerate(dtypes)]
+
+
+def _binary_copy(columns: Sequence[npt.NDArray[Any]]) -> bytes:
+    """Columns of 8-byte numbers (no nan meaning NULL) as PostgreSQL's binary COPY input."""
+    layout = np.dtype(
+        [("fields", ">i2")]
+        + [
+            field
+            for index, column in enumerate(columns)
+            for field in (
+                (f"length{index}", ">i4"),
+                (f"value{index}", column.dtype.newbyteorder(">")),
+            )
+        ]
+    )
+    rows = np.zeros(len(columns[0]), layout)
+    rows["fields"] = len(columns)
+    for index, column in enumerate(columns):
+        rows[f"length{index}"] = column.dtype.itemsize
+        rows[f"value{index}"] = column
+    return _COPY_HEADER + bytes(8) + rows.tobytes() + b"\xff\xff"
+
+
 class _Connected(Session):
     """Statements on one asyncpg connection (or the pool, for reads)."""
 
@@ -138,6 +199,56 @@ class _Connected(Session):
             await self._target.execute(text, *_arguments(names, parameters))
         except _BUSY_ERRORS as error:
             raise DatabaseBusy() from error
+
+    async def columns(
+        self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
+    ) -> list[npt.NDArray[Any]]:
+        """Through COPY ... TO STDOUT in binary: no Record per row, and the bytes become
+        columns in a worker thread."""
+        text, names = _positional(sql)
+        chunks: list[bytes] = []
+
+        async def take(chunk: bytes) -> None:
+            chunks.append(chunk)
+
+        try:
+            await self._target.copy_from_query(
+                text, *_arguments(names, parameters), output=take, format="binary"
+            )
+        except _BUSY_ERRORS as error:
+            raise DatabaseBusy() from error
+        return await asyncio.to_thread(_binary_columns, b"".join(chunks), dtypes)
+
+    async def update_rows(
+        self,
+        table: str,
+        keys: Sequence[str],
+        values: Sequence[str],
+        columns: Sequence[npt.NDArray[Any]],
+    ) -> None:
+        """A few rows by one statement each; a bulk update through a temporary table filled
+        by a binary COPY that numpy builds in a worker thread, then one UPDATE ... FROM."""
+        names = [*keys, *values]
+        if len(columns[0]) < BULK_ROWS:
+            rows = parameter_rows(names, columns)
+            await self.run_many(update_statement(table, keys, values), rows)
+            return
+        payload = await asyncio.to_thread(_binary_copy, columns)
+        types = ", ".join(
+            f"{name} {_SQL_TYPES[column.dtype.kind]}"
+            for name, column in zip(names, columns, strict=True)
+        )
+        await self.run(f"CREATE TEMPORARY TABLE bulk_{table} ({types}) ON COMMIT DROP")
+        try:
+            await self._target.copy_to_table(
+                f"bulk_{table}", source=io.BytesIO(payload), columns=names, format="binary"
+            )
+        except _BUSY_ERRORS as error:
+            raise DatabaseBusy() from error
+        assignments = ", ".join(f"{name} = bulk.{name}" for name in values)
+        found = " AND ".join(f"{table}.{name} = bulk.{name}" for name in keys)
+        await self.run(f"UPDATE {table} SET {assignments} FROM bulk_{table} bulk WHERE {found}")
+        await self.run(f"DROP TABLE bulk_{table}")
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if not rows:

@@ -18,6 +18,8 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final
 
 import aiosqlite
+import numpy as np
+import numpy.typing as npt
 
 from bot.storage.engine import (
     WRITE_WAIT_SECONDS,
@@ -27,6 +29,9 @@ from bot.storage.engine import (
     Parameters,
     Row,
     Session,
+    label_codes,
+    parameter_rows,
+    update_statement,
 )
 from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
 
@@ -83,10 +88,41 @@ class SqliteSession(Session):
     async def run(self, sql: str, parameters: Parameters | None = None) -> None:
         await self.all(sql, parameters)
 
+    async def columns(
+        self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
+    ) -> list[npt.NDArray[Any]]:
+        with _busy_refused():
+            cursor = await self._connection.execute(sql, parameters)
+            cursor.row_factory = None  # plain tuples: no sqlite3.Row per row
+            rows: list[Any] = list(await cursor.fetchall())
+            await cursor.close()
+        return await asyncio.to_thread(_transposed, rows, dtypes)
+
+    async def update_rows(
+        self,
+        table: str,
+        keys: Sequence[str],
+        values: Sequence[str],
+        columns: Sequence[npt.NDArray[Any]],
+    ) -> None:
+        rows = await asyncio.to_thread(parameter_rows, [*keys, *values], columns)
+        await self.run_many(update_statement(table, keys, values), rows)
+
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if rows:
             with _busy_refused():
                 await self._connection.executemany(sql, rows)
+
+
+def _transposed(
+    rows: Sequence[Sequence[Any]], dtypes: Sequence[np.dtype[Any]]
+) -> list[npt.NDArray[Any]]:
+    """Rows as columns: Python work per row, run in a worker thread."""
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in dtypes]
+    return [
+        label_codes(column) if dtype == np.dtype(object) else np.array(column, dtype)
+        for column, dtype in zip(columns, dtypes, strict=True)
+    ]
 
 
 @contextmanager

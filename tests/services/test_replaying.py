@@ -1,8 +1,10 @@
-"""The adapter from stored log rows to the replay, with season starts (SPEC 9.1): the recipe a
-void or an edit follows (ratings_at_start, then replay_log) gives a full replay's ratings."""
+"""The adapter from the stored log's columns to the replay, with season starts (SPEC 9.1):
+the recipe a void or an edit follows (ratings_at_start, then replay_log) gives a full
+replay's ratings."""
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from itertools import pairwise
 
 import numpy as np
@@ -19,7 +21,8 @@ from bot.services.replaying import (
     records_by_season,
     replay_log,
 )
-from bot.storage import LogRow
+from bot.storage import LogColumns
+from bot.storage.engine import label_codes
 from tests.ratings.test_replay import random_log
 
 LADDER = LadderSettings(initial_rating=300.0)
@@ -29,30 +32,31 @@ def user_of(player: int) -> int:
     return 1000 + 7 * player  # user ids unlike player indices
 
 
-def stored_log(seed: int, match_count: int, player_count: int) -> list[LogRow]:
-    """Log rows of a random log (match ids with gaps, sides as text), no ratings yet."""
+def stored_log(seed: int, match_count: int, player_count: int) -> LogColumns:
+    """A random log's columns (match ids with gaps, sides coded from text), no ratings yet."""
     match, player, side, score, minutes = random_log(
         np.random.default_rng(seed), match_count, player_count, 6
     )
-    return [
-        LogRow(3 * m + 11, i, user_of(p), f"side {s}", sc, mi, None)
-        for i, (m, p, s, sc, mi) in enumerate(
-            zip(
-                match.tolist(),
-                player.tolist(),
-                side.tolist(),
-                score.tolist(),
-                minutes.tolist(),
-                strict=True,
-            )
-        )
-    ]
+    missing = np.full(len(match), np.nan)
+    return LogColumns(
+        3 * match.astype(np.int64) + 11,
+        np.arange(len(match), dtype=np.int64),
+        np.array([user_of(p) for p in player.tolist()], np.int64),
+        label_codes([f"side {s}" for s in side.tolist()]),
+        np.asarray(score, np.float64),
+        np.asarray(minutes, np.float64),
+        missing,
+        missing,
+    )
 
 
-def match_starts(rows: list[LogRow]) -> list[int]:
-    """The row index of every match's first row, then len(rows)."""
-    firsts = [i for i, row in enumerate(rows) if i == 0 or rows[i - 1].match_id != row.match_id]
-    return [*firsts, len(rows)]
+def tail(log: LogColumns, first: int) -> LogColumns:
+    return LogColumns(*(getattr(log, field.name)[first:] for field in fields(log)))
+
+
+def match_starts(log: LogColumns) -> list[int]:
+    """The index of every match's first entry, then len(log)."""
+    return [*log.match_firsts().tolist(), len(log)]
 
 
 @settings(max_examples=40, deadline=None)
@@ -67,25 +71,22 @@ def test_a_replay_from_any_match_equals_the_full_replay(
 ) -> None:
     """Store a full replay (rating_before per row, closing standings per season start); then
     replay from the first row of any match with only that stored data, as a void would."""
-    rows = stored_log(seed, match_count, 8)
-    firsts = match_starts(rows)
+    log = stored_log(seed, match_count, 8)
+    firsts = match_starts(log)
     seasons = [
         SeasonStart(data.draw(st.sampled_from(firsts)), data.draw(st.sampled_from([0.0, 0.3, 1.0])))
         for _ in range(season_count)
     ]
     seasons.sort(key=lambda season: season.before_row)
-    full = replay_log(rows, {}, LADDER, seasons)
-    stored = [
-        LogRow(r.match_id, r.position, r.user_id, r.side, r.score, r.minutes, before)
-        for r, before in zip(rows, full.before, strict=True)
-    ]
+    full = replay_log(log, {}, LADDER, seasons)
+    stored = replace(log, rating_before=full.before, rating_after=full.after)
     split = data.draw(st.sampled_from(firsts))
     later = [SeasonStart(s.before_row - split, s.carry) for s in seasons if s.before_row >= split]
     closed = [c for s, c in zip(seasons, full.closing, strict=True) if s.before_row >= split]
-    start = ratings_at_start(stored[split:], later, full.final, closed[0] if closed else None)
-    partial = replay_log(stored[split:], start, LADDER, later)
-    assert partial.before == pytest.approx(full.before[split:], abs=1e-9)
-    assert partial.after == pytest.approx(full.after[split:], abs=1e-9)
+    start = ratings_at_start(tail(stored, split), later, full.final, closed[0] if closed else None)
+    partial = replay_log(tail(stored, split), start, LADDER, later)
+    assert partial.before.tolist() == pytest.approx(full.before[split:].tolist(), abs=1e-9)
+    assert partial.after.tolist() == pytest.approx(full.after[split:].tolist(), abs=1e-9)
     assert partial.final.keys() <= full.final.keys()
     for user_id, rating in partial.final.items():
         assert rating == pytest.approx(full.final[user_id], abs=1e-9)
@@ -94,14 +95,14 @@ def test_a_replay_from_any_match_equals_the_full_replay(
 
 
 def test_replay_log_is_the_replay_of_the_columns() -> None:
-    rows = stored_log(2, 25, 6)
-    firsts = match_starts(rows)
+    log = stored_log(2, 25, 6)
+    firsts = match_starts(log)
     seasons = [
         SeasonStart(firsts[10], 0.5),
         SeasonStart(firsts[10], 0.0),
-        SeasonStart(len(rows), 0.2),
+        SeasonStart(len(log), 0.2),
     ]
-    result = replay_log(rows, {user_of(5): 650.0}, LADDER, seasons)
+    result = replay_log(log, {user_of(5): 650.0}, LADDER, seasons)
     match, player, side, score, minutes = random_log(np.random.default_rng(2), 25, 6, 6)
     members = list(dict.fromkeys(player.tolist()))
     start = [650.0 if p == 5 else 300.0 for p in members]
@@ -117,7 +118,7 @@ def test_replay_log_is_the_replay_of_the_columns() -> None:
         [10, 10, 25],
         [0.5, 0.0, 0.2],
     )
-    assert result.before == pytest.approx(reference.before.tolist(), abs=1e-12)
+    assert result.before.tolist() == pytest.approx(reference.before.tolist(), abs=1e-12)
     assert result.final == pytest.approx(
         {user_of(p): r for p, r in zip(members, reference.final.tolist(), strict=True)}, abs=1e-12
     )
@@ -127,27 +128,29 @@ def test_replay_log_is_the_replay_of_the_columns() -> None:
 
 
 def test_members_who_do_not_play_are_still_carried_over() -> None:
-    rows = stored_log(4, 3, 4)
-    result = replay_log(rows, {99: 700.0}, LADDER, [SeasonStart(0, 0.5)])
+    log = stored_log(4, 3, 4)
+    result = replay_log(log, {99: 700.0}, LADDER, [SeasonStart(0, 0.5)])
     assert result.closing[0][99] == 700.0
     assert result.final[99] == 500.0
-    empty = replay_log([], {99: 700.0}, LADDER, [SeasonStart(0, 0.0)])
-    assert (empty.before, empty.final, empty.closing) == ([], {99: 300.0}, [{99: 700.0}])
+    empty = replay_log(tail(log, len(log)), {99: 700.0}, LADDER, [SeasonStart(0, 0.0)])
+    assert len(empty.before) == 0
+    assert (empty.final, empty.closing) == ({99: 300.0}, [{99: 700.0}])
 
 
 def test_records_by_season_count_match_outcomes() -> None:
-    rows = stored_log(5, 20, 6)
-    firsts = match_starts(rows)
+    log = stored_log(5, 20, 6)
+    firsts = match_starts(log)
     seasons = [SeasonStart(firsts[8], 1.0)]
-    records = records_by_season(rows, seasons)
+    records = records_by_season(log, seasons)
     expected: list[dict[int, list[int]]] = [{}, {}]
     for number, (first, end) in enumerate(pairwise(firsts)):
-        match = rows[first:end]
         outcomes = match_outcomes(
-            [r.side for r in match], [r.score for r in match], [r.minutes for r in match]
+            log.side[first:end].tolist(),
+            log.score[first:end].tolist(),
+            log.minutes[first:end].tolist(),
         )
-        for row, outcome in zip(match, outcomes, strict=True):
-            tally = expected[number >= 8].setdefault(row.user_id, [0, 0, 0, 0])
+        for user_id, outcome in zip(log.user_id[first:end].tolist(), outcomes, strict=True):
+            tally = expected[number >= 8].setdefault(user_id, [0, 0, 0, 0])
             tally[0] += 1
             tally[("win", "draw", "loss").index(outcome) + 1] += 1
     for season, tallies in zip(records, expected, strict=True):
@@ -165,11 +168,11 @@ def test_records_by_season_count_match_outcomes() -> None:
     ],
 )
 def test_season_starts_must_fall_between_matches(before_row: int, message: str) -> None:
-    rows = stored_log(6, 5, 4)
+    log = stored_log(6, 5, 4)
     with pytest.raises(ValueError, match=message):
-        replay_log(rows, {}, LADDER, [SeasonStart(before_row, 0.0)])
+        replay_log(log, {}, LADDER, [SeasonStart(before_row, 0.0)])
 
 
 def test_ratings_at_start_needs_the_closing_standings_of_a_season_start() -> None:
     with pytest.raises(ValueError, match="first_closing"):
-        ratings_at_start([], [SeasonStart(0, 0.0)], {}, None)
+        ratings_at_start(tail(stored_log(7, 1, 2), 2), [SeasonStart(0, 0.0)], {}, None)
