@@ -106,15 +106,6 @@ def _match_change(match: Match, actor_id: int | None) -> Change:
     return Change(match.guild_id, "applied", rated, match_id=match.id, actor_id=actor_id)
 
 
-class _Retried(Exception):  # noqa: N818 (control flow, not an error)
-    """A request id seen before: its match is the answer, and the transaction rolls back
-    what it stored meanwhile (a retried request changes nothing)."""
-
-    def __init__(self, match: Match) -> None:
-        super().__init__(match.id)
-        self.match = match
-
-
 def build_participants(
     lineup: Lineup,
     members: Mapping[int, Member],
@@ -172,44 +163,41 @@ class MatchUseCases(LadderCore):
         members: Iterable[MemberInfo] = (),
     ) -> ReportResult:
         """Record a match: pending for a non-moderator when the guild asks the opponents to
-        confirm, else applied at once. The same request id twice records one match."""
+        confirm, else applied at once. The same request id twice records one match: a retry
+        answers with it and changes nothing (its slot leaves the guild's change stamp be)."""
         check_lineup(lineup, minutes)
         players = {entry.player.user_id for entry in lineup}
-        try:
-            async with self._write(guild_id) as unit:
-                tx = unit.tx
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.clock())
+            if slot is None:  # the guild's first write
+                await tx.ensure_guild(guild_id, self.defaults)
                 slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.clock())
-                if slot is None:  # the guild's first write
-                    await tx.ensure_guild(guild_id, self.defaults)
-                    slot = await tx.report_slot(
-                        guild_id, request_id, actor.is_moderator, self.clock()
-                    )
-                    assert slot is not None
-                unit.stamped = True
-                settings, newest, match_id = slot.settings, slot.newest, slot.match_id
-                upserted = await tx.upsert_members(guild_id, members)
-                if slot.existing is not None:
-                    raise _Retried(await self._load(tx, guild_id, slot.existing))
-                if not actor.is_moderator and actor.user_id not in players:
-                    raise UserError(
-                        "you can only report matches you played in (moderators can report any)"
-                    )
-                known = await _known_members(tx, guild_id, [lineup], upserted)
-                participants = build_participants(lineup, known, settings, minutes)
-                now = self.clock()
-                new = NewMatch(actor.user_id, now, now, request_id, participants)
-                names = {user_id: member.name for user_id, member in known.items()}
-                if settings.confirm == "none" or actor.is_moderator:
-                    applied_at, ratings = self._ratings(settings, newest, participants, known)
-                    new = new.rated(ratings)
-                    await tx.add_applied_match(guild_id, new, match_id, applied_at)
-                    match = new.stored(match_id, guild_id, "applied", applied_at, names)
-                else:
-                    await tx.insert_matches(guild_id, [new], "pending", [match_id])
-                    match = new.stored(match_id, guild_id, "pending", None, names)
-                unit.change = _match_change(match, actor.user_id)
-        except _Retried as retried:
-            return ReportResult(retried.match, retried.match.status == "applied", created=False)
+                assert slot is not None
+            if slot.existing is not None:
+                retried = await self._load(tx, guild_id, slot.existing)
+                return ReportResult(retried, retried.status == "applied", created=False)
+            unit.stamped = True
+            settings, newest, match_id = slot.settings, slot.newest, slot.match_id
+            if not actor.is_moderator and actor.user_id not in players:
+                raise UserError(
+                    "you can only report matches you played in (moderators can report any)"
+                )
+            upserted = await tx.upsert_members(guild_id, members)
+            known = await _known_members(tx, guild_id, [lineup], upserted)
+            participants = build_participants(lineup, known, settings, minutes)
+            now = self.clock()
+            new = NewMatch(actor.user_id, now, now, request_id, participants)
+            names = {user_id: member.name for user_id, member in known.items()}
+            if settings.confirm == "none" or actor.is_moderator:
+                applied_at, ratings = self._ratings(settings, newest, participants, known)
+                new = new.rated(ratings)
+                await tx.add_applied_match(guild_id, new, match_id, applied_at)
+                match = new.stored(match_id, guild_id, "applied", applied_at, names)
+            else:
+                await tx.insert_matches(guild_id, [new], "pending", [match_id])
+                match = new.stored(match_id, guild_id, "pending", None, names)
+            unit.change = _match_change(match, actor.user_id)
         return ReportResult(match, match.status == "applied", created=True)
 
     def _ratings(
