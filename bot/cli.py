@@ -28,9 +28,9 @@ from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
 from bot.services import Actor, Ladder, UserError, parse_lineup
 from bot.services.card import rating_move
-from bot.services.ladder import MEASURES
 from bot.services.lineup import parse_id
 from bot.services.matchups import Matchups, TeamBalance, parse_players
+from bot.services.standings import MEASURES
 from bot.storage import DatabaseBusy, DatabaseUnavailable, redacted
 
 PROGRAM = "ladderbot"

@@ -15,8 +15,9 @@ from typing import Final
 import numpy as np
 
 from bot.ratings.ranks import rank_ladder, sync_roles
+from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError
-from bot.services.ladder import Actor, Ladder, _must_moderate
+from bot.services.ladder import Ladder
 
 MIN_RATING_LIMIT: Final = 1e6
 """|min_rating| <= 1e6, the bound of initial_rating (SPEC 7): any rating a member can have."""

@@ -21,9 +21,11 @@ import numpy as np
 
 from bot.ratings.balance import MAX_PLAYERS, MAX_TEAMS, MIN_PLAYERS, MIN_TEAMS, balance_teams
 from bot.ratings.ladder import Outcome, rate_order
+from bot.services.core import elo_bridge, ladder_rating
 from bot.services.errors import UserError
-from bot.services.ladder import Ladder, LeaderboardPage, Prediction, elo_bridge, ladder_rating
+from bot.services.ladder import Ladder
 from bot.services.lineup import Player, parse_team
+from bot.services.standings import LeaderboardPage, Prediction
 from bot.storage import Match, Member
 
 RECENT_MEETINGS: Final = 5

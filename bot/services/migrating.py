@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from bot.services import seasons
+from bot.services.core import ladder_settings
 from bot.services.errors import UserError
-from bot.services.ladder import ladder_settings
 from bot.services.replaying import replay_log
 from bot.storage import LOG_START, Database, Queries
 from bot.storage.database import is_postgres, sqlite_path

@@ -37,6 +37,11 @@ _DUMPED: Final = {
     "season_standings": "guild_id, number, user_id",
 }
 
+_REQUESTED: Final = (
+    "(SELECT id FROM matches WHERE guild_id = :guild_id AND request_id = :request_id)"
+)
+"""The match an earlier report with the request id recorded (NULL: none)."""
+
 
 def is_postgres(url: str) -> bool:
     return url.startswith(POSTGRES_SCHEMES)
@@ -112,13 +117,13 @@ class WriteTransaction(
         """A report's slot in one statement (None: no such guild yet): the guild's
         settings, the match an earlier request with this id recorded, the end of the log and
         the next match id. The same statement marks the guild changed at `now` when the
-        report applies at once (by a moderator, or the guild's confirm setting is "none");
-        a report that is then refused or retried rolls back, and the mark with it."""
+        report applies at once (by a moderator, or the guild's confirm setting is "none")
+        and is no retry (a retry changes nothing); a report that is then refused rolls
+        back, and the mark with it."""
         row = await self._session.one(
-            "UPDATE guilds SET changed_at = CASE WHEN :by_moderator OR confirm = 'none' "
-            "THEN :now ELSE changed_at END WHERE guild_id = :guild_id RETURNING "
-            f"{', '.join(SETTING_COLUMNS)}, (SELECT id FROM matches WHERE guild_id = :guild_id "
-            "AND request_id = :request_id) AS existing, "
+            "UPDATE guilds SET changed_at = CASE WHEN (:by_moderator OR confirm = 'none') "
+            f"AND {_REQUESTED} IS NULL THEN :now ELSE changed_at END WHERE guild_id = :guild_id "
+            f"RETURNING {', '.join(SETTING_COLUMNS)}, {_REQUESTED} AS existing, "
             f"{self._session.dialect.next_match_id} AS next_id, "
             f"(SELECT applied_at FROM ({NEWEST_ENTRY}) AS entry) AS newest_at, "
             f"(SELECT id FROM ({NEWEST_ENTRY}) AS entry) AS newest",

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-import bot.services.ladder as ladder_module
+import bot.services.core as core_module
+import bot.services.standings as standings_module
 from bot.config import GuildSettings
 from bot.services import Actor, Change, Ladder, MemberInfo, UserError, parse_lineup
 from tests.services.conftest import Clock
@@ -161,15 +163,15 @@ async def test_a_failing_listener_leaves_the_write_standing(ladder: Ladder) -> N
 
 
 def _recording_threads(
-    monkeypatch: pytest.MonkeyPatch, name: str, threads: list[threading.Thread]
+    monkeypatch: pytest.MonkeyPatch, module: ModuleType, name: str, threads: list[threading.Thread]
 ) -> None:
-    original = getattr(ladder_module, name)
+    original = getattr(module, name)
 
     def recorded(*args: Any) -> Any:
         threads.append(threading.current_thread())
         return original(*args)
 
-    monkeypatch.setattr(ladder_module, name, recorded)
+    monkeypatch.setattr(module, name, recorded)
 
 
 async def test_replays_and_performances_run_in_a_worker_thread(
@@ -177,8 +179,8 @@ async def test_replays_and_performances_run_in_a_worker_thread(
 ) -> None:
     ladder = Ladder(database, GuildSettings(), clock=clock)
     threads: list[threading.Thread] = []
-    _recording_threads(monkeypatch, "replay_log", threads)
-    _recording_threads(monkeypatch, "measured", threads)
+    _recording_threads(monkeypatch, core_module, "replay_log", threads)
+    _recording_threads(monkeypatch, standings_module, "measured", threads)
     await report(ladder, MOD, "<@1> 1 | <@2> 0", "a")
     await ladder.recompute(GUILD, MOD)
     await ladder.leaderboard(GUILD, by="p8")

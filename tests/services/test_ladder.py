@@ -32,6 +32,17 @@ async def test_same_request_id_twice_records_one_match(ladder: Ladder) -> None:
     assert (await ladder.db.read.member(GUILD, 1)).games == 1  # type: ignore[union-attr]
 
 
+async def test_a_retried_report_changes_nothing(ladder: Ladder, clock: Clock) -> None:
+    """Not the names it brings, nor the guild's change stamp (no live board edit)."""
+    lineup = parse_lineup("<@1> 1 | <@2> 0")
+    await ladder.report(GUILD, MOD, lineup, request_id="r", members=[MemberInfo(1, "Ann")])
+    stored = await ladder.db.read.dump()
+    clock.now += 60
+    again = await ladder.report(GUILD, MOD, lineup, request_id="r", members=[MemberInfo(1, "Bo")])
+    assert not again.created
+    assert await ladder.db.read.dump() == stored
+
+
 async def test_pending_until_an_opponent_confirms_once(ladder: Ladder) -> None:
     match_id = await report(ladder, Actor(1), "<@1> 1 | <@2> 0", "a")
     assert (await ladder.show_match(GUILD, match_id)).status == "pending"

@@ -11,7 +11,7 @@ from bot.app.buttons import leaderboard_view
 from bot.app.embeds import leaderboard_embed
 from bot.app.members import guild_of, shown_name
 from bot.app.replies import defer
-from bot.services.ladder import MEASURES
+from bot.services.standings import MEASURES
 
 
 class Leaderboard(commands.Cog):

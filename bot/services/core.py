@@ -1,0 +1,227 @@
+"""The shared base of the use cases: the one change path (`LadderCore._write`), the
+reads and refusals every concern needs, and the replay of a guild's log that voiding,
+editing, settings, recomputing and importing share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from bot.config import GuildSettings
+from bot.ratings.elo import EloBridge
+from bot.ratings.ladder import LadderSettings
+from bot.services import seasons
+from bot.services.changes import Change, ChangeListener
+from bot.services.errors import UserError
+from bot.services.lineup import Lineup
+from bot.services.replaying import Record, ratings_at_start, records_by_season, replay_log
+from bot.storage import LOG_START, Database, LogKey, Match, Member, WriteTransaction
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks: a Discord user, and whether they have Manage Server."""
+
+    user_id: int
+    is_moderator: bool = False
+
+
+def ladder_settings(settings: GuildSettings) -> LadderSettings:
+    return LadderSettings(
+        settings.t, settings.game_mult, settings.max_game_length, settings.initial_rating
+    )
+
+
+def elo_bridge(settings: GuildSettings) -> EloBridge:
+    return EloBridge(settings.t, settings.initial_rating)
+
+
+def ladder_rating(member: Member, settings: GuildSettings) -> float:
+    """The member's ladder rating; initial_rating before their first applied match."""
+    return settings.initial_rating if member.rating is None else member.rating
+
+
+def _not_found(match_id: int) -> UserError:
+    return UserError(f"there is no match #{match_id} in this server; see /match list for ids")
+
+
+def _must_moderate(actor: Actor, what: str) -> None:
+    if not actor.is_moderator:
+        raise UserError(f"only moderators (Manage Server) can {what}")
+
+
+async def _known_members(
+    tx: WriteTransaction,
+    guild_id: int,
+    lineups: Iterable[Lineup],
+    upserted: Iterable[Member] = (),
+) -> dict[int, Member]:
+    """The members playing in the lineups by user id: those just `upserted` from what the
+    front end told us, the others created on first sight."""
+    user_ids = {
+        e.player.user_id for lineup in lineups for e in lineup if e.player.user_id is not None
+    }
+    known = {member.user_id: member for member in upserted}
+    missing = user_ids - known.keys()
+    if missing:
+        known.update((member.user_id, member) for member in await tx.add_members(guild_id, missing))
+    return {user_id: known[user_id] for user_id in user_ids}
+
+
+@dataclass(slots=True)
+class _Unit:
+    """One write use case: its transaction, and the Change it reports once committed."""
+
+    tx: WriteTransaction
+    change: Change | None = None
+    stamped: bool = False
+    """The use case's own statements already marked the guild changed (a report)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Replayed:
+    matches: int
+    member_ids: frozenset[int]
+    """Members whose rating was rewritten."""
+
+
+NOTHING_REPLAYED: Final = _Replayed(0, frozenset())
+NO_RECORD: Final = Record(0, 0, 0, 0)
+
+
+async def replay_guild(
+    tx: WriteTransaction,
+    guild_id: int,
+    settings: GuildSettings,
+    start: LogKey | None,
+    seed: Mapping[int, float] | None = None,
+    recount: Collection[int] = (),
+) -> _Replayed:
+    """Replay the applied matches from `start` (None: the whole guild) and store the
+    ratings. A member's start rating: `seed`, else the rating_before of their first
+    match in the replayed part, else their current rating (or initial_rating). Records:
+    a whole-guild replay counts everyone's; a partial one recounts the members of
+    `recount` (those whose matches were added or voided)."""
+    log = await tx.log_columns(guild_id, LOG_START if start is None else start)
+    crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
+    boundaries = seasons.boundaries(log, crossed)
+    starts: dict[int, float] = {}
+    final: dict[int, float | None]
+    members: list[Member] = []
+    if start is None:  # everyone's rating is rewritten (None: no rated match left)
+        members = await tx.members(guild_id)
+        final = dict.fromkeys(member.user_id for member in members)
+    elif crossed:  # season starts change everyone rated: start from their closings
+        starts = await seasons.starts_across(tx, guild_id, log, crossed, seed or {})
+        final = dict(seed or {})
+    else:
+        starts = ratings_at_start(log, (), {}, None)
+        starts.update(seed or {})
+        # Only members with no rating before in the replayed part (imported matches)
+        # start from their current rating: read just those.
+        unseeded = set(np.unique(log.user_id).tolist()) - starts.keys()
+        if unseeded:
+            for member in await tx.members_by_id(guild_id, unseeded):
+                if member.rating is not None:
+                    starts[member.user_id] = member.rating
+        final = dict(seed or {})
+    # numpy work, off the event loop (SPEC 8.5)
+    result = await asyncio.to_thread(replay_log, log, starts, ladder_settings(settings), boundaries)
+    final.update(result.final)
+    await tx.write_replay(guild_id, log, result.before, result.after, final)
+    await seasons.store_closings(tx, guild_id, crossed, result)
+    if start is None:
+        current = (await asyncio.to_thread(records_by_season, log, boundaries))[-1]
+        await tx.set_records(
+            guild_id,
+            {
+                member.user_id: record
+                for member in members
+                if (record := current.get(member.user_id, NO_RECORD))
+                != (member.games, member.wins, member.draws, member.losses)
+            },
+        )
+    elif recount:
+        await tx.recount_records(guild_id, list(recount))
+    return _Replayed(len(log.match_firsts()), frozenset(final))
+
+
+class LadderCore:
+    """What every use case shares over one database; `defaults` start every new guild.
+    Each write use case reports what it changed to `on_change` once committed
+    (bot.services.changes)."""
+
+    def __init__(
+        self,
+        db: Database,
+        defaults: GuildSettings,
+        *,
+        clock: Callable[[], float] = time.time,
+        page_size: int = 10,
+        edit_seconds: float = 60.0,
+        fill_cache: bool = False,
+        on_change: ChangeListener | None = None,
+    ) -> None:
+        self.db = db
+        self.defaults = defaults
+        self.clock = clock
+        self.page_size = page_size
+        self.edit_seconds = edit_seconds
+        self.fill_cache = fill_cache
+        """Store the performances reads compute, after the read has answered (the bot);
+        off, reads write nothing at all (the command line)."""
+        self._filling: set[asyncio.Task[None]] = set()
+        self.on_change = on_change
+        """Told every committed change; the bot sets it once it exists."""
+
+    async def close(self) -> None:
+        await self.cache_filled()
+        await self.db.close()
+
+    async def cache_filled(self) -> None:
+        """Wait for the cache fills started by earlier reads."""
+        while self._filling:
+            await asyncio.gather(*self._filling)
+
+    @asynccontextmanager
+    async def _write(self, guild_id: int) -> AsyncIterator[_Unit]:
+        """The one change path: a write use case's transaction. When the Change it sets
+        changes the standings, the guild is marked changed in the same transaction (other
+        processes' live boards follow); once committed, the Change goes to `on_change`. A
+        refusal or a rollback reports nothing."""
+        async with self.db.write(guild_id) as tx:
+            unit = _Unit(tx)
+            yield unit
+            if unit.change is not None and unit.change.changes_standings and not unit.stamped:
+                await tx.mark_changed(guild_id, self.clock())
+        if unit.change is not None and self.on_change is not None:
+            try:
+                self.on_change(unit.change)
+            except Exception:  # the write stands whatever a listener does
+                log.exception("a change listener failed on %r", unit.change)
+
+    async def settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings; the defaults until its first write."""
+        return await self.db.read.guild_settings(guild_id) or self.defaults
+
+    async def _member(self, guild_id: int, user_id: int) -> Member:
+        member = await self.db.read.member(guild_id, user_id)
+        if member is None:
+            raise UserError(f"<@{user_id}> has no ladder record in this server yet")
+        return member
+
+    async def _load(self, tx: WriteTransaction, guild_id: int, match_id: int) -> Match:
+        match = await tx.match(guild_id, match_id)
+        if match is None:
+            raise _not_found(match_id)
+        return match

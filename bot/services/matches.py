@@ -1,0 +1,405 @@
+"""Matches: report, confirm, dispute, cancel, void, edit, and reading them back."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from bot.config import GuildSettings
+from bot.ratings.ladder import (
+    MINUTES_RULE,
+    SCORE_RULE,
+    match_minutes,
+    match_outcomes,
+    rating_changes,
+    valid_minutes,
+    valid_scores,
+)
+from bot.services.changes import Change
+from bot.services.core import (
+    NOTHING_REPLAYED,
+    Actor,
+    LadderCore,
+    _known_members,
+    _must_moderate,
+    _not_found,
+    ladder_rating,
+    ladder_settings,
+    replay_guild,
+)
+from bot.services.errors import UserError
+from bot.services.lineup import Lineup, lineup_text
+from bot.services.match_rules import check_cancel, check_state
+from bot.storage import (
+    LogKey,
+    Match,
+    MatchEdit,
+    Member,
+    MemberInfo,
+    NewMatch,
+    NewParticipant,
+    Participant,
+    WriteTransaction,
+)
+
+MAX_PARTICIPANTS: Final = 32
+NO_REPORTER: Final = 0
+"""The reporter of an imported match: no user (ids start at 1), so only moderators cancel."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportResult:
+    match: Match
+    applied: bool
+    created: bool
+    """False when the request id had already recorded this match."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmResult:
+    match: Match
+    applied_now: bool
+
+
+@dataclass(frozen=True, slots=True)
+class VoidResult:
+    match: Match
+    replayed: int
+    """How many later matches were replayed."""
+
+
+@dataclass(frozen=True, slots=True)
+class EditResult:
+    match: Match
+    old_lineup: str
+    replayed: int
+    """Matches replayed (0 for a pending match: nothing was rated)."""
+
+
+def check_lineup(lineup: Lineup, minutes: float | None) -> None:
+    """The refusals that need no database: size, duplicates, numbers out of range."""
+    if minutes is not None and not valid_minutes(minutes):
+        raise UserError(f"minutes {minutes!r} must be {MINUTES_RULE}")
+    if len(lineup) > MAX_PARTICIPANTS:
+        raise UserError(
+            f"{len(lineup)} participants: a match has at most {MAX_PARTICIPANTS}; split it up"
+        )
+    seen: set[str] = set()
+    for entry in lineup:
+        label = entry.player.label
+        if label in seen:
+            raise UserError(f"{label} appears twice in the match; list every player once")
+        seen.add(label)
+        if not valid_scores(entry.score):
+            raise UserError(f"{label}: score {entry.score!r} must be {SCORE_RULE}")
+        if entry.minutes is not None and not valid_minutes(entry.minutes):
+            raise UserError(f"{label}: minutes {entry.minutes!r} must be {MINUTES_RULE}")
+
+
+def _match_change(match: Match, actor_id: int | None) -> Change:
+    """A match just recorded pending ("reported"), or applied: its rated members changed."""
+    if match.status != "applied":
+        return Change(match.guild_id, "reported", match_id=match.id, actor_id=actor_id)
+    rated = frozenset(p.user_id for p in match.participants if p.enabled and p.user_id is not None)
+    return Change(match.guild_id, "applied", rated, match_id=match.id, actor_id=actor_id)
+
+
+def build_participants(
+    lineup: Lineup,
+    members: Mapping[int, Member],
+    settings: GuildSettings,
+    minutes: float | None,
+) -> tuple[NewParticipant, ...]:
+    """The lineup as stored participants: who is rated, their records. UserError if bots
+    play or fewer than two sides have rated players."""
+    for entry in lineup:
+        user_id = entry.player.user_id
+        if user_id is not None and members[user_id].is_bot:
+            raise UserError(f"<@{user_id}> is a bot; bots cannot play in ladder matches")
+    default_minutes = match_minutes(minutes, ladder_settings(settings))
+    rows = [
+        (
+            entry,
+            entry.minutes if entry.minutes is not None else default_minutes,
+            entry.player.user_id is not None and members[entry.player.user_id].enabled,
+        )
+        for entry in lineup
+    ]
+    rated = [(entry, played) for entry, played, enabled in rows if enabled]
+    if len({entry.side for entry, _ in rated}) < 2:
+        raise UserError("a match needs rated players (members in the ladder) on at least two sides")
+    records = iter(
+        match_outcomes(
+            [e.side for e, _ in rated], [e.score for e, _ in rated], [m for _, m in rated]
+        )
+    )
+    return tuple(
+        NewParticipant(
+            entry.player.user_id,
+            entry.player.guest,
+            entry.side,
+            float(entry.score),
+            float(played),
+            enabled,
+            next(records) if enabled else None,
+        )
+        for entry, played, enabled in rows
+    )
+
+
+class MatchUseCases(LadderCore):
+    """Reporting a match and what follows it: confirm, dispute, cancel, void, edit."""
+
+    async def report(
+        self,
+        guild_id: int,
+        actor: Actor,
+        lineup: Lineup,
+        *,
+        request_id: str,
+        minutes: float | None = None,
+        members: Iterable[MemberInfo] = (),
+    ) -> ReportResult:
+        """Record a match: pending for a non-moderator when the guild asks the opponents to
+        confirm, else applied at once. The same request id twice records one match: a retry
+        answers with it and changes nothing (its slot leaves the guild's change stamp be)."""
+        check_lineup(lineup, minutes)
+        players = {entry.player.user_id for entry in lineup}
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.clock())
+            if slot is None:  # the guild's first write
+                await tx.ensure_guild(guild_id, self.defaults)
+                slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.clock())
+                assert slot is not None
+            if slot.existing is not None:
+                retried = await self._load(tx, guild_id, slot.existing)
+                return ReportResult(retried, retried.status == "applied", created=False)
+            unit.stamped = True
+            settings, newest, match_id = slot.settings, slot.newest, slot.match_id
+            if not actor.is_moderator and actor.user_id not in players:
+                raise UserError(
+                    "you can only report matches you played in (moderators can report any)"
+                )
+            upserted = await tx.upsert_members(guild_id, members)
+            known = await _known_members(tx, guild_id, [lineup], upserted)
+            participants = build_participants(lineup, known, settings, minutes)
+            now = self.clock()
+            new = NewMatch(actor.user_id, now, now, request_id, participants)
+            names = {user_id: member.name for user_id, member in known.items()}
+            if settings.confirm == "none" or actor.is_moderator:
+                applied_at, ratings = self._ratings(settings, newest, participants, known)
+                new = new.rated(ratings)
+                await tx.add_applied_match(guild_id, new, match_id, applied_at)
+                match = new.stored(match_id, guild_id, "applied", applied_at, names)
+            else:
+                await tx.insert_matches(guild_id, [new], "pending", [match_id])
+                match = new.stored(match_id, guild_id, "pending", None, names)
+            unit.change = _match_change(match, actor.user_id)
+        return ReportResult(match, match.status == "applied", created=True)
+
+    def _ratings(
+        self,
+        settings: GuildSettings,
+        newest: LogKey | None,
+        participants: Sequence[NewParticipant | Participant],
+        members: Mapping[int, Member],
+    ) -> tuple[float, dict[int, tuple[float, float]]]:
+        """Applying a match after `newest`, the end of the log (incremental: nothing is
+        replayed): its applied_at, and each rated member's rating before and after it."""
+        rated = [(p, p.user_id) for p in participants if p.enabled and p.user_id is not None]
+        before = [ladder_rating(members[user_id], settings) for _, user_id in rated]
+        changes = rating_changes(
+            before,
+            [p.side for p, _ in rated],
+            [p.score for p, _ in rated],
+            [p.minutes for p, _ in rated],
+            ladder_settings(settings),
+        )
+        now = self.clock()
+        applied_at = (
+            now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
+        )
+        return applied_at, {
+            user_id: (rating, rating + float(change))
+            for (_, user_id), rating, change in zip(rated, before, changes, strict=True)
+        }
+
+    async def _apply(self, tx: WriteTransaction, settings: GuildSettings, match: Match) -> Match:
+        """Apply a pending match at the end of the log."""
+        rated_ids = [p.user_id for p in match.participants if p.enabled and p.user_id is not None]
+        members = {m.user_id: m for m in await tx.members_by_id(match.guild_id, rated_ids)}
+        newest = await tx.newest_log_key(match.guild_id)
+        applied_at, ratings = self._ratings(settings, newest, match.participants, members)
+        await tx.apply_match(match, applied_at, ratings)
+        return match.applied(applied_at, ratings)
+
+    async def set_match_message(
+        self, guild_id: int, match_id: int, channel_id: int, message_id: int
+    ) -> None:
+        async with self.db.write(guild_id) as tx:
+            if await tx.match(guild_id, match_id) is None:
+                raise _not_found(match_id)
+            await tx.set_match_message(match_id, channel_id, message_id)
+
+    @staticmethod
+    def _may_answer(actor: Actor, match: Match) -> bool:
+        """A moderator, or a participant on another side than the reporter's."""
+        if actor.is_moderator:
+            return True
+        reporter_sides = {p.side for p in match.participants if p.user_id == match.reporter_id}
+        return any(
+            p.user_id == actor.user_id and p.side not in reporter_sides for p in match.participants
+        )
+
+    async def confirm(self, guild_id: int, actor: Actor, match_id: int) -> ConfirmResult:
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            match = await self._load(tx, guild_id, match_id)
+            if match.status == "applied":
+                return ConfirmResult(match, applied_now=False)
+            check_state("confirm", match_id, match.status)
+            if match.status == "disputed" and not actor.is_moderator:
+                raise UserError(f"match #{match_id} is disputed; a moderator has to decide it")
+            if not self._may_answer(actor, match):
+                raise UserError(
+                    f"only an opponent of the reporter or a moderator can confirm match #{match_id}"
+                )
+            applied = await self._apply(tx, settings, match)
+            unit.change = _match_change(applied, actor.user_id)
+        return ConfirmResult(applied, applied_now=True)
+
+    async def dispute(self, guild_id: int, actor: Actor, match_id: int) -> Match:
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            match = await self._load(tx, guild_id, match_id)
+            if match.status == "disputed":
+                return match
+            check_state("dispute", match_id, match.status)
+            if not self._may_answer(actor, match):
+                raise UserError(
+                    f"only an opponent of the reporter or a moderator can dispute match #{match_id}"
+                )
+            await tx.set_status(match_id, "disputed", disputed_by=actor.user_id)
+            unit.change = Change(guild_id, "disputed", match_id=match_id, actor_id=actor.user_id)
+            return await self._load(tx, guild_id, match_id)
+
+    async def cancel(self, guild_id: int, actor: Actor, match_id: int) -> Match:
+        """The reporter (or a moderator) withdraws a pending or disputed report (SPEC 9.4):
+        it becomes void; nothing was rated, so nothing is replayed."""
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            match = await self._load(tx, guild_id, match_id)
+            reporter = NO_REPORTER if match.reporter_id is None else match.reporter_id
+            check_cancel(actor, match_id, match.status, reporter)
+            await tx.set_status(match_id, "void", void_reason="cancelled by its reporter")
+            unit.change = Change(guild_id, "cancelled", match_id=match_id, actor_id=actor.user_id)
+            return await self._load(tx, guild_id, match_id)
+
+    async def void(
+        self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
+    ) -> VoidResult:
+        _must_moderate(actor, "void matches")
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            match = await self._load(tx, guild_id, match_id)
+            check_state("void", match_id, match.status)
+            await tx.set_status(match_id, "void", void_reason=reason or "voided by a moderator")
+            replayed = NOTHING_REPLAYED
+            if match.status == "applied":
+                assert match.log_key is not None
+                seed = {
+                    p.user_id: p.rating_before
+                    for p in match.participants
+                    if p.enabled and p.user_id is not None and p.rating_before is not None
+                }
+                replayed = await replay_guild(
+                    tx, guild_id, settings, match.log_key, seed, recount=seed
+                )
+            unit.change = Change(
+                guild_id,
+                "voided",
+                replayed.member_ids,
+                match_id=match_id,
+                actor_id=actor.user_id,
+                detail=reason or "",
+            )
+            return VoidResult(await self._load(tx, guild_id, match_id), replayed.matches)
+
+    async def edit(
+        self,
+        guild_id: int,
+        actor: Actor,
+        match_id: int,
+        lineup: Lineup,
+        *,
+        minutes: float | None = None,
+        members: Iterable[MemberInfo] = (),
+    ) -> EditResult:
+        """Replace the participants of a pending or applied match (SPEC 9.4), keeping the old
+        lineup in its history. An applied match's guild is replayed from its log: the new
+        participants' ratings at that point are not stored anywhere else, and the stored
+        ratings must equal a replay."""
+        _must_moderate(actor, "edit matches")
+        check_lineup(lineup, minutes)
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            match = await self._load(tx, guild_id, match_id)
+            check_state("edit", match_id, match.status)
+            upserted = await tx.upsert_members(guild_id, members)
+            known = await _known_members(tx, guild_id, [lineup], upserted)
+            participants = build_participants(lineup, known, settings, minutes)
+            old = lineup_text(match.participants)
+            await tx.clear_lineup(match_id, MatchEdit(self.clock(), actor.user_id, old))
+            await tx.insert_participants([(match_id, participants)])
+            replayed = NOTHING_REPLAYED
+            if match.status == "applied":
+                replayed = await replay_guild(tx, guild_id, settings, None)
+            unit.change = Change(
+                guild_id,
+                "edited",
+                replayed.member_ids,
+                match_id=match_id,
+                actor_id=actor.user_id,
+                detail=f"was {old}",
+            )
+            edited = await self._load(tx, guild_id, match_id)
+        return EditResult(edited, old, replayed.matches)
+
+    async def match_edits(self, guild_id: int, match_id: int) -> list[MatchEdit]:
+        """The lineups a match had before each edit (for /match show)."""
+        await self.show_match(guild_id, match_id)
+        return await self.db.read.match_edits(match_id)
+
+    async def auto_confirm(
+        self, owned: Callable[[int], bool] = lambda guild_id: True
+    ) -> list[Match]:
+        """Apply every pending match older than its guild's auto_confirm_hours, in the guilds
+        `owned` accepts (a bot process: the guilds of its shards)."""
+        applied = []
+        for guild_id, match_id in await self.db.read.due_pending(self.clock()):
+            if not owned(guild_id):
+                continue
+            async with self._write(guild_id) as unit:
+                settings = await unit.tx.ensure_guild(guild_id, self.defaults)
+                match = await self._load(unit.tx, guild_id, match_id)
+                if match.status == "pending":
+                    applied.append(await self._apply(unit.tx, settings, match))
+                    unit.change = _match_change(applied[-1], None)
+        return applied
+
+    async def show_match(self, guild_id: int, match_id: int) -> Match:
+        match = await self.db.read.match(guild_id, match_id)
+        if match is None:
+            raise _not_found(match_id)
+        return match
+
+    async def list_matches(
+        self, guild_id: int, user_id: int | None = None, limit: int = 10
+    ) -> list[Match]:
+        return await self.db.read.recent_matches(guild_id, user_id, limit)

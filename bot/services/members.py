@@ -1,0 +1,86 @@
+"""Members: names and bot flags as Discord shows them, joining and leaving the ladder,
+finding a member by id, mention or name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from bot.services.changes import Change
+from bot.services.core import LadderCore
+from bot.services.errors import UserError, quoted
+from bot.services.lineup import MENTION, parse_id
+from bot.storage import Member, MemberInfo
+
+
+class MemberUseCases(LadderCore):
+    """Who is in the ladder: names and bot flags from Discord, joining and leaving."""
+
+    async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
+        async with self.db.write(guild_id) as tx:
+            await tx.ensure_guild(guild_id, self.defaults)
+            await tx.upsert_members(guild_id, members)
+
+    async def learn_names(self, guild_id: int, seen: Iterable[MemberInfo]) -> int:
+        """Bring the stored names and bot flags of the members the ladder knows (players,
+        imported members) up to date with what Discord shows; others are not added (being
+        seen is no reason to be listed). Writes only what changed; returns how many."""
+        infos = {info.user_id: info for info in seen}
+        known = await self.db.read.members_by_id(guild_id, infos)
+        changed = [
+            infos[member.user_id]
+            for member in known
+            if (member.name, member.is_bot)
+            != (infos[member.user_id].name, infos[member.user_id].is_bot)
+        ]
+        if changed:
+            async with self.db.write(guild_id) as tx:
+                await tx.upsert_members(guild_id, changed)
+        return len(changed)
+
+    async def join(self, guild_id: int, member: MemberInfo) -> Member:
+        return await self._set_enabled(guild_id, member, True)
+
+    async def leave(self, guild_id: int, member: MemberInfo) -> Member:
+        return await self._set_enabled(guild_id, member, False)
+
+    async def _set_enabled(self, guild_id: int, info: MemberInfo, enabled: bool) -> Member:
+        if info.is_bot:
+            raise UserError("bots cannot join the ladder")
+        async with self._write(guild_id) as unit:
+            await unit.tx.ensure_guild(guild_id, self.defaults)
+            (stored,) = await unit.tx.upsert_members(guild_id, [info])
+            if stored.enabled == enabled:
+                return stored
+            await unit.tx.set_enabled(guild_id, info.user_id, enabled)
+            unit.change = Change(
+                guild_id,
+                "membership",
+                frozenset({info.user_id}),
+                actor_id=info.user_id,
+                detail="joined the ladder" if enabled else "left the ladder",
+            )
+        return replace(stored, enabled=enabled)
+
+    async def find_member(self, guild_id: int, text: str) -> Member:
+        """A member by user id, mention or display name (UserError if none or several)."""
+        wanted = text.strip()
+        mention = MENTION.fullmatch(wanted)
+        if mention or wanted.isdigit():  # any digits, so '²' is refused as an id, not a name
+            user_id = parse_id(mention.group(1) if mention else wanted)
+            member = await self.db.read.member(guild_id, user_id)
+            if member is None:
+                raise UserError(f"no member with id {user_id} in this server's ladder")
+            return member
+        named = await self.db.read.members_named(guild_id, wanted)
+        if not named:
+            raise UserError(
+                f"no member named {quoted(wanted)} in this server's ladder; try the user id"
+            )
+        if len(named) > 1:
+            ids = ", ".join(str(member.user_id) for member in named)
+            raise UserError(
+                f"several members are named {quoted(wanted)} (ids {ids}); give the user id"
+            )
+        return named[0]

@@ -1,0 +1,289 @@
+"""Replays: settings, recompute, seasons and CSV import/export, the use cases that
+replay a guild's log (bot.services.core.replay_guild) or change it as a whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import uuid
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Final
+
+from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
+from bot.services import seasons
+from bot.services.changes import Change
+from bot.services.core import Actor, LadderCore, _known_members, _must_moderate, replay_guild
+from bot.services.csvio import (
+    CsvMatch,
+    CsvSeason,
+    export_matches,
+    format_time,
+    match_key,
+    native_id,
+    parse_csv,
+)
+from bot.services.errors import UserError, quoted
+from bot.services.matches import build_participants, check_lineup
+from bot.storage import KeyedMatch, Member, NewMatch, Season, WriteTransaction
+
+SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
+LISTING_SETTINGS: Final = ("min_games", "provisional_games")
+"""Settings that change who is listed on leaderboards, or how, without a replay."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsResult:
+    settings: GuildSettings
+    replayed: int | None
+    """Matches replayed; None when no rating constant changed value (no replay)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    matches: int
+    replayed: int
+    seasons: int = 0
+    """Season starts imported."""
+    skipped: int = 0
+    """Matches and season starts of the file already in the guild (SPEC 8.3)."""
+
+
+def _parsed_in_order(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSeason]]:
+    """A CSV file's matches in log order and its season starts: Python work per row, run in
+    a worker thread."""
+    matches, starts = parse_csv(data, now)
+    return sorted(matches, key=lambda match: match.order), starts
+
+
+class ReplayUseCases(LadderCore):
+    """What rewrites a guild's log or ratings as a whole: settings, recomputing, seasons,
+    and the CSV import (with its export)."""
+
+    async def change_settings(
+        self, guild_id: int, actor: Actor, changes: Mapping[str, object]
+    ) -> SettingsResult:
+        _must_moderate(actor, "change the settings")
+        async with self._write(guild_id) as unit:
+            current = await unit.tx.ensure_guild(guild_id, self.defaults)
+            try:
+                changed = current.changed(changes)
+            except KeyedSettingError as error:
+                raise UserError(f"setting {error.key}: {error}") from None
+            await unit.tx.save_settings(guild_id, changed)
+            differ = {
+                name for name in SETTING_NAMES if getattr(current, name) != getattr(changed, name)
+            }
+            replayed = None
+            if differ.intersection(RATING_CONSTANTS):
+                replayed = (await replay_guild(unit.tx, guild_id, changed, None)).matches
+            unit.change = Change(
+                guild_id,
+                "settings",
+                everyone=replayed is not None or bool(differ.intersection(LISTING_SETTINGS)),
+                actor_id=actor.user_id,
+                detail=", ".join(f"{name} = {getattr(changed, name)}" for name in sorted(differ)),
+            )
+        return SettingsResult(changed, replayed)
+
+    async def recompute(self, guild_id: int, actor: Actor) -> int:
+        """Replay the whole guild from its log; returns the number of matches replayed."""
+        _must_moderate(actor, "recompute the ladder")
+        async with self._write(guild_id) as unit:
+            settings = await unit.tx.ensure_guild(guild_id, self.defaults)
+            replayed = await replay_guild(unit.tx, guild_id, settings, None)
+            unit.change = Change(guild_id, "replayed", everyone=True, actor_id=actor.user_id)
+        return replayed.matches
+
+    # --- seasons (SPEC 9.1; bot.services.seasons) ---------------------------------------
+
+    async def start_season(
+        self, guild_id: int, actor: Actor, name: str, carry: float = 0.0
+    ) -> Season:
+        """Close the current season (its closing standings are stored) and start `name` at
+        the end of the log: ratings carry over, records restart at 0."""
+        _must_moderate(actor, "start a season")
+        kept = seasons.season_carry(carry)
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            taken = await tx.seasons(guild_id)
+            chosen = seasons.new_season_name(name, taken)
+            newest = await tx.newest_log_key(guild_id)
+            now = self.clock()
+            starts_at = (
+                now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
+            )
+            season = await tx.add_season(guild_id, chosen, kept, starts_at, now, actor.user_id)
+            closing = {
+                member.user_id: member.rating
+                for member in await tx.members(guild_id)
+                if member.rating is not None
+            }
+            await tx.store_closing(season, taken[-1] if taken else None, closing)
+            await tx.set_ratings(guild_id, seasons.carried(closing, kept, settings.initial_rating))
+            await tx.restart_records(guild_id)
+            unit.change = Change(
+                guild_id,
+                "season_started",
+                everyone=True,
+                actor_id=actor.user_id,
+                detail=f"season {quoted(chosen)} started (carry {kept:g})",
+            )
+        return season
+
+    async def season_list(self, guild_id: int) -> list[seasons.SeasonSummary]:
+        """Every season, oldest first; the last is the current one."""
+        return seasons.summaries(
+            await self.db.read.seasons(guild_id), await self.db.read.standings_sizes(guild_id)
+        )
+
+    async def export_csv(self, guild_id: int) -> str:
+        return export_matches(
+            await self.db.read.all_matches(guild_id), await self.db.read.seasons(guild_id)
+        )
+
+    async def import_csv(self, guild_id: int, actor: Actor, data: bytes | str) -> ImportResult:
+        """Import matches (a CSV file's bytes, or its text) as applied, merged into the log by
+        played_at, and its season starts (then the whole guild is replayed: no closing
+        standings are stored for a new start inside the log); all or nothing. Matches and
+        season starts already in the guild (SPEC 8.3: a match under its label, a start under
+        its name) are skipped; one there with other players, time or carry is refused."""
+        _must_moderate(actor, "import matches")
+        # Parsing and building the matches is Python work per row: off the event loop.
+        parsed, parsed_starts = await asyncio.to_thread(_parsed_in_order, data, self.clock())
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await tx.ensure_guild(guild_id, self.defaults)
+            fresh = await self._not_imported(tx, guild_id, parsed)
+            skipped = len(parsed) - len(fresh)
+            batch = uuid.uuid4().hex
+            known = await _known_members(tx, guild_id, [m.entries for m in fresh])
+            now = self.clock()
+            new = await asyncio.to_thread(
+                lambda: [self._imported(m, known, settings, now, batch) for m in fresh]
+            )
+            taken = list(await tx.seasons(guild_id))
+            starts = _new_starts(parsed_starts, taken)
+            skipped += len(parsed_starts) - len(starts)
+            for start in sorted(starts, key=lambda season: season.starts_at):
+                try:
+                    name = seasons.new_season_name(start.name, taken)
+                except UserError as error:
+                    raise UserError(f"line {start.line}: {error}") from None
+                taken.append(
+                    await tx.add_season(
+                        guild_id, name, start.carry, start.starts_at, now, actor.user_id
+                    )
+                )
+            if not new and not starts:
+                return ImportResult(0, 0, 0, skipped)
+            ids = (
+                await tx.insert_matches(
+                    guild_id,
+                    new,
+                    "applied",
+                    await tx.new_match_ids(len(new)),
+                    [m.played_at for m in new],
+                )
+                if new
+                else []
+            )
+            replayed = await replay_guild(
+                tx,
+                guild_id,
+                settings,
+                min(zip((m.played_at for m in new), ids, strict=True)) if not starts else None,
+                {},
+                recount={
+                    p.user_id
+                    for m in new
+                    for p in m.participants
+                    if p.enabled and p.user_id is not None
+                },
+            )
+            unit.change = Change(
+                guild_id,
+                "imported",
+                replayed.member_ids,
+                everyone=bool(starts),
+                actor_id=actor.user_id,
+                detail=f"{len(new)} matches imported"
+                + (f", {len(starts)} season starts" if starts else "")
+                + f", {replayed.matches} replayed",
+            )
+        return ImportResult(len(new), replayed.matches, len(starts), skipped)
+
+    @staticmethod
+    async def _not_imported(
+        tx: WriteTransaction, guild_id: int, parsed: Sequence[CsvMatch]
+    ) -> list[CsvMatch]:
+        """The parsed matches whose label is no match's key in the guild yet; UserError for
+        one whose stored match has other players or another time."""
+        labels = [m.label for m in parsed]
+        ids = [i for i in map(native_id, labels) if i is not None]
+        stored = {
+            match_key(found.id, found.import_key): found
+            for found in await tx.keyed_matches(guild_id, labels, ids)
+        }
+        fresh = []
+        for match in parsed:
+            found = stored.get(match.label)
+            if found is None:
+                fresh.append(match)
+            elif not _same_match(match, found):
+                raise UserError(
+                    f"line {match.line}: match {quoted(match.label)} is already in the guild "
+                    f"(match #{found.id}) with other players or another time; give it another "
+                    "label or leave it out; nothing was imported"
+                )
+        return fresh
+
+    @staticmethod
+    def _imported(
+        match: CsvMatch,
+        members: Mapping[int, Member],
+        settings: GuildSettings,
+        now: float,
+        batch: str,
+    ) -> NewMatch:
+        try:
+            check_lineup(match.entries, None)
+            participants = build_participants(match.entries, members, settings, None)
+        except UserError as error:
+            raise UserError(f"line {match.line} (match {match.label!r}): {error}") from None
+        return NewMatch(
+            None, now, match.played_at, f"import:{batch}:{match.label}", participants, match.label
+        )
+
+
+def _same_match(match: CsvMatch, stored: KeyedMatch) -> bool:
+    """Whether a CSV match has the stored match's players and time (as a CSV writes it)."""
+    players = Counter((e.player.user_id, e.player.guest) for e in match.entries)
+    return players == Counter(stored.players) and format_time(match.played_at) == format_time(
+        stored.played_at
+    )
+
+
+def _new_starts(starts: Sequence[CsvSeason], taken: Sequence[Season]) -> list[CsvSeason]:
+    """The season starts whose name no season of the guild has yet (SPEC 8.3, as matches'
+    labels); UserError for one whose stored season starts at another time or carries
+    another share."""
+    stored = {season.name: season for season in taken}
+    fresh = []
+    for start in starts:
+        found = stored.get(start.name)
+        if found is None:
+            fresh.append(start)
+        elif (format_time(start.starts_at), start.carry) != (
+            format_time(found.starts_at),
+            found.carry,
+        ):
+            raise UserError(
+                f"line {start.line}: season {quoted(start.name)} is already in the guild "
+                "with another start or carry; give it another name or leave it out; nothing "
+                "was imported"
+            )
+    return fresh

@@ -1,0 +1,375 @@
+"""Standings: leaderboard, rating card, prediction and history, with the performance
+cache they read through, and the live leaderboard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from bot.config import VARIANTS, GuildSettings
+from bot.ratings.elo import EloBridge
+from bot.ratings.gamelist import format_games
+from bot.ratings.ladder import expected_score
+from bot.ratings.performance import performance_arrays
+from bot.ratings.solver import expected_score as elo_expected_score
+from bot.services import seasons
+from bot.services.card import CardStats, Played, card_stats, recent_ids
+from bot.services.core import Actor, LadderCore, _must_moderate, elo_bridge, ladder_rating
+from bot.services.errors import UserError, quoted
+from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
+from bot.storage import DatabaseBusy, GameRows, LiveBoard, Member, Performance
+
+SECONDS_PER_DAY: Final = 86_400.0
+MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingCard:
+    member: Member
+    rating: float
+    rank: int | None
+    """None when the member is not on the leaderboard (too few games, left, a bot)."""
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    variant: str
+    performance: float
+    """In ladder units; +inf/-inf when every game is a win/loss, nan when undefined."""
+    up: float
+    down: float
+    ra: float
+    provisional: bool
+    """Fewer than provisional_games applied matches."""
+    inactive: bool
+    """No applied match in the last inactive_days (SPEC 9.3): off the leaderboards."""
+    stats: CardStats
+    """Peak, streak, win rate, recent form and the rating history."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    rank: int
+    user_id: int
+    name: str
+    value: float
+    """The chosen measure (ladder rating, performance in ladder units, or RA)."""
+    rating: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    provisional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    by: str
+    page: int
+    pages: int
+    total: int
+    rows: tuple[LeaderboardRow, ...]
+    season: str | None = None
+    """A closed season's name: the rows are its closing standings (None: the standings now)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    a: Member
+    b: Member
+    ladder: float
+    """P(a beats b) from the ladder ratings (SPEC 2.3 step 3)."""
+    performance: float | None
+    """P(a beats b) from the guild variant's performance ratings (W in Elo units); None when
+    either is not a finite number."""
+
+
+def _on_leaderboard(member: Member, settings: GuildSettings) -> bool:
+    """Left members, bots and members with fewer than min_games matches are not ranked."""
+    return member.enabled and not member.is_bot and member.games >= settings.min_games
+
+
+def _active_since(settings: GuildSettings, now: float) -> float | None:
+    """The time from which a match keeps a member active; None when inactivity is off."""
+    return now - settings.inactive_days * SECONDS_PER_DAY if settings.inactive_days else None
+
+
+def _provisional(member: Member, settings: GuildSettings) -> bool:
+    return member.games < settings.provisional_games
+
+
+def measured(
+    rows: GameRows, user_ids: Sequence[int], measures: Sequence[str], bridge: EloBridge
+) -> dict[tuple[int, str], Performance]:
+    """The measures of the members from their game rows by (user id, measure): numpy work
+    over up to a whole guild, so callers run it in a worker thread (SPEC 8.5)."""
+    games = game_arrays(rows, user_ids, bridge)
+    return {
+        (user_id, measure): performance
+        for measure in measures
+        for user_id, performance in zip(user_ids, performances(games, measure, bridge), strict=True)
+    }
+
+
+class StandingsUseCases(LadderCore):
+    """Reading the standings: leaderboards (now or a closed season's), rating cards,
+    predictions, game histories, and the live leaderboard message."""
+
+    async def _closing_entries(
+        self, guild_id: int, settings: GuildSettings, name: str, by: str
+    ) -> list[tuple[int, str, float, float, int, int, int, int, bool]] | None:
+        """The closing standings of the closed season `name`, best first, as leaderboard
+        entries (those with min_games matches in it, at least one); None when `name` is the
+        current season. UserError for an unknown name or a measure other than ladder."""
+        listed = await self.db.read.seasons(guild_id)
+        names = [seasons.FIRST_SEASON, *(season.name for season in listed)]
+        wanted = seasons.season_name(name)
+        if wanted not in names:
+            raise UserError(
+                f"season {quoted(wanted)} must be one of this server's seasons: "
+                + quoted(", ".join(names))
+                + " (see /season list)"
+            )
+        index = names.index(wanted)
+        if index == len(listed):
+            return None
+        if by != "ladder":
+            raise UserError(
+                f"season {quoted(wanted)} is closed: its standings rank by ladder only, not {by!r}"
+            )
+        standings = [
+            standing
+            for standing in await self.db.read.closing_standings(guild_id, listed[index].number)
+            if standing.games >= max(1, settings.min_games)
+        ]
+        standings.sort(key=lambda s: (-s.rating, -s.games, s.user_id))
+        return [
+            (s.user_id, s.name, s.rating, s.rating, s.games, s.wins, s.draws, s.losses, False)
+            for s in standings
+        ]
+
+    # --- reading -------------------------------------------------------------------------
+
+    async def _performances(
+        self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
+    ) -> dict[tuple[int, str], Performance]:
+        """The measures ("p1".."p8", "ra") of the members by (user id, measure), from the
+        cache; the members it lacks are computed (`_compute_performances`)."""
+        found = await self.db.read.performances(guild_id, user_ids, measures)
+        missing = sorted({u for u in user_ids for m in measures if (u, m) not in found})
+        if missing:
+            found.update(await self._compute_performances(guild_id, missing, measures))
+        return found
+
+    async def _compute_performances(
+        self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
+    ) -> dict[tuple[int, str], Performance]:
+        """The measures of the members (ascending ids) computed in one vectorized pass, in
+        memory: a read never writes (SPEC 8.2). With fill_cache, they are stored afterwards
+        by a write of their own that the read does not wait for (`_fill_cache`)."""
+        bridge = elo_bridge(await self.settings(guild_id))
+        versions = {
+            member.user_id: (member.rating, member.games)
+            for member in await self.db.read.members_by_id(guild_id, user_ids)
+        }
+        rows = await self.db.read.member_games(guild_id, user_ids)
+        computed = await asyncio.to_thread(measured, rows, user_ids, measures, bridge)
+        if self.fill_cache and computed:
+            task = asyncio.create_task(self._fill_cache(guild_id, computed, versions))
+            self._filling.add(task)
+            task.add_done_callback(self._filling.discard)
+        return computed
+
+    async def _fill_cache(
+        self,
+        guild_id: int,
+        computed: Mapping[tuple[int, str], Performance],
+        versions: Mapping[int, tuple[float | None, int]],
+    ) -> None:
+        """Cache what a read computed, off its path; members whose rating or record changed
+        since are skipped (their games changed), and a busy database just skips it all."""
+        with contextlib.suppress(DatabaseBusy):
+            async with self.db.write(guild_id) as tx:
+                await tx.store_performances(guild_id, computed, versions)
+
+    async def history_text(self, guild_id: int, user_id: int) -> str:
+        """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
+        settings = await self.settings(guild_id)
+        await self._member(guild_id, user_id)
+        rows = await self.db.read.member_games(guild_id, [user_id])
+        return format_games(game_list(rows, elo_bridge(settings), self.clock()))
+
+    async def _ranked(
+        self, guild_id: int, settings: GuildSettings, by: str
+    ) -> list[tuple[Member, float, float]]:
+        """(member, value of `by`, ladder rating) of everyone on the leaderboard, best first."""
+        if by not in MEASURES:
+            raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
+        since = _active_since(settings, self.clock())
+        active = None if since is None else await self.db.read.played_since(guild_id, since)
+        measured = [
+            (member, cached)
+            for member, cached in await self.db.read.members_measured(guild_id, by)
+            if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
+        ]
+        ratings = [ladder_rating(member, settings) for member, _ in measured]
+        if by == "ladder":
+            values = ratings
+        else:
+            missing = [member.user_id for member, cached in measured if cached is None]
+            computed = await self._compute_performances(guild_id, missing, [by]) if missing else {}
+            values = [(cached or computed[member.user_id, by]).value for member, cached in measured]
+        ranked = [
+            (member, value, rating)
+            for (member, _), value, rating in zip(measured, values, ratings, strict=True)
+        ]
+        ranked.sort(
+            key=lambda entry: (
+                math.isnan(entry[1]),
+                -entry[1] if not math.isnan(entry[1]) else 0.0,
+                -entry[0].games,
+                entry[0].user_id,
+            )
+        )
+        return ranked
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        by: str = "ladder",
+        page: int = 1,
+        page_size: int | None = None,
+        season: str | None = None,
+    ) -> LeaderboardPage:
+        """One page of the leaderboard (page_size 0: everything), or of a closed `season`'s
+        closing standings. A page past the end is refused, naming how many pages there are
+        (a command's page, or a stale button after the board shrank); an empty board has one
+        empty page."""
+        settings = await self.settings(guild_id)
+        closed = (
+            None if season is None else await self._closing_entries(guild_id, settings, season, by)
+        )
+        ranked = (
+            [
+                (
+                    member.user_id,
+                    member.name,
+                    value,
+                    rating,
+                    member.games,
+                    member.wins,
+                    member.draws,
+                    member.losses,
+                    _provisional(member, settings),
+                )
+                for member, value, rating in await self._ranked(guild_id, settings, by)
+            ]
+            if closed is None
+            else closed
+        )
+        size = self.page_size if page_size is None else page_size
+        size = size or max(1, len(ranked))
+        pages = max(1, math.ceil(len(ranked) / size))
+        if not 1 <= page <= pages:
+            noun = "page" if pages == 1 else "pages"
+            raise UserError(
+                f"page {page!r} must be from 1 to {pages}: the leaderboard has {pages} {noun}"
+            )
+        first = (page - 1) * size
+        rows = tuple(
+            LeaderboardRow(rank, *entry)
+            for rank, entry in enumerate(ranked[first : first + size], start=first + 1)
+        )
+        return LeaderboardPage(
+            by, page, pages, len(ranked), rows, None if closed is None else season
+        )
+
+    async def rating_card(
+        self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5
+    ) -> RatingCard:
+        settings = await self.settings(guild_id)
+        chosen = variant or settings.variant
+        if chosen not in VARIANTS:
+            raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
+        member = await self._member(guild_id, user_id)
+        found = await self._performances(guild_id, [user_id], [chosen, RATING_ACCURACY])
+        result = found[user_id, chosen]
+        since = _active_since(settings, self.clock())
+        inactive = since is not None and user_id not in await self.db.read.played_since(
+            guild_id, since
+        )
+        rank = (
+            await self.db.read.ladder_rank(
+                member, settings.min_games, settings.initial_rating, since
+            )
+            if _on_leaderboard(member, settings) and not inactive
+            else None
+        )
+        played = [Played(*row) for row in await self.db.read.rated_results(guild_id, user_id)]
+        shown = recent_ids(played, recent)
+        by_id = {m.id: m for m in await self.db.read.matches_by_id(guild_id, shown)}
+        stats = card_stats(played, [by_id[match_id] for match_id in shown], user_id)
+        return RatingCard(
+            member=member,
+            rating=ladder_rating(member, settings),
+            rank=rank,
+            games=member.games,
+            wins=member.wins,
+            draws=member.draws,
+            losses=member.losses,
+            variant=chosen,
+            performance=result.value,
+            up=result.up,
+            down=result.down,
+            ra=found[user_id, RATING_ACCURACY].value,
+            provisional=_provisional(member, settings),
+            inactive=inactive,
+            stats=stats,
+        )
+
+    async def predict(self, guild_id: int, a: int, b: int) -> Prediction:
+        """The chance that a beats b; refused for one member against themself or a bot."""
+        if a == b:
+            raise UserError(f"a and b are both <@{a}>; predict a match of two different members")
+        settings = await self.settings(guild_id)
+        first, second = await self._member(guild_id, a), await self._member(guild_id, b)
+        for member in (first, second):
+            if member.is_bot:
+                raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
+        ratings = [ladder_rating(m, settings) for m in (first, second)]
+        ladder = float(expected_score(ratings[0], ratings[1], settings.t))
+        games = game_arrays(
+            await self.db.read.member_games(guild_id, [a, b]), [a, b], elo_bridge(settings)
+        )
+        rp = performance_arrays(games, settings.variant)
+        performance = (
+            float(elo_expected_score(np.array([rp[1] - rp[0]]))[0])
+            if np.isfinite(rp).all()
+            else None
+        )
+        return Prediction(first, second, ladder, performance)
+
+    # --- live leaderboard ----------------------------------------------------------------
+
+    async def set_live_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
+        _must_moderate(actor, "set the leaderboard channel")
+        async with self.db.write(guild_id) as tx:
+            await tx.ensure_guild(guild_id, self.defaults)
+            await tx.set_live_board(guild_id, channel_id)
+
+    async def live_board(self, guild_id: int) -> LiveBoard | None:
+        return await self.db.read.live_board(guild_id)
+
+    async def live_boards_due(self) -> list[LiveBoard]:
+        return await self.db.read.live_boards_due(self.clock(), self.edit_seconds)
+
+    async def mark_live_board_edited(self, guild_id: int, message_id: int) -> None:
+        async with self.db.write(guild_id) as tx:
+            await tx.mark_live_board_edited(guild_id, message_id, self.clock())
