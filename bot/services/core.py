@@ -105,13 +105,13 @@ async def replay_guild(
     settings: GuildSettings,
     start: LogKey | None,
     seed: Mapping[int, float] | None = None,
-    recount: Collection[int] = (),
+    touched: Collection[int] = (),
 ) -> _Replayed:
     """Replay the applied matches from `start` (None: the whole guild) and store the
     ratings. A member's start rating: `seed`, else the rating_before of their first
-    match in the replayed part, else their current rating (or initial_rating). Records:
-    a whole-guild replay counts everyone's; a partial one recounts the members of
-    `recount` (those whose matches were added or voided)."""
+    match in the replayed part, else their current rating (or initial_rating). `touched`:
+    the members whose matches were added, voided or edited; their cached measures go, and
+    a partial replay recounts their records (a whole-guild one counts everyone's)."""
     log = await tx.log_columns(guild_id, LOG_START if start is None else start)
     crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
     boundaries = seasons.boundaries(log, crossed)
@@ -151,8 +151,10 @@ async def replay_guild(
                 != (member.games, member.wins, member.draws, member.losses)
             },
         )
-    elif recount:
-        await tx.recount_records(guild_id, list(recount))
+    elif touched:
+        await tx.recount_records(guild_id, list(touched))
+    if touched:
+        await tx.forget_performances(guild_id, touched)
     return _Replayed(len(log.match_firsts()), frozenset(final))
 
 

@@ -318,7 +318,7 @@ class MatchUseCases(LadderCore):
                     if p.enabled and p.user_id is not None and p.rating_before is not None
                 }
                 replayed = await replay_guild(
-                    tx, guild_id, settings, match.log_key, seed, recount=seed
+                    tx, guild_id, settings, match.log_key, seed, touched=seed
                 )
             unit.change = Change(
                 guild_id,
@@ -359,7 +359,13 @@ class MatchUseCases(LadderCore):
             await tx.insert_participants([(match_id, participants)])
             replayed = NOTHING_REPLAYED
             if match.status == "applied":
-                replayed = await replay_guild(tx, guild_id, settings, None)
+                touched = {
+                    p.user_id
+                    for lineup_of in (match.participants, participants)
+                    for p in lineup_of
+                    if p.enabled and p.user_id is not None
+                }
+                replayed = await replay_guild(tx, guild_id, settings, None, touched=touched)
             unit.change = Change(
                 guild_id,
                 "edited",

@@ -78,6 +78,9 @@ class ReplayUseCases(LadderCore):
             }
             replayed = None
             if differ.intersection(RATING_CONSTANTS):
+                # The measures are computed in the changed units, even for members whose
+                # ratings come out of the replay unchanged (and so are not rewritten).
+                await unit.tx.forget_performances(guild_id)
                 replayed = (await replay_guild(unit.tx, guild_id, changed, None)).matches
             unit.change = Change(
                 guild_id,
@@ -197,7 +200,7 @@ class ReplayUseCases(LadderCore):
                 settings,
                 min(zip((m.played_at for m in new), ids, strict=True)) if not starts else None,
                 {},
-                recount={
+                touched={
                     p.user_id
                     for m in new
                     for p in m.participants

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+import numpy as np
+
 from bot.config import GuildSettings
 from bot.storage.community import CommunityReads, CommunityWrites
 from bot.storage.engine import DatabaseUnavailable, Engine, Session
@@ -190,6 +192,10 @@ class WriteTransaction(
         records up to date."""
         changed = (before != log.rating_before) | (after != log.rating_after)
         if changed.any():
+            # Every player of a match with a changed rating before has changed games (their
+            # opponents' ratings), whether or not their own rating changes.
+            in_changed = np.isin(log.match_id, log.match_id[changed])
+            await self.forget_performances(guild_id, np.unique(log.user_id[in_changed]).tolist())
             await self._session.update_rows(
                 "participants",
                 ("match_id", "position"),

@@ -65,6 +65,21 @@ class PerformanceReads:
 
 
 class PerformanceWrites(PerformanceReads):
+    async def forget_performances(
+        self, guild_id: int, user_ids: Iterable[int] | None = None
+    ) -> None:
+        """Drop cached measures: the members' (whose games changed), or the whole guild's
+        (None: the settings they were computed in changed)."""
+        dialect = self._session.dialect
+        chosen = (
+            "" if user_ids is None else "AND " + dialect.in_list("user_id", ":user_ids", "bigint")
+        )
+        await self._session.run(
+            f"DELETE FROM performances WHERE guild_id = :guild_id {chosen}",
+            {"guild_id": guild_id}
+            | ({} if user_ids is None else {"user_ids": dialect.encode_list(user_ids)}),
+        )
+
     async def store_performances(
         self,
         guild_id: int,
