@@ -17,6 +17,7 @@ BENCHMARKS = {
     "balance": "bench.balance",
     "responsiveness": "bench.responsiveness",
     "processes": "bench.processes",
+    "scale": "bench.scale",
 }
 """Benchmark name -> module with `run(quick: bool) -> list[Table] | Table`."""
 RESULTS_PATH = "bench/RESULTS.md"

@@ -35,13 +35,17 @@ class MatchLog:
 
     def head(self, match_count: int) -> MatchLog:
         """The first match_count matches (rows are grouped by match)."""
-        rows = match_count * self.players_per_match
+        return self.matches(0, match_count)
+
+    def matches(self, first: int, stop: int) -> MatchLog:
+        """Matches first..stop-1 of the log, keeping their match numbers."""
+        rows = slice(first * self.players_per_match, stop * self.players_per_match)
         return MatchLog(
-            self.match[:rows],
-            self.player[:rows],
-            self.side[:rows],
-            self.score[:rows],
-            self.minutes[:rows],
+            self.match[rows],
+            self.player[rows],
+            self.side[rows],
+            self.score[rows],
+            self.minutes[rows],
             self.member_count,
             self.players_per_match,
         )

@@ -11,18 +11,14 @@ import asyncio
 import multiprocessing
 import os
 import time
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from multiprocessing.synchronize import Barrier
-from urllib.parse import urlsplit, urlunsplit
-
-import asyncpg
 
 from bench.data import duel_log
 from bench.harness import Table, verdict
-from bench.service import MODERATOR, POSTGRES_VARIABLE, member_info, user_id
+from bench.service import MODERATOR, POSTGRES_VARIABLE, member_info, temporary_database, user_id
 from bot.config import Config
 from bot.services import Player, duel_lineup, open_ladder
 from bot.services.migrating import replay_disagreements
@@ -78,18 +74,10 @@ def _worker(url: str, guilds: Sequence[int], count: int, start: Barrier, ends: o
 
 @asynccontextmanager
 async def _fresh_database(admin: str) -> AsyncIterator[str]:
-    name = f"ladderbot_bench_{uuid.uuid4().hex[:12]}"
-    server = await asyncpg.connect(admin)
-    try:
-        await server.execute(f"CREATE DATABASE {name}")
-        try:
-            url = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
-            await (await Database.open(url)).close()  # the schema, before the race
-            yield url
-        finally:
-            await server.execute(f"DROP DATABASE {name} WITH (FORCE)")
-    finally:
-        await server.close()
+    """A fresh PostgreSQL database at `admin`'s server with the schema made (before the race)."""
+    async with temporary_database("postgresql", admin) as url:
+        await (await Database.open(url)).close()
+        yield url
 
 
 @dataclass(frozen=True, slots=True)

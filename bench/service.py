@@ -81,29 +81,35 @@ def import_text(log: MatchLog) -> str:
 
 
 @asynccontextmanager
-async def temporary_ladder(engine: str) -> AsyncIterator[Ladder]:
-    """A service on a fresh database of the engine with the bot's durable settings: a SQLite
-    file in a temporary folder, or a new PostgreSQL database dropped afterwards."""
+async def temporary_database(engine: str, admin: str | None = None) -> AsyncIterator[str]:
+    """The URL of a fresh database of the engine: a SQLite file in a temporary folder, or a
+    new PostgreSQL database dropped afterwards (on the server of `admin`, an admin URL;
+    default LADDERBOT_BENCH_POSTGRES)."""
     if engine == "sqlite":
         with tempfile.TemporaryDirectory() as folder:
-            async with open_ladder(
-                os.path.join(folder, "bench.sqlite3"), Config(), fill_cache=True
-            ) as ladder:
-                yield ladder
+            yield os.path.join(folder, "bench.sqlite3")
         return
-    admin = os.environ[POSTGRES_VARIABLE]
+    admin = admin or os.environ[POSTGRES_VARIABLE]
     name = f"ladderbot_bench_{uuid.uuid4().hex[:12]}"
     server = await asyncpg.connect(admin)
     try:
         await server.execute(f"CREATE DATABASE {name}")
         try:
-            url = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
-            async with open_ladder(url, Config(), fill_cache=True) as ladder:
-                yield ladder
+            yield urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
         finally:
             await server.execute(f"DROP DATABASE {name} WITH (FORCE)")
     finally:
         await server.close()
+
+
+@asynccontextmanager
+async def temporary_ladder(engine: str) -> AsyncIterator[Ladder]:
+    """A service on a fresh database of the engine with the bot's durable settings."""
+    async with (
+        temporary_database(engine) as url,
+        open_ladder(url, Config(), fill_cache=True) as ladder,
+    ):
+        yield ladder
 
 
 def engines() -> list[str]:
