@@ -133,7 +133,7 @@ BULK_ROWS: Final = 1_000
 """From this many rows on, `update_rows` goes through COPY."""
 
 
-def _binary_columns(data: bytes, dtypes: Sequence[np.dtype[Any]]) -> list[npt.NDArray[Any]]:
+def _binary_columns(data: bytearray, dtypes: Sequence[np.dtype[Any]]) -> list[npt.NDArray[Any]]:
     """PostgreSQL's binary COPY output of 8-byte columns (bigint, double precision; no NULL)
     as arrays: every row has the same layout, so the rows are one structured array."""
     if not data.startswith(_COPY_HEADER):
@@ -147,7 +147,7 @@ def _binary_columns(data: bytes, dtypes: Sequence[np.dtype[Any]]) -> list[npt.ND
             for field in ((f"length{index}", ">i4"), (f"value{index}", dtype.newbyteorder(">")))
         ]
     )
-    body = data[start : len(data) - 2]  # the trailer: a field count of -1
+    body = memoryview(data)[start : len(data) - 2]  # the trailer: a field count of -1
     if len(body) % layout.itemsize:
         raise ValueError("a bulk read's columns must be 8-byte numbers, never NULL")
     rows = np.frombuffer(body, layout)
@@ -206,10 +206,10 @@ class _Connected(Session):
         """Through COPY ... TO STDOUT in binary: no Record per row, and the bytes become
         columns in a worker thread."""
         text, names = _positional(sql)
-        chunks: list[bytes] = []
+        received = bytearray()
 
         async def take(chunk: bytes) -> None:
-            chunks.append(chunk)
+            received.extend(chunk)
 
         try:
             await self._target.copy_from_query(
@@ -217,7 +217,7 @@ class _Connected(Session):
             )
         except _BUSY_ERRORS as error:
             raise DatabaseBusy() from error
-        return await asyncio.to_thread(_binary_columns, b"".join(chunks), dtypes)
+        return await asyncio.to_thread(_binary_columns, received, dtypes)
 
     async def update_rows(
         self,

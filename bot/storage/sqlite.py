@@ -37,6 +37,8 @@ from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this
 
 OPEN_ERRORS: Final = (OSError, sqlite3.Error)
 """What opening a file raises when it cannot be used (see Database.open)."""
+CHUNK_ROWS: Final = 65_536
+"""Rows a bulk read fetches per call."""
 _BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 
@@ -91,12 +93,17 @@ class SqliteSession(Session):
     async def columns(
         self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
     ) -> list[npt.NDArray[Any]]:
+        """Fetched in chunks of plain tuples (no sqlite3.Row), each turned into columns in a
+        worker thread: the rows of at most one chunk exist at a time."""
+        codes: dict[Any, int] = {}
+        chunks: list[list[npt.NDArray[Any]]] = []
         with _busy_refused():
             cursor = await self._connection.execute(sql, parameters)
-            cursor.row_factory = None  # plain tuples: no sqlite3.Row per row
-            rows: list[Any] = list(await cursor.fetchall())
+            cursor.row_factory = None
+            while rows := list(await cursor.fetchmany(CHUNK_ROWS)):
+                chunks.append(await asyncio.to_thread(_transposed, rows, dtypes, codes))
             await cursor.close()
-        return await asyncio.to_thread(_transposed, rows, dtypes)
+        return await asyncio.to_thread(_joined, chunks, dtypes)
 
     async def update_rows(
         self,
@@ -115,14 +122,34 @@ class SqliteSession(Session):
 
 
 def _transposed(
-    rows: Sequence[Sequence[Any]], dtypes: Sequence[np.dtype[Any]]
+    rows: Sequence[Sequence[Any]], dtypes: Sequence[np.dtype[Any]], codes: dict[Any, int]
 ) -> list[npt.NDArray[Any]]:
-    """Rows as columns: Python work per row, run in a worker thread."""
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in dtypes]
+    """Rows as columns: Python work per row, run in a worker thread. Labels (object
+    columns) become codes, kept in `codes` across a read's chunks."""
+    columns = zip(*rows, strict=True)
     return [
-        label_codes(column) if dtype == np.dtype(object) else np.array(column, dtype)
+        label_codes(column, codes) if dtype == np.dtype(object) else np.array(column, dtype)
         for column, dtype in zip(columns, dtypes, strict=True)
     ]
+
+
+def _joined(
+    chunks: list[list[npt.NDArray[Any]]], dtypes: Sequence[np.dtype[Any]]
+) -> list[npt.NDArray[Any]]:
+    """The chunks' columns end to end, one column at a time (each column's chunks are
+    dropped as soon as it is joined, so memory peaks at the result and one column)."""
+    joined = []
+    for index, dtype in enumerate(dtypes):
+        parts = [chunk[index] for chunk in chunks]
+        for chunk in chunks:
+            chunk[index] = parts[0][:0]
+        joined.append(np.concatenate(parts) if parts else np.zeros(0, _stored_type(dtype)))
+    return joined
+
+
+def _stored_type(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """A column's type once read: labels (object) are read as int64 codes."""
+    return np.dtype(np.int64) if dtype == np.dtype(object) else dtype
 
 
 @contextmanager

@@ -42,7 +42,7 @@ def stored_log(seed: int, match_count: int, player_count: int) -> LogColumns:
         3 * match.astype(np.int64) + 11,
         np.arange(len(match), dtype=np.int64),
         np.array([user_of(p) for p in player.tolist()], np.int64),
-        label_codes([f"side {s}" for s in side.tolist()]),
+        label_codes([f"side {s}" for s in side.tolist()], {}),
         np.asarray(score, np.float64),
         np.asarray(minutes, np.float64),
         missing,

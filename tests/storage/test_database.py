@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder
 from bot.services.csvio import format_time
-from bot.storage import Database, NewMatch, NewParticipant, Performance
+from bot.storage import Database, NewMatch, NewParticipant, Performance, sqlite
 from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 
@@ -111,10 +112,13 @@ async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
         assert member is not None and member.rating == p.rating_before
 
 
-async def test_the_log_reads_and_writes_as_columns_in_bulk(database: Database) -> None:
-    """Past PostgreSQL's COPY threshold (BULK_ROWS): what write_replay stores is what
-    log_columns reads, sides keep their equal labels equal within a match, and an entry
-    without stored ratings reads nan."""
+async def test_the_log_reads_and_writes_as_columns_in_bulk(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past PostgreSQL's COPY threshold (BULK_ROWS), and in SQLite chunks that split
+    matches: what write_replay stores is what log_columns reads, sides keep their equal
+    labels equal within a match, and an entry without stored ratings reads nan."""
+    monkeypatch.setattr(sqlite, "CHUNK_ROWS", 7)
     db = database
     count = 400  # matches of 4: 1,600 entries
     lineup = ("red", "blue", "red", "green")
