@@ -157,11 +157,10 @@ def parameter_rows(names: Sequence[str], columns: Sequence[npt.NDArray[Any]]) ->
 
 
 def label_codes(
-    labels: Sequence[Any], codes: dict[Any, int] | None = None
+    labels: Sequence[Any] | npt.NDArray[np.object_], codes: dict[Any, int]
 ) -> npt.NDArray[np.int64]:
-    """A code per label, equal for equal labels: `codes` (the labels seen so far, by code;
-    updated) in order of first appearance."""
-    codes = {} if codes is None else codes
+    """A code per label, equal for equal labels: `codes` holds the codes of the labels
+    seen so far (in order of first appearance) and learns the new ones."""
     return np.fromiter(
         (codes.setdefault(label, len(codes)) for label in labels), np.int64, len(labels)
     )

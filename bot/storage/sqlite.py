@@ -94,15 +94,24 @@ class SqliteSession(Session):
         self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
     ) -> list[npt.NDArray[Any]]:
         """Fetched in chunks of plain tuples (no sqlite3.Row), each turned into columns in a
-        worker thread: the rows of at most one chunk exist at a time."""
+        worker thread while the next chunk is fetched: the rows of at most two chunks exist
+        at a time."""
+        layout = np.dtype([(f"column{index}", dtype) for index, dtype in enumerate(dtypes)])
         codes: dict[Any, int] = {}
         chunks: list[list[npt.NDArray[Any]]] = []
+        converting: asyncio.Future[list[npt.NDArray[Any]]] | None = None
         with _busy_refused():
             cursor = await self._connection.execute(sql, parameters)
             cursor.row_factory = None
             while rows := list(await cursor.fetchmany(CHUNK_ROWS)):
-                chunks.append(await asyncio.to_thread(_transposed, rows, dtypes, codes))
+                if converting is not None:
+                    chunks.append(await converting)
+                converting = asyncio.ensure_future(
+                    asyncio.to_thread(_transposed, rows, layout, codes)
+                )
             await cursor.close()
+        if converting is not None:
+            chunks.append(await converting)
         return await asyncio.to_thread(_joined, chunks, dtypes)
 
     async def update_rows(
@@ -122,14 +131,17 @@ class SqliteSession(Session):
 
 
 def _transposed(
-    rows: Sequence[Sequence[Any]], dtypes: Sequence[np.dtype[Any]], codes: dict[Any, int]
+    rows: Sequence[Sequence[Any]], layout: np.dtype[Any], codes: dict[Any, int]
 ) -> list[npt.NDArray[Any]]:
-    """Rows as columns: Python work per row, run in a worker thread. Labels (object
-    columns) become codes, kept in `codes` across a read's chunks."""
-    columns = zip(*rows, strict=True)
+    """Rows as columns (through one structured array: numpy reads the tuples), run in a
+    worker thread. Labels (object columns) become codes, kept in `codes` across a read's
+    chunks."""
+    table = np.array(rows, layout)
     return [
-        label_codes(column, codes) if dtype == np.dtype(object) else np.array(column, dtype)
-        for column, dtype in zip(columns, dtypes, strict=True)
+        label_codes(table[name], codes)
+        if layout[name] == np.dtype(object)
+        else np.ascontiguousarray(table[name])
+        for name in layout.names or ()
     ]
 
 
