@@ -93,6 +93,10 @@ class Dialect(abc.ABC):
     missing_real: str = "NULL"
     """A float column's value for "none stored" in a bulk read (read as nan)."""
 
+    def participants_room(self) -> Sequence[str]:
+        """Statements leaving room in participants' pages for updated rows (schema.py)."""
+        return ()
+
     def in_list(self, column: str, parameter: str, sql_type: str) -> str:
         """`column IN (the values of a list parameter)`."""
         return f"{column} IN (SELECT value FROM {self.list_table(parameter, 'listed', sql_type)})"

