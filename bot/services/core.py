@@ -22,8 +22,17 @@ from bot.services import seasons
 from bot.services.changes import Change, ChangeListener
 from bot.services.errors import UserError
 from bot.services.lineup import Lineup
-from bot.services.replaying import Record, ratings_at_start, records_by_season, replay_log
-from bot.storage import LOG_START, Database, LogKey, Match, Member, WriteTransaction
+from bot.services.replaying import ratings_at_start, records_by_season, replay_log
+from bot.storage import (
+    LOG_START,
+    Database,
+    LogColumns,
+    LogKey,
+    Match,
+    Member,
+    MemberColumns,
+    WriteTransaction,
+)
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +105,6 @@ class _Replayed:
 
 
 NOTHING_REPLAYED: Final = _Replayed(0, frozenset())
-NO_RECORD: Final = Record(0, 0, 0, 0)
 
 
 async def replay_guild(
@@ -114,48 +122,43 @@ async def replay_guild(
     a partial replay recounts their records (a whole-guild one counts everyone's)."""
     log = await tx.log_columns(guild_id, LOG_START if start is None else start)
     crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
+    members = await tx.member_columns(guild_id)
     boundaries = seasons.boundaries(log, crossed)
-    starts: dict[int, float] = {}
-    final: dict[int, float | None]
-    members: list[Member] = []
-    if start is None:  # everyone's rating is rewritten (None: no rated match left)
-        members = await tx.members(guild_id)
-        final = dict.fromkeys(member.user_id for member in members)
+    if start is None:
+        starts: dict[int, float] = {}
     elif crossed:  # season starts change everyone rated: start from their closings
         starts = await seasons.starts_across(tx, guild_id, log, crossed, seed or {})
-        final = dict(seed or {})
     else:
-        starts = ratings_at_start(log, (), {}, None)
-        starts.update(seed or {})
-        # Only members with no rating before in the replayed part (imported matches)
-        # start from their current rating: read just those.
-        unseeded = set(np.unique(log.user_id).tolist()) - starts.keys()
-        if unseeded:
-            for member in await tx.members_by_id(guild_id, unseeded):
-                if member.rating is not None:
-                    starts[member.user_id] = member.rating
-        final = dict(seed or {})
+        starts = await asyncio.to_thread(_starts, log, members, seed or {})
     # numpy work, off the event loop (SPEC 8.5)
     result = await asyncio.to_thread(replay_log, log, starts, ladder_settings(settings), boundaries)
-    final.update(result.final)
-    await tx.write_replay(guild_id, log, result.before, result.after, final)
+    final: dict[int, float | None] = {**(seed or {}), **result.final}
+    records = (
+        (await asyncio.to_thread(records_by_season, log, boundaries))[-1] if start is None else None
+    )
+    await tx.write_replay(guild_id, log, result.before, result.after, members, final, records)
     await seasons.store_closings(tx, guild_id, crossed, result)
-    if start is None:
-        current = (await asyncio.to_thread(records_by_season, log, boundaries))[-1]
-        await tx.set_records(
-            guild_id,
-            {
-                member.user_id: record
-                for member in members
-                if (record := current.get(member.user_id, NO_RECORD))
-                != (member.games, member.wins, member.draws, member.losses)
-            },
-        )
-    elif touched:
+    if start is not None and touched:
         await tx.recount_records(guild_id, list(touched))
     if touched:
         await tx.forget_performances(guild_id, touched)
-    return _Replayed(len(log.match_firsts()), frozenset(final))
+    rewritten = members.user_id.tolist() if start is None else [*final, *touched]
+    return _Replayed(len(log.match_firsts()), frozenset(rewritten))
+
+
+def _starts(log: LogColumns, members: MemberColumns, seed: Mapping[int, float]) -> dict[int, float]:
+    """The ratings where a replay from inside the log (crossing no season start) begins:
+    `seed`, else each member's first stored rating before, else (matches imported after
+    the member's last applied one) their current rating."""
+    starts = {**ratings_at_start(log, (), {}, None), **seed}
+    unseeded = np.setdiff1d(log.user_id, np.array(list(starts), np.int64))
+    if not len(unseeded) or not len(members.user_id):
+        return starts
+    at = np.searchsorted(members.user_id, unseeded).clip(max=len(members.user_id) - 1)
+    rating = members.rating[at]
+    usable = (members.user_id[at] == unseeded) & ~np.isnan(rating)
+    starts.update(zip(unseeded[usable].tolist(), rating[usable].tolist(), strict=True))
+    return starts
 
 
 class LadderCore:

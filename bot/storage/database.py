@@ -8,6 +8,8 @@ the transaction's own connection (a use case reads what it wrote).
 
 from __future__ import annotations
 
+import asyncio
+import math
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -23,10 +25,20 @@ from bot.storage.engine import DatabaseUnavailable, Engine, Session
 from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, settings_from
 from bot.storage.matches import NEWEST_ENTRY, MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
-from bot.storage.models import FloatArray, LogColumns, LogKey, Match, NewMatch, Outcome
+from bot.storage.models import (
+    FloatArray,
+    LogColumns,
+    LogKey,
+    Match,
+    MemberColumns,
+    NewMatch,
+    Outcome,
+)
 from bot.storage.performances import PerformanceReads, PerformanceWrites
 from bot.storage.seasons import SeasonReads, SeasonWrites
 
+NO_RECORD: Final = (0, 0, 0, 0)
+"""games, wins, draws, losses of a member without a match in the current season."""
 POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
 SQLITE_SCHEME: Final = "sqlite:///"
 
@@ -183,13 +195,16 @@ class WriteTransaction(
         log: LogColumns,
         before: FloatArray,
         after: FloatArray,
-        member_ratings: Mapping[int, float | None],
+        members: MemberColumns,
+        ratings: Mapping[int, float | None],
+        records: Mapping[int, tuple[int, int, int, int]] | None = None,
     ) -> None:
-        """Store a replay of `log`: each entry's rating before and after its match, and the
-        final rating per member (None: no rated match left); only values that differ from
-        the stored ones are written (a recompute of an unchanged log writes no rating).
-        The caller marks the guild changed (Ladder's one change path) and brings the
-        records up to date."""
+        """Store a replay of `log`: each entry's rating before and after its match, the
+        final rating per member of `ratings` (None: no rated match left) and, for a replay
+        of the whole guild, every member's record (`records`; a member left out of either
+        has no rating and no record). Only values that differ from the stored ones
+        (`members`, as read before) are written: a recompute of an unchanged log writes
+        nothing. The caller marks the guild changed (Ladder's one change path)."""
         changed = (before != log.rating_before) | (after != log.rating_after)
         if changed.any():
             # Every player of a match with a changed rating before has changed games (their
@@ -202,15 +217,43 @@ class WriteTransaction(
                 ("rating_before", "rating_after"),
                 (log.match_id[changed], log.position[changed], before[changed], after[changed]),
             )
-        stored = {m.user_id: m.rating for m in await self.members_by_id(guild_id, member_ratings)}
-        await self.set_ratings(
-            guild_id,
-            {
-                user_id: rating
-                for user_id, rating in member_ratings.items()
-                if stored.get(user_id) != rating
-            },
+        new_ratings, new_records = await asyncio.to_thread(
+            _member_changes, members, ratings, records
         )
+        await self.set_ratings(guild_id, new_ratings)
+        await self.set_records(guild_id, new_records)
+
+
+def _member_changes(
+    members: MemberColumns,
+    ratings: Mapping[int, float | None],
+    records: Mapping[int, tuple[int, int, int, int]] | None,
+) -> tuple[dict[int, float | None], dict[int, tuple[int, int, int, int]]]:
+    """The ratings and records of a replay that differ from the stored ones (worker-thread
+    work: a loop over up to every member)."""
+    everyone = records is not None
+    new_ratings: dict[int, float | None] = {}
+    new_records: dict[int, tuple[int, int, int, int]] = {}
+    stored = zip(
+        members.user_id.tolist(),
+        members.rating.tolist(),
+        zip(
+            *(
+                column.tolist()
+                for column in (members.games, members.wins, members.draws, members.losses)
+            ),
+            strict=True,
+        ),
+        strict=True,
+    )
+    for user_id, rating, record in stored:
+        if everyone or user_id in ratings:
+            new = ratings.get(user_id)
+            if (None if math.isnan(rating) else rating) != new:
+                new_ratings[user_id] = new
+        if records is not None and (new_record := records.get(user_id, NO_RECORD)) != record:
+            new_records[user_id] = new_record
+    return new_ratings, new_records
 
 
 class Database:

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from bot.storage.engine import Row, Session
-from bot.storage.models import Member, MemberInfo, Outcome
+from bot.storage.models import Member, MemberColumns, MemberInfo, Outcome
 
 MEMBER_COLUMNS: Final = (
     "guild_id", "user_id", "name", "is_bot", "enabled", "rating", "games", "wins", "draws",
     "losses",
 )  # fmt: skip
+RECORD_COLUMNS: Final = ("games", "wins", "draws", "losses")
 _MEMBER: Final = ", ".join(MEMBER_COLUMNS)
 _UPSERT_CHUNK: Final = 5_000
 """Rows per multi-row upsert (3 parameters each, under both engines' limits)."""
@@ -49,6 +52,17 @@ class MemberReads:
             {"guild_id": guild_id, "user_id": user_id},
         )
         return None if row is None else member_from(row)
+
+    async def member_columns(self, guild_id: int) -> MemberColumns:
+        columns = await self._session.columns(
+            "SELECT user_id, coalesce(rating, "
+            f"{self._session.dialect.missing_real}) AS rating, "
+            + ", ".join(f"CAST({name} AS BIGINT) AS {name}" for name in RECORD_COLUMNS)
+            + " FROM members WHERE guild_id = :guild_id ORDER BY user_id",
+            {"guild_id": guild_id},
+            [np.dtype(np.int64), np.dtype(np.float64), *[np.dtype(np.int64)] * 4],
+        )
+        return MemberColumns(*columns)
 
     async def members(self, guild_id: int) -> list[Member]:
         rows = await self._session.all(

@@ -202,6 +202,19 @@ class LogColumns:
 
 
 @dataclass(frozen=True, slots=True)
+class MemberColumns:
+    """A guild's members as columns, by ascending user id (what a replay compares)."""
+
+    user_id: IntArray
+    rating: FloatArray
+    """nan: no rating."""
+    games: IntArray
+    wins: IntArray
+    draws: IntArray
+    losses: IntArray
+
+
+@dataclass(frozen=True, slots=True)
 class KeyedMatch:
     """A stored match found by its import key (or id): what an import compares."""
 

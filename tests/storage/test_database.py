@@ -147,7 +147,9 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
         side = log.side.reshape(count, 4)
         assert (side[:, 0] == side[:, 2]).all() and len(set(side[0].tolist())) == 3
         before = np.arange(len(log), dtype=np.float64) / 7
-        await tx.write_replay(GUILD, log, before, before + 0.5, {1: 1510.25})
+        members = await tx.member_columns(GUILD)
+        assert members.user_id.tolist() == list(range(1, 9)) and np.isnan(members.rating).all()
+        await tx.write_replay(GUILD, log, before, before + 0.5, members, {1: 1510.25})
     stored = await db.read.log_columns(GUILD)
     assert stored.rating_before.tolist() == before.tolist()
     assert stored.rating_after.tolist() == (before + 0.5).tolist()
