@@ -1,5 +1,5 @@
-"""Benchmark: processes (SPEC 8.4) - applied reports per second with two bot processes x 4
-guilds each on one PostgreSQL database, against one process x 8 guilds, in one run (needs
+"""Benchmark: processes (SPEC 8.4) - applied reports per second with one bot process x 8
+guilds and two bot processes x 4 guilds each on one PostgreSQL database, in one run (needs
 LADDERBOT_BENCH_POSTGRES, an admin URL: a fresh database there for each layout, dropped
 after). Each process reports duels as a moderator through Ladder.report, one task per guild;
 the figure is every report of every process over the wall time from the common start to the
@@ -18,14 +18,20 @@ from multiprocessing.synchronize import Barrier
 
 from bench.data import duel_log
 from bench.harness import Table, verdict
-from bench.service import MODERATOR, POSTGRES_VARIABLE, member_info, temporary_database, user_id
+from bench.service import (
+    MODERATOR,
+    POSTGRES_VARIABLE,
+    TARGET_REPORTS_PER_SECOND,
+    member_info,
+    temporary_database,
+    user_id,
+)
 from bot.config import Config
 from bot.services import Player, duel_lineup, open_ladder
 from bot.services.migrating import replay_disagreements
 from bot.storage import Database
 
 GUILDS = 8
-TARGET_RATIO = 1.5
 MEMBERS_PER_GUILD = 50
 
 
@@ -146,20 +152,19 @@ def run(quick: bool) -> list[Table]:
         return [table]
     one = run_layout(admin, 1, sizes)
     two = run_layout(admin, 2, sizes)
-    ratio = two.rate / one.rate
-    table.add(
-        f"1 process x {GUILDS} guilds",
-        one.reports,
-        f"{one.seconds:.2f} s",
-        f"{one.rate:,.0f} /s",
-        "(baseline)",
-    )
-    table.add(
-        f"2 processes x {GUILDS // 2} guilds",
-        two.reports,
-        f"{two.seconds:.2f} s",
-        f"{two.rate:,.0f} /s",
-        f">= {TARGET_RATIO}x baseline: {ratio:.2f}x {verdict(ratio >= TARGET_RATIO)}",
+    for figure in (one, two):
+        table.add(
+            f"{figure.processes} process{'es' if figure.processes > 1 else ''} x "
+            f"{GUILDS // figure.processes} guilds",
+            figure.reports,
+            f"{figure.seconds:.2f} s",
+            f"{figure.rate:,.0f} /s",
+            f">= {TARGET_REPORTS_PER_SECOND:,.0f}/s "
+            f"{verdict(figure.rate >= TARGET_REPORTS_PER_SECOND)}",
+        )
+    table.notes.append(
+        f"two processes against one: {two.rate / one.rate:.2f}x (a process writes to different "
+        "guilds at once on its own, so a second one adds only CPU)."
     )
     table.notes.append(
         f"applied matches found afterwards: {one.applied} and {two.applied}; "

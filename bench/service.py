@@ -1,4 +1,5 @@
-"""Benchmarks 3-5: the service on a durable database - reports applied per second, void of
+"""Benchmarks 3-5: the service on a durable database - reports applied per second (one guild,
+and CONCURRENT_GUILDS guilds at once, as a bot serving many guilds does), void of
 the newest match and the read commands in a 100,000-match guild. On SQLite always, and on
 PostgreSQL too when LADDERBOT_BENCH_POSTGRES names a server (an admin URL such as
 postgresql://postgres@127.0.0.1:5432/postgres): a fresh database there, dropped after."""
@@ -36,6 +37,10 @@ START_TIME = 1_700_000_000.0
 AGREEMENT = 1e-6
 """Stored ratings against the plain loop over the same duels (sums of many updates)."""
 TARGET_REPORTS_PER_SECOND = 1_000.0
+CONCURRENT_GUILDS = 8
+TARGETED_GUILDS = {"sqlite": 1, "postgresql": CONCURRENT_GUILDS}
+"""Which report rate the target is for: SQLite writes one transaction at a time whatever the
+guild; PostgreSQL's writes to different guilds run at once."""
 TARGET_VOID_SECONDS = 0.050
 TARGET_READ_SECONDS = 0.020
 POSTGRES_VARIABLE = "LADDERBOT_BENCH_POSTGRES"
@@ -122,7 +127,9 @@ async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, value
 
 
-async def report_duels(ladder: Ladder, log: MatchLog, first: int, count: int) -> list[Any]:
+async def report_duels(
+    ladder: Ladder, log: MatchLog, first: int, count: int, guild: int = GUILD
+) -> list[Any]:
     """Matches first..first+count of a duel log, reported by a moderator (applied at once)."""
     results = []
     for match in range(first, first + count):
@@ -135,14 +142,14 @@ async def report_duels(ladder: Ladder, log: MatchLog, first: int, count: int) ->
         )
         infos = [member_info(winner), member_info(loser)]
         results.append(
-            await ladder.report(GUILD, MODERATOR, lineup, request_id=f"r{match}", members=infos)
+            await ladder.report(guild, MODERATOR, lineup, request_id=f"r{match}", members=infos)
         )
     return results
 
 
-async def stored_ratings(ladder: Ladder, member_count: int) -> np.ndarray:
+async def stored_ratings(ladder: Ladder, member_count: int, guild: int = GUILD) -> np.ndarray:
     """Every member's ladder rating (nan for a member without a match)."""
-    page = await ladder.leaderboard(GUILD, by="ladder", page=1, page_size=0)
+    page = await ladder.leaderboard(guild, by="ladder", page=1, page_size=0)
     ratings = np.full(member_count, np.nan)
     for row in page.rows:
         ratings[row.user_id - FIRST_USER_ID] = row.rating
@@ -156,19 +163,35 @@ def disagreement(stored: np.ndarray, log: MatchLog) -> float:
     return float(np.max(np.abs(stored[played] - np.array(final)[played])))
 
 
-async def reports_per_second(sizes: Sizes, engine: str = "sqlite") -> tuple[list[float], float]:
-    """Per batch: duels applied per second; and the stored ratings' disagreement at the end."""
-    log = duel_log(sizes.runs * sizes.report_batch, sizes.guild_members)
+async def reports_per_second(
+    sizes: Sizes, engine: str = "sqlite", guilds: int = 1
+) -> tuple[list[float], float]:
+    """Per batch: duels applied per second, with `guilds` guilds reporting at once (one task
+    each, the same duels in every guild, report_batch in all); and the stored ratings'
+    largest disagreement at the end."""
+    per_guild = sizes.report_batch // guilds
+    log = duel_log(sizes.runs * per_guild, sizes.guild_members)
+    chosen = range(GUILD, GUILD + guilds)
     async with temporary_ladder(engine) as ladder:
-        await ladder.upsert_members(GUILD, member_infos(log))
+        for guild in chosen:
+            await ladder.upsert_members(guild, member_infos(log))
         rates = []
         for batch in range(sizes.runs):
-            first = batch * sizes.report_batch
-            seconds, results = await timed(report_duels(ladder, log, first, sizes.report_batch))
-            if not all(result.applied for result in results):
+            first = batch * per_guild
+            seconds, results = await timed(
+                asyncio.gather(
+                    *(report_duels(ladder, log, first, per_guild, guild) for guild in chosen)
+                )
+            )
+            if not all(result.applied for reported in results for result in reported):
                 raise AssertionError("a moderator's duel was not applied at once")
-            rates.append(sizes.report_batch / seconds)
-        return rates, disagreement(await stored_ratings(ladder, log.member_count), log)
+            rates.append(per_guild * guilds / seconds)
+        return rates, max(
+            [
+                disagreement(await stored_ratings(ladder, log.member_count, guild), log)
+                for guild in chosen
+            ]
+        )
 
 
 @dataclass
@@ -231,21 +254,30 @@ def run(quick: bool) -> list[Table]:
 
 
 def run_on(engine: str, sizes: Sizes) -> list[Table]:
-    rates, reported = asyncio.run(reports_per_second(sizes, engine))
-    rate = statistics.median(rates)
     writes = Table(
         f"Service: reports applied per second ({ENGINE_NAMES[engine]})",
         ["operation", "median", "target"],
     )
-    writes.add(
-        f"duel reported by a moderator (batches of {sizes.report_batch:,})",
-        f"{rate:,.0f} /s ({format_seconds(1 / rate)} each)",
-        f">= {TARGET_REPORTS_PER_SECOND:,.0f}/s {verdict(rate >= TARGET_REPORTS_PER_SECOND)}",
-    )
+    worst = 0.0
+    for guilds in (1, CONCURRENT_GUILDS):
+        rates, reported = asyncio.run(reports_per_second(sizes, engine, guilds))
+        worst = max(worst, reported)
+        rate = statistics.median(rates)
+        met = rate >= TARGET_REPORTS_PER_SECOND
+        writes.add(
+            f"duel reported by a moderator, "
+            f"{'one guild' if guilds == 1 else f'{guilds} guilds at once'} "
+            f"(batches of {sizes.report_batch // guilds * guilds:,})",
+            f"{rate:,.0f} /s ({format_seconds(1 / rate)} each)",
+            f">= {TARGET_REPORTS_PER_SECOND:,.0f}/s {verdict(met)}"
+            if TARGETED_GUILDS[engine] == guilds
+            else "(for comparison)",
+        )
     writes.notes.append(
         f"median of {sizes.runs} batches, each report a separate durable transaction through "
-        f"Ladder.report; stored ratings vs the plain loop over the same duels: max |Δ| "
-        f"{reported:.1e} ({verdict(reported <= AGREEMENT)}, <= {AGREEMENT:g})."
+        f"Ladder.report (at once: one task per guild, the same duels in each); stored ratings "
+        f"vs the plain loop over the same duels: max |Δ| {worst:.1e} "
+        f"({verdict(worst <= AGREEMENT)}, <= {AGREEMENT:g})."
     )
     guild = asyncio.run(big_guild(sizes, engine))
     reads = Table(

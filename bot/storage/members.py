@@ -151,14 +151,20 @@ class MemberWrites(MemberReads):
 
     async def add_members(self, guild_id: int, user_ids: Iterable[int]) -> list[Member]:
         """Make sure members exist (name = their id until the front end tells us more);
-        returns them as stored."""
+        returns them as stored. Those already stored (most, past a guild's first matches)
+        are only read."""
         wanted = sorted(set(user_ids))
+        stored = await self.members_by_id(guild_id, wanted)
+        if len(stored) == len(wanted):
+            return stored
+        found = {member.user_id for member in stored}
         await self._session.run_many(
             "INSERT INTO members (guild_id, user_id, name) VALUES (:guild_id, :user_id, :name) "
             "ON CONFLICT (guild_id, user_id) DO NOTHING",
             [
                 {"guild_id": guild_id, "user_id": user_id, "name": str(user_id)}
                 for user_id in wanted
+                if user_id not in found
             ],
         )
         return await self.members_by_id(guild_id, wanted)

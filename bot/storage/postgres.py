@@ -1,9 +1,11 @@
 """The PostgreSQL engine (15 or newer), through asyncpg.
 
-Reads go through a small pool; writes through one connection of their own, one transaction
-each behind an asyncio.Lock (use cases of this process never interleave). A write naming a
-guild first takes `pg_advisory_xact_lock(guild id)`, so two processes' writes to one guild
-never interleave while other guilds' writes run beside them; match ids come from sequence
+Reads go through a small pool; writes through a pool of their own (WRITERS connections), one
+transaction per connection: writes to different guilds run at once, and their commits share
+the server's WAL flushes, while a guild's writes in this process wait in turn for it (an
+asyncio.Lock per guild, taken before a connection). A write naming a guild first takes
+`pg_advisory_xact_lock(guild id)`, so two processes' writes to one guild never interleave
+while other guilds' writes run beside them; match ids come from sequence
 match_ids, which takes no lock (a rolled-back write leaves a gap in the ids). A lock not
 granted within WRITE_WAIT_SECONDS (lock_timeout) refuses the write with DatabaseBusy, as do
 a deadlock or serialization failure: the transaction rolls back and nothing changed.
@@ -20,6 +22,7 @@ import functools
 import io
 import logging
 import re
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final
@@ -46,12 +49,17 @@ log = logging.getLogger(__name__)
 CHANGES_CHANNEL: Final = "ladderbot_changes"
 """The NOTIFY channel of guild writes; the payload is the guild id."""
 _GUILD_WRITE: Final = (
-    f"SELECT pg_advisory_xact_lock(:guild_id), pg_notify('{CHANGES_CHANNEL}', :guild)"
+    "BEGIN; SELECT pg_advisory_xact_lock({guild_id}), "
+    f"pg_notify('{CHANGES_CHANNEL}', '{{guild_id}}')"
 )
-"""A write naming a guild waits for the guild's lock and tells the LISTENing bot processes
-that the guild changed: PostgreSQL delivers the notification when the transaction commits
-and drops it on a rollback, so a change's owner learns of it at once, with no round trip of
-its own."""
+"""A write naming a guild begins, waits for the guild's lock and tells the LISTENing bot
+processes that the guild changed, in one round trip: PostgreSQL delivers the notification
+when the transaction commits and drops it on a rollback, so a change's owner learns of it at
+once, with no round trip of its own. Two statements in one message go as a simple query,
+which takes no parameters: the guild id is written in as an integer."""
+WRITERS: Final = 4
+"""Write connections at most (opened as writes to different guilds overlap): enough for the
+server to flush several guilds' commits at once, few enough for 16 processes on one server."""
 OPEN_ERRORS: Final = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
 """What connecting raises when the server or database cannot be used (see Database.open)."""
 _NAMED: Final = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
@@ -254,7 +262,10 @@ class _Connected(Session):
         await self.run(f"DROP TABLE bulk_{table}")
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
-        if not rows:
+        """One row as a plain statement: asyncpg's executemany costs more than a round trip."""
+        if len(rows) <= 1:
+            for row in rows:
+                await self.run(sql, row)
             return
         text, names = _positional(sql)
         try:
@@ -263,12 +274,23 @@ class _Connected(Session):
             raise DatabaseBusy() from error
 
 
+async def _left_clean(connection: asyncpg.Connection) -> None:
+    """A write connection goes back to its pool with no transaction open: a write leaves no
+    other session state (its locks are the transaction's), so the default reset would be a
+    wasted round trip."""
+    if connection.is_in_transaction():
+        await connection.execute("ROLLBACK")
+
+
 class PostgresEngine(Engine):
-    def __init__(self, writer: asyncpg.Connection, pool: asyncpg.Pool) -> None:
-        self._writer_connection = writer
-        self._writer = _Connected(writer)
+    def __init__(self, writers: asyncpg.Pool, pool: asyncpg.Pool) -> None:
+        self._writers = writers
         self._pool = pool
-        self._lock = asyncio.Lock()
+        self._guild_locks: weakref.WeakValueDictionary[int | None, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._own_pids: set[int] = set()
+        """The server processes of our write connections (their notifications are ours)."""
         self.reader = _Connected(pool)
         self._url = ""
         self._listener: asyncpg.Connection | None = None
@@ -277,13 +299,26 @@ class PostgresEngine(Engine):
     async def open(cls, url: str) -> PostgresEngine:
         """Connect to the database at `url` (it must exist) and migrate it."""
         settings = {"lock_timeout": f"{int(WRITE_WAIT_SECONDS * 1000)}ms"}
-        writer = await asyncpg.connect(url, server_settings=settings)
+        own_pids: set[int] = set()
+
+        async def remember(connection: asyncpg.Connection) -> None:
+            own_pids.add(connection.get_server_pid())
+
+        writers = await asyncpg.create_pool(
+            url,
+            min_size=1,
+            max_size=WRITERS,
+            server_settings=settings,
+            init=remember,
+            reset=_left_clean,
+        )
         try:
             pool = await asyncpg.create_pool(url, min_size=1, max_size=4)
         except BaseException:
-            await writer.close()
+            await writers.close()
             raise
-        engine = cls(writer, pool)
+        engine = cls(writers, pool)
+        engine._own_pids = own_pids
         engine._url = url
         try:
             await engine._migrate()
@@ -292,11 +327,12 @@ class PostgresEngine(Engine):
             raise
         return engine
 
-    async def _version(self) -> int:
-        row = await self._writer.one("SELECT to_regclass('schema_version') IS NOT NULL AS present")
+    @staticmethod
+    async def _version(session: Session) -> int:
+        row = await session.one("SELECT to_regclass('schema_version') IS NOT NULL AS present")
         if row is None or not row["present"]:
             return 0
-        found = await self._writer.one("SELECT max(version) AS version FROM schema_version")
+        found = await session.one("SELECT max(version) AS version FROM schema_version")
         version = 0 if found is None or found["version"] is None else int(found["version"])
         if version > len(MIGRATIONS):
             raise newer_than_this_code(version)
@@ -306,30 +342,43 @@ class PostgresEngine(Engine):
         """Apply the migrations the database has not seen yet, each in its own transaction
         under a lock (other processes may be migrating the same database; the version is
         read again under it). An up-to-date database is only read."""
-        while await self._version() < len(MIGRATIONS):
-            async with self._writer_connection.transaction():
-                await self._writer.run(_MIGRATION_LOCK)
-                version = await self._version()
-                if version == len(MIGRATIONS):
-                    return
-                if version == 0:
-                    await self._writer.run(
-                        "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+        async with self._writers.acquire() as connection:
+            session = _Connected(connection)
+            while await self._version(session) < len(MIGRATIONS):
+                async with connection.transaction():
+                    await session.run(_MIGRATION_LOCK)
+                    version = await self._version(session)
+                    if version == len(MIGRATIONS):
+                        return
+                    if version == 0:
+                        await session.run(
+                            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+                        )
+                    for statement in migration_statements(version + 1, DIALECT):
+                        await session.run(statement)
+                    await session.run("DELETE FROM schema_version")
+                    await session.run(
+                        "INSERT INTO schema_version (version) VALUES (:version)",
+                        {"version": version + 1},
                     )
-                for statement in migration_statements(version + 1, DIALECT):
-                    await self._writer.run(statement)
-                await self._writer.run("DELETE FROM schema_version")
-                await self._writer.run(
-                    "INSERT INTO schema_version (version) VALUES (:version)",
-                    {"version": version + 1},
-                )
 
     @asynccontextmanager
     async def transaction(self, guild_id: int | None) -> AsyncIterator[Session]:
-        async with self._lock, self._writer_connection.transaction():
-            if guild_id is not None:
-                await self._writer.run(_GUILD_WRITE, {"guild_id": guild_id, "guild": str(guild_id)})
-            yield self._writer
+        """On a write connection of its own, after this process's earlier writes to the
+        guild (writes without a guild wait for each other)."""
+        lock = self._guild_locks.setdefault(guild_id, asyncio.Lock())
+        async with lock, self._writers.acquire() as connection:
+            session = _Connected(connection)
+            begin = "BEGIN" if guild_id is None else _GUILD_WRITE.format(guild_id=int(guild_id))
+            try:
+                try:
+                    await connection.execute(begin)
+                except _BUSY_ERRORS as error:
+                    raise DatabaseBusy() from error
+                yield session
+                await connection.execute("COMMIT")
+            finally:
+                await _left_clean(connection)
 
     async def integrity_check(self) -> str:
         """PostgreSQL checks its pages itself; this only asks that the schema answers."""
@@ -338,13 +387,12 @@ class PostgresEngine(Engine):
 
     async def watch_changes(self, on_change: Callable[[int], None]) -> bool:
         """LISTEN for other connections' guild writes on a connection of its own (one more
-        than the pool and the writer); our own writer's notifications are left out."""
+        than the pools); our own writers' notifications are left out."""
         if self._listener is not None:
             raise RuntimeError("already watching changes")
-        own = self._writer_connection.get_server_pid()
 
         def heard(_: object, pid: int, channel: str, payload: str) -> None:
-            if pid != own:
+            if pid not in self._own_pids:
                 on_change(int(payload))
 
         self._listener = await asyncpg.connect(self._url)
@@ -355,11 +403,11 @@ class PostgresEngine(Engine):
         return True
 
     async def close(self) -> None:
-        async with self._lock:
-            if self._listener is not None:
-                await self._listener.close()
-            await self._pool.close()
-            await self._writer_connection.close()
+        """Once the writes under way have committed (closing a pool waits for them)."""
+        if self._listener is not None:
+            await self._listener.close()
+        await self._pool.close()
+        await self._writers.close()
 
 
 async def copy_rows(

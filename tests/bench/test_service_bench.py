@@ -21,3 +21,9 @@ async def test_imported_guild_agrees_before_and_after_voiding_the_newest_matches
     assert figures.disagreement_voided <= AGREEMENT
     assert len(figures.reads) == 2 * len(READS)
     assert all(len(times) == TINY.runs for times in figures.reads.values())
+
+
+async def test_guilds_reporting_at_once_each_agree_with_the_plain_loop() -> None:
+    rates, disagreement = await reports_per_second(TINY, guilds=3)
+    assert len(rates) == TINY.runs and min(rates) > 0
+    assert disagreement <= AGREEMENT
