@@ -160,6 +160,22 @@ def parameter_rows(names: Sequence[str], columns: Sequence[npt.NDArray[Any]]) ->
     ]
 
 
+def joined_columns(
+    chunks: list[list[npt.NDArray[Any]]], dtypes: Sequence[np.dtype[Any]]
+) -> list[npt.NDArray[Any]]:
+    """A bulk read's chunks of columns end to end, one column at a time (each column's
+    chunks are dropped as soon as it is joined: memory peaks at the result and one
+    column). Labels (object columns) were read as int64 codes."""
+    joined = []
+    for index, dtype in enumerate(dtypes):
+        parts = [chunk[index] for chunk in chunks]
+        for chunk in chunks:
+            chunk[index] = parts[0][:0]
+        stored = np.dtype(np.int64) if dtype == np.dtype(object) else dtype
+        joined.append(np.concatenate(parts) if parts else np.zeros(0, stored))
+    return joined
+
+
 def label_codes(
     labels: Sequence[Any] | npt.NDArray[np.object_], codes: dict[Any, int]
 ) -> npt.NDArray[np.int64]:

@@ -39,6 +39,7 @@ from bot.storage.engine import (
     Parameters,
     Row,
     Session,
+    joined_columns,
     parameter_rows,
     update_statement,
 )
@@ -140,17 +141,16 @@ def _arguments(names: Sequence[str], parameters: Parameters | None) -> list[Any]
 _COPY_HEADER: Final = b"PGCOPY\n\xff\r\n\x00"
 _SQL_TYPES: Final = {"i": "BIGINT", "f": "DOUBLE PRECISION"}
 """The column type of an 8-byte numpy column (kind) in a binary COPY."""
+COPY_BUFFER_BYTES: Final = 8 << 20
+"""Bytes of a bulk read's COPY output held before they become columns."""
 BULK_ROWS: Final = 1_000
 """From this many rows on, `update_rows` goes through COPY."""
 
 
-def _binary_columns(data: bytearray, dtypes: Sequence[np.dtype[Any]]) -> list[npt.NDArray[Any]]:
-    """PostgreSQL's binary COPY output of 8-byte columns (bigint, double precision; no NULL)
-    as arrays: every row has the same layout, so the rows are one structured array."""
-    if not data.startswith(_COPY_HEADER):
-        raise ValueError("not PostgreSQL binary COPY output")
-    start = len(_COPY_HEADER) + 8 + int.from_bytes(data[15:19], "big")
-    layout = np.dtype(
+def _binary_layout(dtypes: Sequence[np.dtype[Any]]) -> np.dtype[Any]:
+    """One row of a binary COPY of 8-byte columns (bigint, double precision; no NULL): its
+    field count, then each field's length and big-endian value."""
+    return np.dtype(
         [("fields", ">i2")]
         + [
             field
@@ -158,14 +158,41 @@ def _binary_columns(data: bytearray, dtypes: Sequence[np.dtype[Any]]) -> list[np
             for field in ((f"length{index}", ">i4"), (f"value{index}", dtype.newbyteorder(">")))
         ]
     )
-    body = memoryview(data)[start : len(data) - 2]  # the trailer: a field count of -1
-    if len(body) % layout.itemsize:
-        raise ValueError("a bulk read's columns must be 8-byte numbers, never NULL")
-    rows = np.frombuffer(body, layout)
-    lengths_ok = all((rows[f"length{index}"] == 8).all() for index in range(len(dtypes)))
-    if not ((rows["fields"] == len(dtypes)).all() and lengths_ok):
-        raise ValueError("a bulk read's columns must be 8-byte numbers, never NULL")
-    return [rows[f"value{index}"].astype(dtype) for index, dtype in enumerate(dtypes)]
+
+
+class _CopiedColumns:
+    """PostgreSQL's binary COPY output of 8-byte columns, turned into columns as it arrives
+    (in a worker thread, a buffer at a time): every row has the same layout, so the rows
+    of a buffer are one structured array."""
+
+    def __init__(self, dtypes: Sequence[np.dtype[Any]]) -> None:
+        self.dtypes = dtypes
+        self.layout = _binary_layout(dtypes)
+        self.pending = bytearray()
+        self.started = False
+        self.chunks: list[list[npt.NDArray[Any]]] = []
+
+    def parse(self, final: bool) -> None:
+        """Turn the whole rows received into columns (`final`: the output ended)."""
+        start = 0
+        if not self.started:
+            if not self.pending.startswith(_COPY_HEADER):
+                raise ValueError("not PostgreSQL binary COPY output")
+            start = len(_COPY_HEADER) + 8 + int.from_bytes(self.pending[15:19], "big")
+            self.started = True
+        end = len(self.pending) - 2 if final else len(self.pending)  # trailer: count -1
+        count = (end - start) // self.layout.itemsize
+        if final and (end - start) % self.layout.itemsize:
+            raise ValueError("a bulk read's columns must be 8-byte numbers, never NULL")
+        rows = np.frombuffer(self.pending, self.layout, count, start)
+        lengths_ok = all((rows[f"length{index}"] == 8).all() for index in range(len(self.dtypes)))
+        if not ((rows["fields"] == len(self.dtypes)).all() and lengths_ok):
+            raise ValueError("a bulk read's columns must be 8-byte numbers, never NULL")
+        self.chunks.append(
+            [rows[f"value{index}"].astype(dtype) for index, dtype in enumerate(self.dtypes)]
+        )
+        del rows  # releases the buffer, which may then shrink
+        del self.pending[: start + count * self.layout.itemsize]
 
 
 def _binary_copy(columns: Sequence[npt.NDArray[Any]]) -> bytes:
@@ -215,12 +242,14 @@ class _Connected(Session):
         self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
     ) -> list[npt.NDArray[Any]]:
         """Through COPY ... TO STDOUT in binary: no Record per row, and the bytes become
-        columns in a worker thread."""
+        columns in a worker thread, COPY_BUFFER_BYTES at a time."""
         text, names = _positional(sql)
-        received = bytearray()
+        copied = _CopiedColumns(dtypes)
 
         async def take(chunk: bytes) -> None:
-            received.extend(chunk)
+            copied.pending.extend(chunk)
+            if len(copied.pending) >= COPY_BUFFER_BYTES:
+                await asyncio.to_thread(copied.parse, False)
 
         try:
             await self._target.copy_from_query(
@@ -228,7 +257,8 @@ class _Connected(Session):
             )
         except _BUSY_ERRORS as error:
             raise DatabaseBusy() from error
-        return await asyncio.to_thread(_binary_columns, received, dtypes)
+        await asyncio.to_thread(copied.parse, True)
+        return await asyncio.to_thread(joined_columns, copied.chunks, dtypes)
 
     async def update_rows(
         self,

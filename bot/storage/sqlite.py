@@ -29,6 +29,7 @@ from bot.storage.engine import (
     Parameters,
     Row,
     Session,
+    joined_columns,
     label_codes,
     parameter_rows,
     update_statement,
@@ -112,7 +113,7 @@ class SqliteSession(Session):
             await cursor.close()
         if converting is not None:
             chunks.append(await converting)
-        return await asyncio.to_thread(_joined, chunks, dtypes)
+        return await asyncio.to_thread(joined_columns, chunks, dtypes)
 
     async def update_rows(
         self,
@@ -143,25 +144,6 @@ def _transposed(
         else np.ascontiguousarray(table[name])
         for name in layout.names or ()
     ]
-
-
-def _joined(
-    chunks: list[list[npt.NDArray[Any]]], dtypes: Sequence[np.dtype[Any]]
-) -> list[npt.NDArray[Any]]:
-    """The chunks' columns end to end, one column at a time (each column's chunks are
-    dropped as soon as it is joined, so memory peaks at the result and one column)."""
-    joined = []
-    for index, dtype in enumerate(dtypes):
-        parts = [chunk[index] for chunk in chunks]
-        for chunk in chunks:
-            chunk[index] = parts[0][:0]
-        joined.append(np.concatenate(parts) if parts else np.zeros(0, _stored_type(dtype)))
-    return joined
-
-
-def _stored_type(dtype: np.dtype[Any]) -> np.dtype[Any]:
-    """A column's type once read: labels (object) are read as int64 codes."""
-    return np.dtype(np.int64) if dtype == np.dtype(object) else dtype
 
 
 @contextmanager

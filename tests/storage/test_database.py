@@ -18,7 +18,7 @@ import pytest
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder
 from bot.services.csvio import format_time
-from bot.storage import Database, NewMatch, NewParticipant, Performance, sqlite
+from bot.storage import Database, NewMatch, NewParticipant, Performance, postgres, sqlite
 from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 
@@ -115,10 +115,12 @@ async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
 async def test_the_log_reads_and_writes_as_columns_in_bulk(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past PostgreSQL's COPY threshold (BULK_ROWS), and in SQLite chunks that split
-    matches: what write_replay stores is what log_columns reads, sides keep their equal
-    labels equal within a match, and an entry without stored ratings reads nan."""
+    """Past PostgreSQL's COPY threshold (BULK_ROWS), and in chunks that split rows and
+    matches (SQLite's fetches, PostgreSQL's COPY buffers): what write_replay stores is what
+    log_columns reads, sides keep their equal labels equal within a match, and an entry
+    without stored ratings reads nan."""
     monkeypatch.setattr(sqlite, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(postgres, "COPY_BUFFER_BYTES", 1000)
     db = database
     count = 400  # matches of 4: 1,600 entries
     lineup = ("red", "blue", "red", "green")
