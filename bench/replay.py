@@ -63,14 +63,18 @@ def largest_difference(first: Replayed, second: Replayed, rows: int | None = Non
     )
 
 
-def peak_resident_bytes() -> int:
-    """VmHWM: this process's peak resident set. Unlike ru_maxrss it is not inherited from
-    the parent that forked it, so a fresh process reports only its own peak."""
+def status_bytes(field: str) -> int:
+    """A size this process's /proc status gives (VmRSS: resident now; VmHWM: peak resident,
+    which unlike ru_maxrss is not inherited from the parent that forked it)."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) * 1024
-    raise RuntimeError("/proc/self/status has no VmHWM line")
+    raise RuntimeError(f"/proc/self/status has no {field} line")
+
+
+def peak_resident_bytes() -> int:
+    return status_bytes("VmHWM")
 
 
 def memory_probe(path: str) -> None:

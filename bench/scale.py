@@ -22,7 +22,7 @@ import numpy as np
 from bench.baselines import replay_openskill
 from bench.data import MatchLog, match_log
 from bench.harness import Table, format_seconds, verdict
-from bench.replay import MB, peak_resident_bytes, waves
+from bench.replay import MB, peak_resident_bytes, status_bytes, waves
 from bench.responsiveness import loop_lag
 from bench.service import (
     ENGINE_NAMES,
@@ -253,7 +253,7 @@ async def _cold_board(url: str) -> dict[str, float]:
     service is opened as the command line opens it: its reads store nothing, so the
     performance cache stays cold for the second call too."""
     async with open_ladder(url, Config()) as ladder:
-        resident = _resident_bytes()
+        resident = status_bytes("VmRSS")
         async with loop_lag() as lag:
             started = time.perf_counter()
             page = await ladder.leaderboard(GUILD, by="p8")
@@ -271,14 +271,6 @@ async def _cold_board(url: str) -> dict[str, float]:
         "traced": traced,
         "ranked": page.total,
     }
-
-
-def _resident_bytes() -> int:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError("/proc/self/status has no VmRSS line")
 
 
 def board_process(url: str) -> None:
