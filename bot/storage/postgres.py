@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import io
 import logging
 import re
 import weakref
@@ -143,6 +142,8 @@ _SQL_TYPES: Final = {"i": "BIGINT", "f": "DOUBLE PRECISION"}
 """The column type of an 8-byte numpy column (kind) in a binary COPY."""
 COPY_BUFFER_BYTES: Final = 8 << 20
 """Bytes of a bulk read's COPY output held before they become columns."""
+COPY_CHUNK_ROWS: Final = 65_536
+"""Rows of a bulk write's COPY input built at a time."""
 BULK_ROWS: Final = 1_000
 """From this many rows on, `update_rows` goes through COPY."""
 
@@ -195,25 +196,25 @@ class _CopiedColumns:
         del self.pending[: start + count * self.layout.itemsize]
 
 
-def _binary_copy(columns: Sequence[npt.NDArray[Any]]) -> bytes:
-    """Columns of 8-byte numbers (no nan meaning NULL) as PostgreSQL's binary COPY input."""
-    layout = np.dtype(
-        [("fields", ">i2")]
-        + [
-            field
-            for index, column in enumerate(columns)
-            for field in (
-                (f"length{index}", ">i4"),
-                (f"value{index}", column.dtype.newbyteorder(">")),
-            )
-        ]
-    )
-    rows = np.zeros(len(columns[0]), layout)
+def _binary_rows(columns: Sequence[npt.NDArray[Any]]) -> bytes:
+    """Columns of 8-byte numbers (no nan meaning NULL) as the rows of PostgreSQL's binary
+    COPY input (worker-thread work)."""
+    rows = np.zeros(len(columns[0]), _binary_layout([column.dtype for column in columns]))
     rows["fields"] = len(columns)
     for index, column in enumerate(columns):
         rows[f"length{index}"] = column.dtype.itemsize
         rows[f"value{index}"] = column
-    return _COPY_HEADER + bytes(8) + rows.tobytes() + b"\xff\xff"
+    return rows.tobytes()
+
+
+async def _binary_copy(columns: Sequence[npt.NDArray[Any]]) -> AsyncIterator[bytes]:
+    """Binary COPY input of the columns, COPY_CHUNK_ROWS rows at a time, each built in a
+    worker thread: the bytes of at most one chunk exist at a time."""
+    yield _COPY_HEADER + bytes(8)  # no flags, no header extension
+    for first in range(0, len(columns[0]), COPY_CHUNK_ROWS):
+        chunk = [column[first : first + COPY_CHUNK_ROWS] for column in columns]
+        yield await asyncio.to_thread(_binary_rows, chunk)
+    yield b"\xff\xff"  # the trailer: a field count of -1
 
 
 class _Connected(Session):
@@ -274,7 +275,6 @@ class _Connected(Session):
             rows = parameter_rows(names, columns)
             await self.run_many(update_statement(table, keys, values), rows)
             return
-        payload = await asyncio.to_thread(_binary_copy, columns)
         types = ", ".join(
             f"{name} {_SQL_TYPES[column.dtype.kind]}"
             for name, column in zip(names, columns, strict=True)
@@ -282,7 +282,7 @@ class _Connected(Session):
         await self.run(f"CREATE TEMPORARY TABLE bulk_{table} ({types}) ON COMMIT DROP")
         try:
             await self._target.copy_to_table(
-                f"bulk_{table}", source=io.BytesIO(payload), columns=names, format="binary"
+                f"bulk_{table}", source=_binary_copy(columns), columns=names, format="binary"
             )
         except _BUSY_ERRORS as error:
             raise DatabaseBusy() from error

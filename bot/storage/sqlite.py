@@ -122,8 +122,13 @@ class SqliteSession(Session):
         values: Sequence[str],
         columns: Sequence[npt.NDArray[Any]],
     ) -> None:
-        rows = await asyncio.to_thread(parameter_rows, [*keys, *values], columns)
-        await self.run_many(update_statement(table, keys, values), rows)
+        """CHUNK_ROWS rows per executemany, their parameters built in a worker thread: the
+        parameters of at most one chunk exist at a time."""
+        statement = update_statement(table, keys, values)
+        for first in range(0, len(columns[0]), CHUNK_ROWS):
+            chunk = [column[first : first + CHUNK_ROWS] for column in columns]
+            rows = await asyncio.to_thread(parameter_rows, [*keys, *values], chunk)
+            await self.run_many(statement, rows)
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if rows:

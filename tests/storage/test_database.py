@@ -116,11 +116,12 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past PostgreSQL's COPY threshold (BULK_ROWS), and in chunks that split rows and
-    matches (SQLite's fetches, PostgreSQL's COPY buffers): what write_replay stores is what
+    matches (SQLite's fetches and updates, PostgreSQL's COPY in and out): what write_replay stores is what
     log_columns reads, sides keep their equal labels equal within a match, and an entry
     without stored ratings reads nan."""
     monkeypatch.setattr(sqlite, "CHUNK_ROWS", 7)
     monkeypatch.setattr(postgres, "COPY_BUFFER_BYTES", 1000)
+    monkeypatch.setattr(postgres, "COPY_CHUNK_ROWS", 100)
     db = database
     count = 400  # matches of 4: 1,600 entries
     lineup = ("red", "blue", "red", "green")
