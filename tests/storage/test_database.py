@@ -116,9 +116,9 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past PostgreSQL's COPY threshold (BULK_ROWS), and in chunks that split rows and
-    matches (SQLite's fetches and updates, PostgreSQL's COPY in and out): what write_replay stores is what
-    log_columns reads, sides keep their equal labels equal within a match, and an entry
-    without stored ratings reads nan."""
+    matches (SQLite's fetches and updates, PostgreSQL's COPY in and out): what
+    write_replay stores is what log_columns reads, sides keep their equal labels equal
+    within a match, and an entry without stored ratings reads nan."""
     monkeypatch.setattr(sqlite, "CHUNK_ROWS", 7)
     monkeypatch.setattr(postgres, "COPY_BUFFER_BYTES", 1000)
     monkeypatch.setattr(postgres, "COPY_CHUNK_ROWS", 100)
