@@ -130,12 +130,13 @@ async def replay_guild(
         starts = await seasons.starts_across(tx, guild_id, log, crossed, seed or {})
     else:
         starts = await asyncio.to_thread(_starts, log, members, seed or {})
-    # numpy work, off the event loop (SPEC 8.5)
-    result = await asyncio.to_thread(replay_log, log, starts, ladder_settings(settings), boundaries)
-    final: dict[int, float | None] = {**(seed or {}), **result.final}
+    # numpy work, off the event loop (SPEC 8.5); the records first, while the replay's
+    # results take no memory yet
     records = (
         (await asyncio.to_thread(records_by_season, log, boundaries))[-1] if start is None else None
     )
+    result = await asyncio.to_thread(replay_log, log, starts, ladder_settings(settings), boundaries)
+    final: dict[int, float | None] = {**(seed or {}), **result.final}
     await tx.write_replay(guild_id, log, result.before, result.after, members, final, records)
     await seasons.store_closings(tx, guild_id, crossed, result)
     if start is not None and touched:
