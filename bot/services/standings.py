@@ -14,7 +14,6 @@ from typing import Final
 import numpy as np
 
 from bot.config import VARIANTS, GuildSettings
-from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import format_games
 from bot.ratings.ladder import expected_score
 from bot.ratings.performance import performance_arrays
@@ -23,11 +22,19 @@ from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.core import Actor, LadderCore, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
-from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
-from bot.storage import DatabaseBusy, GameRows, LiveBoard, Member, Performance
+from bot.services.performances import (
+    RATING_ACCURACY,
+    game_arrays,
+    game_list,
+    game_rows,
+    measured,
+)
+from bot.storage import DatabaseBusy, LiveBoard, Member, Performance, PlayedColumns
 
 SECONDS_PER_DAY: Final = 86_400.0
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
+WHOLE_GUILD_MEMBERS: Final = 100
+"""Computing more members than this reads the participants of the whole guild."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,19 +112,6 @@ def _provisional(member: Member, settings: GuildSettings) -> bool:
     return member.games < settings.provisional_games
 
 
-def measured(
-    rows: GameRows, user_ids: Sequence[int], measures: Sequence[str], bridge: EloBridge
-) -> dict[tuple[int, str], Performance]:
-    """The measures of the members from their game rows by (user id, measure): numpy work
-    over up to a whole guild, so callers run it in a worker thread (SPEC 8.5)."""
-    games = game_arrays(rows, user_ids, bridge)
-    return {
-        (user_id, measure): performance
-        for measure in measures
-        for user_id, performance in zip(user_ids, performances(games, measure, bridge), strict=True)
-    }
-
-
 class StandingsUseCases(LadderCore):
     """Reading the standings: leaderboards (now or a closed season's), rating cards,
     predictions, game histories, and the live leaderboard message."""
@@ -168,6 +162,12 @@ class StandingsUseCases(LadderCore):
             found.update(await self._compute_performances(guild_id, missing, measures))
         return found
 
+    async def _played(self, guild_id: int, user_ids: Sequence[int]) -> PlayedColumns:
+        """The participants of the members' matches: of the whole guild for many members,
+        whose matches are most of the log anyway and read faster by a scan than by index."""
+        many = len(user_ids) > WHOLE_GUILD_MEMBERS
+        return await self.db.read.played_columns(guild_id, None if many else user_ids)
+
     async def _compute_performances(
         self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
@@ -179,8 +179,8 @@ class StandingsUseCases(LadderCore):
             member.user_id: (member.rating, member.games)
             for member in await self.db.read.members_by_id(guild_id, user_ids)
         }
-        rows = await self.db.read.member_games(guild_id, user_ids)
-        computed = await asyncio.to_thread(measured, rows, user_ids, measures, bridge)
+        played = await self._played(guild_id, user_ids)
+        computed = await asyncio.to_thread(measured, played, user_ids, measures, bridge)
         if self.fill_cache and computed:
             task = asyncio.create_task(self._fill_cache(guild_id, computed, versions))
             self._filling.add(task)
@@ -203,7 +203,7 @@ class StandingsUseCases(LadderCore):
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
         settings = await self.settings(guild_id)
         await self._member(guild_id, user_id)
-        rows = await self.db.read.member_games(guild_id, [user_id])
+        rows = game_rows(await self._played(guild_id, [user_id]), [user_id])
         return format_games(game_list(rows, elo_bridge(settings), self.clock()))
 
     async def _ranked(
@@ -345,9 +345,8 @@ class StandingsUseCases(LadderCore):
                 raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
         ratings = [ladder_rating(m, settings) for m in (first, second)]
         ladder = float(expected_score(ratings[0], ratings[1], settings.t))
-        games = game_arrays(
-            await self.db.read.member_games(guild_id, [a, b]), [a, b], elo_bridge(settings)
-        )
+        rows = game_rows(await self._played(guild_id, [a, b]), [a, b])
+        games = game_arrays(rows, [a, b], elo_bridge(settings))
         rp = performance_arrays(games, settings.variant)
         performance = (
             float(elo_expected_score(np.array([rp[1] - rp[0]]))[0])
