@@ -156,9 +156,12 @@ def parameter_rows(names: Sequence[str], columns: Sequence[npt.NDArray[Any]]) ->
     ]
 
 
-def label_codes(labels: Sequence[Any]) -> npt.NDArray[np.int64]:
-    """A code per label, equal for equal labels (in order of first appearance)."""
-    codes: dict[Any, int] = {}
+def label_codes(
+    labels: Sequence[Any], codes: dict[Any, int] | None = None
+) -> npt.NDArray[np.int64]:
+    """A code per label, equal for equal labels (in order of first appearance): `codes`,
+    the codes of labels seen before, carries them from one part of a column to the next."""
+    codes = {} if codes is None else codes
     return np.fromiter(
         (codes.setdefault(label, len(codes)) for label in labels), np.int64, len(labels)
     )

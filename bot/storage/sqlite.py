@@ -35,6 +35,8 @@ from bot.storage.engine import (
 )
 from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
 
+FETCH_ROWS: Final = 20_000
+"""Rows of a bulk read (`columns`) fetched and made columns at a time."""
 OPEN_ERRORS: Final = (OSError, sqlite3.Error)
 """What opening a file raises when it cannot be used (see Database.open)."""
 _BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
@@ -91,12 +93,20 @@ class SqliteSession(Session):
     async def columns(
         self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
     ) -> list[npt.NDArray[Any]]:
+        """Fetched FETCH_ROWS at a time, each part made columns in a worker thread: the
+        rows of a whole guild as Python tuples at once would take hundreds of megabytes, and
+        turning them into columns in one go would hold the interpreter lock for a second."""
+        codes: dict[Any, int] = {}
+        parts: list[list[npt.NDArray[Any]]] = []
         with _busy_refused():
             cursor = await self._connection.execute(sql, parameters)
             cursor.row_factory = None  # plain tuples: no sqlite3.Row per row
-            rows: list[Any] = list(await cursor.fetchall())
+            while rows := list(await cursor.fetchmany(FETCH_ROWS)):
+                parts.append(await asyncio.to_thread(_transposed, rows, dtypes, codes))
             await cursor.close()
-        return await asyncio.to_thread(_transposed, rows, dtypes)
+        if len(parts) == 1:
+            return parts[0]
+        return await asyncio.to_thread(_concatenated, parts, dtypes)
 
     async def update_rows(
         self,
@@ -115,13 +125,26 @@ class SqliteSession(Session):
 
 
 def _transposed(
-    rows: Sequence[Sequence[Any]], dtypes: Sequence[np.dtype[Any]]
+    rows: Sequence[Sequence[Any]], dtypes: Sequence[np.dtype[Any]], codes: dict[Any, int]
 ) -> list[npt.NDArray[Any]]:
-    """Rows as columns: Python work per row, run in a worker thread."""
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in dtypes]
+    """Rows as columns, labels as codes (`codes` carries them across parts): Python work
+    per row, run in a worker thread."""
+    columns = list(zip(*rows, strict=True))
     return [
-        label_codes(column) if dtype == np.dtype(object) else np.array(column, dtype)
+        label_codes(column, codes) if dtype == np.dtype(object) else np.array(column, dtype)
         for column, dtype in zip(columns, dtypes, strict=True)
+    ]
+
+
+def _concatenated(
+    parts: Sequence[Sequence[npt.NDArray[Any]]], dtypes: Sequence[np.dtype[Any]]
+) -> list[npt.NDArray[Any]]:
+    """The parts' columns joined (none: empty columns; labels are int64 codes)."""
+    return [
+        np.concatenate([part[index] for part in parts])
+        if parts
+        else np.zeros(0, np.int64 if dtype == np.dtype(object) else dtype)
+        for index, dtype in enumerate(dtypes)
     ]
 
 

@@ -13,11 +13,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder
 from bot.services.csvio import format_time
 from bot.storage import Database, NewMatch, NewParticipant, Performance
+from bot.storage import sqlite as sqlite_engine
 from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 
@@ -111,10 +113,14 @@ async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
         assert member is not None and member.rating == p.rating_before
 
 
-async def test_the_log_reads_and_writes_as_columns_in_bulk(database: Database) -> None:
-    """Past PostgreSQL's COPY threshold (BULK_ROWS): what write_replay stores is what
-    log_columns reads, sides keep their equal labels equal within a match, and an entry
-    without stored ratings reads nan."""
+async def test_the_log_reads_and_writes_as_columns_in_bulk(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past PostgreSQL's COPY threshold (BULK_ROWS) and in many parts of SQLite's fetches
+    (FETCH_ROWS, not a multiple of a match): what write_replay stores is what log_columns
+    reads, sides keep their equal labels equal within a match, and an entry without stored
+    ratings reads nan; played_columns reads the entries of a member's matches."""
+    monkeypatch.setattr(sqlite_engine, "FETCH_ROWS", 7)
     db = database
     count = 400  # matches of 4: 1,600 entries
     lineup = ("red", "blue", "red", "green")
@@ -151,6 +157,13 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(database: Database) -
     assert stored.score.tolist() == [0.0, 1.0, 2.0, 3.0] * count
     member = await db.read.member(GUILD, 1)
     assert member is not None and member.rating == 1510.25
+    played = await db.read.played_columns(GUILD, [1])
+    theirs = np.isin(stored.match_id, stored.match_id[stored.user_id == 1])
+    assert sorted(zip(played.match_id.tolist(), played.user_id.tolist(), strict=True)) == sorted(
+        zip(stored.match_id[theirs].tolist(), stored.user_id[theirs].tolist(), strict=True)
+    )
+    index = {match_id: i for i, match_id in enumerate(ids)}
+    assert played.played_at.tolist() == [float(index[m]) for m in played.match_id.tolist()]
 
 
 async def test_cached_performances_round_trip_and_go_with_the_members_rating(
