@@ -56,6 +56,11 @@ class Pairing:
         self._member_places: IntArray = by_member
         """Places in match order, by member."""
         self._member_users: IntArray = user_id[self._by_match][by_member]
+        firsts_of_users = np.diff(self._member_users, prepend=self._member_users[:1] - 1) != 0
+        self.user_codes = np.empty(size, dtype=np.int64)
+        """Each entry's user as a code from 0 (equal users, equal codes): small opponent
+        codes keep the sort of GameArrays' opponent groups short."""
+        self.user_codes[self._by_match[by_member]] = np.cumsum(firsts_of_users) - 1
 
     def _places(self, members: IntArray) -> IntArray:
         """The match-order places of the members' entries (members ascending), by member."""
@@ -109,26 +114,25 @@ def game_results(
 
 def game_arrays(
     member: IntArray,
-    opponent: IntArray,
+    opponent_code: IntArray,
     results: FloatArray,
     opponent_rating: FloatArray,
     members: Sequence[int],
     bridge: EloBridge,
 ) -> GameArrays:
     """One segment per member of `members` (in that order; no games: an empty segment) from
-    rows grouped by `member` in ascending order; opponent ratings in Elo units (SPEC 3.1)."""
+    rows grouped by `member` in ascending order; opponents by code (equal opponents, equal
+    codes: `Pairing.user_codes`), ratings in Elo units (SPEC 3.1)."""
     wanted = np.array(members, dtype=np.int64)
     firsts = np.searchsorted(member, wanted, side="left")
     lengths = np.searchsorted(member, wanted, side="right") - firsts
     offsets = np.zeros(len(wanted) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     taken = np.repeat(firsts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
-    # Codes shared by all segments: equal within a segment means the same opponent.
-    codes = np.unique(opponent, return_inverse=True)[1].astype(np.int64).ravel()
     return GameArrays(
         results=results[taken],
         ratings=np.asarray(bridge.to_elo(opponent_rating[taken]), dtype=np.float64),
-        opponents=codes[taken],
+        opponents=opponent_code[taken],
         offsets=offsets,
     )
 

@@ -41,6 +41,8 @@ class GameRows:
     opponent_minutes: FloatArray
     opponent_rating: FloatArray
     """The opponent's ladder rating before the match."""
+    opponent_code: IntArray
+    """The opponent as a code (equal opponents, equal codes; see Pairing.user_codes)."""
 
 
 def pairing(played: PlayedColumns) -> column_games.Pairing:
@@ -52,7 +54,8 @@ def game_rows(
 ) -> GameRows:
     """The games of the members (any order) among the participants, paired by `paired` (made
     from `played`; made here when not given)."""
-    mine, theirs = (paired or pairing(played)).games(sorted(set(members)))
+    paired = paired or pairing(played)
+    mine, theirs = paired.games(sorted(set(members)))
     return GameRows(
         played.user_id[mine],
         played.played_at[mine],
@@ -62,6 +65,7 @@ def game_rows(
         played.score[theirs],
         played.minutes[theirs],
         played.rating_before[theirs],
+        paired.user_codes[theirs],
     )
 
 
@@ -76,7 +80,7 @@ def game_arrays(rows: GameRows, members: Sequence[int], bridge: EloBridge) -> Ga
     """One segment per member of `members` (in that order; no games: an empty segment),
     opponent ratings in Elo units (SPEC 3.1)."""
     return column_games.game_arrays(
-        rows.member, rows.opponent, _results(rows), rows.opponent_rating, members, bridge
+        rows.member, rows.opponent_code, _results(rows), rows.opponent_rating, members, bridge
     )
 
 

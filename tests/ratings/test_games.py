@@ -289,6 +289,10 @@ def test_pairing_gives_the_stored_rows_of_the_members_asked_for(
     rows = stored_rows(matches)
     asked = np.isin(rows["member"], sorted(members))
     assert paired == {name: rows[name][asked].tolist() for name in paired}
+    users = np.array([p.user_id for _, p in entries], dtype=np.int64)
+    codes = pairing.user_codes
+    assert ((codes[:, None] == codes[None, :]) == (users[:, None] == users[None, :])).all()
+    assert sorted(set(codes.tolist())) == list(range(len(set(users.tolist()))))
 
 
 @settings(max_examples=100, deadline=None)
