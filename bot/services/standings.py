@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Final
 
@@ -31,6 +31,9 @@ from bot.services.performances import (
 )
 from bot.storage import DatabaseBusy, LiveBoard, Member, Performance, PlayedColumns
 
+BoardEntry = tuple[int, str, float, float, int, int, int, int, bool]
+"""A leaderboard row before its rank: user id, name, value, rating, games, wins, draws,
+losses, provisional (see LeaderboardRow)."""
 SECONDS_PER_DAY: Final = 86_400.0
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
 WHOLE_GUILD_MEMBERS: Final = 100
@@ -112,13 +115,70 @@ def _provisional(member: Member, settings: GuildSettings) -> bool:
     return member.games < settings.provisional_games
 
 
+def _on_board(
+    listed: Sequence[tuple[Member, Performance | None]],
+    settings: GuildSettings,
+    active: Set[int] | None,
+) -> tuple[list[tuple[Member, Performance | None]], list[Member]]:
+    """The listed members on the leaderboard (`active`: those who played lately; None: all)
+    with their cached measure, and those whose measure is not cached."""
+    measured = [
+        (member, cached)
+        for member, cached in listed
+        if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
+    ]
+    return measured, [member for member, cached in measured if cached is None]
+
+
+def _best_first(
+    measured: Sequence[tuple[Member, Performance | None]],
+    settings: GuildSettings,
+    by: str,
+    computed: Mapping[tuple[int, str], Performance],
+) -> list[BoardEntry]:
+    """The members' leaderboard entries, best value of `by` first (undefined last), then
+    more games, then lower user id."""
+    ratings = [ladder_rating(member, settings) for member, _ in measured]
+    values = (
+        ratings
+        if by == "ladder"
+        else [(cached or computed[member.user_id, by]).value for member, cached in measured]
+    )
+    value = np.array(values, dtype=np.float64)
+    undefined = np.isnan(value)
+    order = np.lexsort(
+        (
+            np.array([member.user_id for member, _ in measured], dtype=np.int64),
+            -np.array([member.games for member, _ in measured], dtype=np.int64),
+            np.where(undefined, 0.0, -value),
+            undefined,
+        )
+    )
+    return [
+        (
+            member.user_id,
+            member.name,
+            value,
+            rating,
+            member.games,
+            member.wins,
+            member.draws,
+            member.losses,
+            _provisional(member, settings),
+        )
+        for member, value, rating in (
+            (measured[i][0], values[i], ratings[i]) for i in order.tolist()
+        )
+    ]
+
+
 class StandingsUseCases(LadderCore):
     """Reading the standings: leaderboards (now or a closed season's), rating cards,
     predictions, game histories, and the live leaderboard message."""
 
     async def _closing_entries(
         self, guild_id: int, settings: GuildSettings, name: str, by: str
-    ) -> list[tuple[int, str, float, float, int, int, int, int, bool]] | None:
+    ) -> list[BoardEntry] | None:
         """The closing standings of the closed season `name`, best first, as leaderboard
         entries (those with min_games matches in it, at least one); None when `name` is the
         current season. UserError for an unknown name or a measure other than ladder."""
@@ -152,12 +212,14 @@ class StandingsUseCases(LadderCore):
     # --- reading -------------------------------------------------------------------------
 
     async def _performances(
-        self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
+        self, guild_id: int, members: Sequence[Member], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
         """The measures ("p1".."p8", "ra") of the members by (user id, measure), from the
         cache; the members it lacks are computed (`_compute_performances`)."""
-        found = await self.db.read.performances(guild_id, user_ids, measures)
-        missing = sorted({u for u in user_ids for m in measures if (u, m) not in found})
+        found = await self.db.read.performances(
+            guild_id, [member.user_id for member in members], measures
+        )
+        missing = [m for m in members if any((m.user_id, x) not in found for x in measures)]
         if missing:
             found.update(await self._compute_performances(guild_id, missing, measures))
         return found
@@ -169,16 +231,15 @@ class StandingsUseCases(LadderCore):
         return await self.db.read.played_columns(guild_id, None if many else user_ids)
 
     async def _compute_performances(
-        self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
+        self, guild_id: int, members: Sequence[Member], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
-        """The measures of the members (ascending ids) computed in one vectorized pass, in
-        memory: a read never writes (SPEC 8.2). With fill_cache, they are stored afterwards
-        by a write of their own that the read does not wait for (`_fill_cache`)."""
+        """The measures of the members computed in one vectorized pass, in memory: a read
+        never writes (SPEC 8.2). With fill_cache, they are stored afterwards by a write of
+        their own that the read does not wait for (`_fill_cache`), for the members still as
+        they were when read (their versions)."""
         bridge = elo_bridge(await self.settings(guild_id))
-        versions = {
-            member.user_id: (member.rating, member.games)
-            for member in await self.db.read.members_by_id(guild_id, user_ids)
-        }
+        user_ids = [member.user_id for member in members]
+        versions = {member.user_id: (member.rating, member.games) for member in members}
         played = await self._played(guild_id, user_ids)
         computed = await asyncio.to_thread(measured, played, user_ids, measures, bridge)
         if self.fill_cache and computed:
@@ -206,39 +267,21 @@ class StandingsUseCases(LadderCore):
         rows = game_rows(await self._played(guild_id, [user_id]), [user_id])
         return format_games(game_list(rows, elo_bridge(settings), self.clock()))
 
-    async def _ranked(
-        self, guild_id: int, settings: GuildSettings, by: str
-    ) -> list[tuple[Member, float, float]]:
-        """(member, value of `by`, ladder rating) of everyone on the leaderboard, best first."""
+    async def _ranked(self, guild_id: int, settings: GuildSettings, by: str) -> list[BoardEntry]:
+        """Everyone on the leaderboard, best first: up to a whole guild's members, filtered
+        and sorted off the event loop (SPEC 8.5)."""
         if by not in MEASURES:
             raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
         since = _active_since(settings, self.clock())
         active = None if since is None else await self.db.read.played_since(guild_id, since)
-        measured = [
-            (member, cached)
-            for member, cached in await self.db.read.members_measured(guild_id, by)
-            if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
-        ]
-        ratings = [ladder_rating(member, settings) for member, _ in measured]
-        if by == "ladder":
-            values = ratings
-        else:
-            missing = [member.user_id for member, cached in measured if cached is None]
-            computed = await self._compute_performances(guild_id, missing, [by]) if missing else {}
-            values = [(cached or computed[member.user_id, by]).value for member, cached in measured]
-        ranked = [
-            (member, value, rating)
-            for (member, _), value, rating in zip(measured, values, ratings, strict=True)
-        ]
-        ranked.sort(
-            key=lambda entry: (
-                math.isnan(entry[1]),
-                -entry[1] if not math.isnan(entry[1]) else 0.0,
-                -entry[0].games,
-                entry[0].user_id,
-            )
+        listed = await self.db.read.members_measured(guild_id, by)
+        measured, missing = await asyncio.to_thread(_on_board, listed, settings, active)
+        computed = (
+            await self._compute_performances(guild_id, missing, [by])
+            if missing and by != "ladder"
+            else {}
         )
-        return ranked
+        return await asyncio.to_thread(_best_first, measured, settings, by, computed)
 
     async def leaderboard(
         self,
@@ -256,24 +299,7 @@ class StandingsUseCases(LadderCore):
         closed = (
             None if season is None else await self._closing_entries(guild_id, settings, season, by)
         )
-        ranked = (
-            [
-                (
-                    member.user_id,
-                    member.name,
-                    value,
-                    rating,
-                    member.games,
-                    member.wins,
-                    member.draws,
-                    member.losses,
-                    _provisional(member, settings),
-                )
-                for member, value, rating in await self._ranked(guild_id, settings, by)
-            ]
-            if closed is None
-            else closed
-        )
+        ranked = await self._ranked(guild_id, settings, by) if closed is None else closed
         size = self.page_size if page_size is None else page_size
         size = size or max(1, len(ranked))
         pages = max(1, math.ceil(len(ranked) / size))
@@ -299,7 +325,7 @@ class StandingsUseCases(LadderCore):
         if chosen not in VARIANTS:
             raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
         member = await self._member(guild_id, user_id)
-        found = await self._performances(guild_id, [user_id], [chosen, RATING_ACCURACY])
+        found = await self._performances(guild_id, [member], [chosen, RATING_ACCURACY])
         result = found[user_id, chosen]
         since = _active_since(settings, self.clock())
         inactive = since is not None and user_id not in await self.db.read.played_since(
