@@ -21,7 +21,7 @@ from bot.ratings.variants import FloatArray, GameArrays, IntArray
 from bot.storage import Performance, PlayedColumns
 
 RATING_ACCURACY = "ra"
-BLOCK_PAIRS: Final = 400_000
+BLOCK_PAIRS: Final = 200_000
 """Members' games are computed in blocks of about this many: a whole guild's games at once
 would take gigabytes (SPEC 8.5), and performances are per member, so blocks change nothing."""
 
