@@ -1,11 +1,11 @@
 """From applied matches to members' games (SPEC 3.2 and 3.3), over columns.
 
-The input is one row per (member, match, enabled participant of that match on another side):
-the member's and the opponent's score and minutes, the opponent's user id and ladder rating
-before the match, and when the match was played. Each row is one game: the result of the
-score-per-hour comparison, the opponent's rating (here converted to Elo units, SPEC 3.1), the
-opponent's user id as name, and the whole days since the match. Choosing and ordering the
-rows (newest match first, opponents by user id) is the caller's job.
+The input is one entry per enabled participant of an applied match (`Pairing`). A member's
+games pair each of their entries with every entry of the same match on another side, newest
+match first (by when it was played, then by match id), opponents by user id: each pair is one
+game, with the result of the score-per-hour comparison, the opponent's rating before the match
+(here converted to Elo units, SPEC 3.1), the opponent's user id as name, and the whole days
+since the match. Pairs are index arrays into the entries, so no per-game object is made.
 """
 
 from __future__ import annotations
@@ -33,6 +33,77 @@ def whole_days_between(earlier: datetime, later: datetime) -> int:
     return max(0, (as_utc(later) - as_utc(earlier)) // ONE_DAY)
 
 
+class Pairing:
+    """Enabled participants of applied matches (one entry each, in any order) sorted once so
+    that any members' games are index pairs found without a sort per pair: the members'
+    entries newest match first, each paired with its match's entries by user id."""
+
+    def __init__(
+        self, match_id: IntArray, played_at: FloatArray, user_id: IntArray, side: IntArray
+    ) -> None:
+        # Match order: a match's entries together, newest match first, users ascending.
+        self._by_match: IntArray = np.lexsort((user_id, -match_id, -played_at))
+        matches = match_id[self._by_match]
+        size = len(matches)
+        firsts = np.flatnonzero(np.diff(matches, prepend=matches[:1] - 1))
+        lengths = np.diff(np.append(firsts, size))
+        self._match_first = np.repeat(firsts, lengths)
+        """By place in match order: the place of the match's first entry, and its size."""
+        self._match_size = np.repeat(lengths, lengths)
+        self._side: IntArray = side[self._by_match]
+        # Member order: by user, each user's entries in match order (newest first).
+        by_member = np.argsort(user_id[self._by_match], kind="stable")
+        self._member_places: IntArray = by_member
+        """Places in match order, by member."""
+        self._member_users: IntArray = user_id[self._by_match][by_member]
+        firsts_of_users = np.diff(self._member_users, prepend=self._member_users[:1] - 1) != 0
+        self.user_codes = np.empty(size, dtype=np.int64)
+        """Each entry's user as a code from 0 (equal users, equal codes): small opponent
+        codes keep the sort of GameArrays' opponent groups short."""
+        self.user_codes[self._by_match[by_member]] = np.cumsum(firsts_of_users) - 1
+
+    def _places(self, members: IntArray) -> IntArray:
+        """The match-order places of the members' entries (members ascending), by member."""
+        if not len(members):
+            return np.zeros(0, np.int64)
+        span = slice(
+            int(np.searchsorted(self._member_users, members[0], side="left")),
+            int(np.searchsorted(self._member_users, members[-1], side="right")),
+        )
+        users = self._member_users[span]
+        found = np.searchsorted(members, users)
+        chosen = members[np.minimum(found, len(members) - 1)] == users
+        places: IntArray = self._member_places[span][chosen]
+        return places
+
+    def games(self, members: Sequence[int]) -> tuple[IntArray, IntArray]:
+        """(member's entry, opponent's entry) of each game of the members (ascending ids), by
+        member, newest match first, then opponent id: indices into the entries."""
+        mine = self._places(np.asarray(members, dtype=np.int64))
+        sizes = self._match_size[mine]
+        total = int(sizes.sum())
+        starts = np.cumsum(sizes) - sizes
+        member_place = np.repeat(mine, sizes)
+        opponent_place = np.repeat(self._match_first[mine] - starts, sizes)
+        opponent_place += np.arange(total, dtype=np.int64)
+        other_side = self._side[opponent_place] != self._side[member_place]
+        return (
+            self._by_match[member_place[other_side]],
+            self._by_match[opponent_place[other_side]],
+        )
+
+    def blocks(self, members: Sequence[int], pairs: int) -> list[list[int]]:
+        """The members (ascending ids) in consecutive blocks of about `pairs` candidate
+        pairs each (a member's whole matches, so at most that many games): computing block
+        by block bounds the memory of a whole guild's games."""
+        wanted = np.asarray(members, dtype=np.int64)
+        candidates = np.cumsum(np.r_[0, self._match_size[self._member_places]])
+        reached = candidates[np.searchsorted(self._member_users, wanted, side="right")]
+        block = reached // max(1, pairs)
+        cuts = np.flatnonzero(np.diff(block)) + 1
+        return [part.tolist() for part in np.split(wanted, cuts)] if len(wanted) else []
+
+
 def game_results(
     score: FloatArray, opponent_score: FloatArray, minutes: FloatArray, opponent_minutes: FloatArray
 ) -> FloatArray:
@@ -43,26 +114,25 @@ def game_results(
 
 def game_arrays(
     member: IntArray,
-    opponent: IntArray,
+    opponent_code: IntArray,
     results: FloatArray,
     opponent_rating: FloatArray,
     members: Sequence[int],
     bridge: EloBridge,
 ) -> GameArrays:
     """One segment per member of `members` (in that order; no games: an empty segment) from
-    rows grouped by `member` in ascending order; opponent ratings in Elo units (SPEC 3.1)."""
+    rows grouped by `member` in ascending order; opponents by code (equal opponents, equal
+    codes: `Pairing.user_codes`), ratings in Elo units (SPEC 3.1)."""
     wanted = np.array(members, dtype=np.int64)
     firsts = np.searchsorted(member, wanted, side="left")
     lengths = np.searchsorted(member, wanted, side="right") - firsts
     offsets = np.zeros(len(wanted) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     taken = np.repeat(firsts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
-    # Codes shared by all segments: equal within a segment means the same opponent.
-    codes = np.unique(opponent, return_inverse=True)[1].astype(np.int64).ravel()
     return GameArrays(
         results=results[taken],
         ratings=np.asarray(bridge.to_elo(opponent_rating[taken]), dtype=np.float64),
-        opponents=codes[taken],
+        opponents=opponent_code[taken],
         offsets=offsets,
     )
 

@@ -63,21 +63,23 @@ def stability_arrays(
     starts = games.offsets[:-1]
     # One code above every code in use is an opponent that appears nowhere in its list.
     new_opponent = int(games.opponents.max()) + 1 if len(games.opponents) else 0
-    ratings = np.insert(games.ratings, starts, np.where(np.isfinite(rating), rating, 0.0))
-    opponents = np.insert(games.opponents, starts, np.full(count, new_opponent))
     shifted_offsets = games.offsets + np.arange(count + 1)
-    one_more = GameArrays(
-        results=np.concatenate(
-            [
-                np.insert(games.results, starts, np.ones(count)),
-                np.insert(games.results, starts, np.zeros(count)),
-            ]
-        ),
-        ratings=np.tile(ratings, 2),
-        opponents=np.tile(opponents, 2),
-        offsets=np.concatenate([shifted_offsets, shifted_offsets[1:] + shifted_offsets[-1]]),
+    with_win = GameArrays(
+        results=np.insert(games.results, starts, np.ones(count)),
+        ratings=np.insert(games.ratings, starts, np.where(np.isfinite(rating), rating, 0.0)),
+        opponents=np.insert(games.opponents, starts, np.full(count, new_opponent)),
+        offsets=shifted_offsets,
     )
-    after = performance_arrays(one_more, chosen)
+    # Weights depend on opponents and order, not on results: the list with a loss instead
+    # weighs alike, so both are solved together with one weighing.
+    weights = chosen.weights(with_win)
+    after = solve_segments(
+        np.concatenate([with_win.results, np.insert(games.results, starts, np.zeros(count))]),
+        np.tile(with_win.ratings, 2),
+        np.tile(weights, 2),
+        np.concatenate([shifted_offsets, shifted_offsets[1:] + shifted_offsets[-1]]),
+        chosen.fictitious,
+    )
     after_win, after_loss = after[:count], after[count:]
     defined = np.isfinite(rating)
     with np.errstate(invalid="ignore"):  # inf - inf where RP is not finite: masked to nan

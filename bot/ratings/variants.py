@@ -208,6 +208,8 @@ class Variant:
     name: str
     summary: str
     weights: WeightRule
+    """k_i from the games' opponents and order, never their results (stability_arrays
+    weighs a list once for both of its one-more-game outcomes)."""
     fictitious: tuple[FictitiousGame, ...]
 
 

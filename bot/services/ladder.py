@@ -37,6 +37,7 @@ from bot.services.matches import (
     check_lineup,
 )
 from bot.services.members import MemberUseCases
+from bot.services.performances import measured
 from bot.services.replays import ImportResult, ReplayUseCases, SettingsResult
 from bot.services.standings import (
     MEASURES,
@@ -45,7 +46,6 @@ from bot.services.standings import (
     Prediction,
     RatingCard,
     StandingsUseCases,
-    measured,
 )
 from bot.storage import Database
 

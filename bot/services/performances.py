@@ -1,24 +1,72 @@
-"""From stored game rows (bot.storage.GameRows) to game lists and performances: no SQL and
-no math here; the columns go to bot.ratings.games.
+"""From stored participants (bot.storage.PlayedColumns) to game lists and performances: no SQL
+and no math here; the columns go to bot.ratings.games.
 
 The vectorized path builds bot.ratings.variants.GameArrays straight from the columns, so a
-whole guild's performances take one pass and no per-game Python object; `game_list` builds
-Game objects for the one member whose list is shown.
+whole guild's performances take one pass per block of members and no per-game Python object;
+`game_list` builds Game objects for the one member whose list is shown.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
 
 from bot.ratings import games as column_games
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game
 from bot.ratings.performance import rating_accuracy_arrays, stability_arrays
-from bot.ratings.variants import FloatArray, GameArrays
-from bot.storage import GameRows, Performance
+from bot.ratings.variants import FloatArray, GameArrays, IntArray
+from bot.storage import Performance, PlayedColumns
 
 RATING_ACCURACY = "ra"
+BLOCK_PAIRS: Final = 200_000
+"""Members' games are computed in blocks of about this many: a whole guild's games at once
+would take gigabytes (SPEC 8.5), and performances are per member, so blocks change nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRows:
+    """Members' games as columns, one row per (member, match, rated opponent on another
+    side), grouped by member (ascending id), each member's newest match first."""
+
+    member: IntArray
+    played_at: FloatArray
+    opponent: IntArray
+    score: FloatArray
+    minutes: FloatArray
+    """The member's score and minutes in the match."""
+    opponent_score: FloatArray
+    opponent_minutes: FloatArray
+    opponent_rating: FloatArray
+    """The opponent's ladder rating before the match."""
+    opponent_code: IntArray
+    """The opponent as a code (equal opponents, equal codes; see Pairing.user_codes)."""
+
+
+def pairing(played: PlayedColumns) -> column_games.Pairing:
+    return column_games.Pairing(played.match_id, played.played_at, played.user_id, played.side)
+
+
+def game_rows(
+    played: PlayedColumns, members: Sequence[int], paired: column_games.Pairing | None = None
+) -> GameRows:
+    """The games of the members (any order) among the participants, paired by `paired` (made
+    from `played`; made here when not given)."""
+    paired = paired or pairing(played)
+    mine, theirs = paired.games(sorted(set(members)))
+    return GameRows(
+        played.user_id[mine],
+        played.played_at[mine],
+        played.user_id[theirs],
+        played.score[mine],
+        played.minutes[mine],
+        played.score[theirs],
+        played.minutes[theirs],
+        played.rating_before[theirs],
+        paired.user_codes[theirs],
+    )
 
 
 def _results(rows: GameRows) -> FloatArray:
@@ -32,7 +80,7 @@ def game_arrays(rows: GameRows, members: Sequence[int], bridge: EloBridge) -> Ga
     """One segment per member of `members` (in that order; no games: an empty segment),
     opponent ratings in Elo units (SPEC 3.1)."""
     return column_games.game_arrays(
-        rows.member, rows.opponent, _results(rows), rows.opponent_rating, members, bridge
+        rows.member, rows.opponent_code, _results(rows), rows.opponent_rating, members, bridge
     )
 
 
@@ -47,6 +95,25 @@ def performances(games: GameArrays, measure: str, bridge: EloBridge) -> list[Per
         Performance(float(value), float(plus * scale), float(minus * scale))
         for value, plus, minus in zip(ladder, up, down, strict=True)
     ]
+
+
+def measured(
+    played: PlayedColumns, user_ids: Sequence[int], measures: Sequence[str], bridge: EloBridge
+) -> dict[tuple[int, str], Performance]:
+    """The measures of the members by (user id, measure), block by block of BLOCK_PAIRS
+    games: numpy work over up to a whole guild, so callers run it in a worker thread."""
+    paired = pairing(played)
+    found: dict[tuple[int, str], Performance] = {}
+    for block in paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS):
+        games = game_arrays(game_rows(played, block, paired), block, bridge)
+        for measure in measures:
+            found.update(
+                ((user_id, measure), performance)
+                for user_id, performance in zip(
+                    block, performances(games, measure, bridge), strict=True
+                )
+            )
+    return found
 
 
 def game_list(rows: GameRows, bridge: EloBridge, now: float) -> list[Game]:

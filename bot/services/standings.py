@@ -7,14 +7,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
 from bot.config import VARIANTS, GuildSettings
-from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import format_games
 from bot.ratings.ladder import expected_score
 from bot.ratings.performance import performance_arrays
@@ -23,11 +22,22 @@ from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.core import Actor, LadderCore, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
-from bot.services.performances import RATING_ACCURACY, game_arrays, game_list, performances
-from bot.storage import DatabaseBusy, GameRows, LiveBoard, Member, Performance
+from bot.services.performances import (
+    RATING_ACCURACY,
+    game_arrays,
+    game_list,
+    game_rows,
+    measured,
+)
+from bot.storage import DatabaseBusy, LiveBoard, Member, Performance, PlayedColumns
 
+BoardEntry = tuple[int, str, float, float, int, int, int, int, bool]
+"""A leaderboard row before its rank: user id, name, value, rating, games, wins, draws,
+losses, provisional (see LeaderboardRow)."""
 SECONDS_PER_DAY: Final = 86_400.0
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
+WHOLE_GUILD_MEMBERS: Final = 100
+"""Computing more members than this reads the participants of the whole guild."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,17 +115,61 @@ def _provisional(member: Member, settings: GuildSettings) -> bool:
     return member.games < settings.provisional_games
 
 
-def measured(
-    rows: GameRows, user_ids: Sequence[int], measures: Sequence[str], bridge: EloBridge
-) -> dict[tuple[int, str], Performance]:
-    """The measures of the members from their game rows by (user id, measure): numpy work
-    over up to a whole guild, so callers run it in a worker thread (SPEC 8.5)."""
-    games = game_arrays(rows, user_ids, bridge)
-    return {
-        (user_id, measure): performance
-        for measure in measures
-        for user_id, performance in zip(user_ids, performances(games, measure, bridge), strict=True)
-    }
+def _on_board(
+    listed: Sequence[tuple[Member, Performance | None]],
+    settings: GuildSettings,
+    active: Set[int] | None,
+) -> tuple[list[tuple[Member, Performance | None]], list[Member]]:
+    """The listed members on the leaderboard (`active`: those who played lately; None: all)
+    with their cached measure, and those whose measure is not cached."""
+    measured = [
+        (member, cached)
+        for member, cached in listed
+        if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
+    ]
+    return measured, [member for member, cached in measured if cached is None]
+
+
+def _best_first(
+    measured: Sequence[tuple[Member, Performance | None]],
+    settings: GuildSettings,
+    by: str,
+    computed: Mapping[tuple[int, str], Performance],
+) -> list[BoardEntry]:
+    """The members' leaderboard entries, best value of `by` first (undefined last), then
+    more games, then lower user id."""
+    ratings = [ladder_rating(member, settings) for member, _ in measured]
+    values = (
+        ratings
+        if by == "ladder"
+        else [(cached or computed[member.user_id, by]).value for member, cached in measured]
+    )
+    value = np.array(values, dtype=np.float64)
+    undefined = np.isnan(value)
+    order = np.lexsort(
+        (
+            np.array([member.user_id for member, _ in measured], dtype=np.int64),
+            -np.array([member.games for member, _ in measured], dtype=np.int64),
+            np.where(undefined, 0.0, -value),
+            undefined,
+        )
+    )
+    return [
+        (
+            member.user_id,
+            member.name,
+            value,
+            rating,
+            member.games,
+            member.wins,
+            member.draws,
+            member.losses,
+            _provisional(member, settings),
+        )
+        for member, value, rating in (
+            (measured[i][0], values[i], ratings[i]) for i in order.tolist()
+        )
+    ]
 
 
 class StandingsUseCases(LadderCore):
@@ -124,7 +178,7 @@ class StandingsUseCases(LadderCore):
 
     async def _closing_entries(
         self, guild_id: int, settings: GuildSettings, name: str, by: str
-    ) -> list[tuple[int, str, float, float, int, int, int, int, bool]] | None:
+    ) -> list[BoardEntry] | None:
         """The closing standings of the closed season `name`, best first, as leaderboard
         entries (those with min_games matches in it, at least one); None when `name` is the
         current season. UserError for an unknown name or a measure other than ladder."""
@@ -158,29 +212,36 @@ class StandingsUseCases(LadderCore):
     # --- reading -------------------------------------------------------------------------
 
     async def _performances(
-        self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
+        self, guild_id: int, members: Sequence[Member], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
         """The measures ("p1".."p8", "ra") of the members by (user id, measure), from the
         cache; the members it lacks are computed (`_compute_performances`)."""
-        found = await self.db.read.performances(guild_id, user_ids, measures)
-        missing = sorted({u for u in user_ids for m in measures if (u, m) not in found})
+        found = await self.db.read.performances(
+            guild_id, [member.user_id for member in members], measures
+        )
+        missing = [m for m in members if any((m.user_id, x) not in found for x in measures)]
         if missing:
             found.update(await self._compute_performances(guild_id, missing, measures))
         return found
 
+    async def _played(self, guild_id: int, user_ids: Sequence[int]) -> PlayedColumns:
+        """The participants of the members' matches: of the whole guild for many members,
+        whose matches are most of the log anyway and read faster by a scan than by index."""
+        many = len(user_ids) > WHOLE_GUILD_MEMBERS
+        return await self.db.read.played_columns(guild_id, None if many else user_ids)
+
     async def _compute_performances(
-        self, guild_id: int, user_ids: Sequence[int], measures: Sequence[str]
+        self, guild_id: int, members: Sequence[Member], measures: Sequence[str]
     ) -> dict[tuple[int, str], Performance]:
-        """The measures of the members (ascending ids) computed in one vectorized pass, in
-        memory: a read never writes (SPEC 8.2). With fill_cache, they are stored afterwards
-        by a write of their own that the read does not wait for (`_fill_cache`)."""
+        """The measures of the members computed in one vectorized pass, in memory: a read
+        never writes (SPEC 8.2). With fill_cache, they are stored afterwards by a write of
+        their own that the read does not wait for (`_fill_cache`), for the members still as
+        they were when read (their versions)."""
         bridge = elo_bridge(await self.settings(guild_id))
-        versions = {
-            member.user_id: (member.rating, member.games)
-            for member in await self.db.read.members_by_id(guild_id, user_ids)
-        }
-        rows = await self.db.read.member_games(guild_id, user_ids)
-        computed = await asyncio.to_thread(measured, rows, user_ids, measures, bridge)
+        user_ids = [member.user_id for member in members]
+        versions = {member.user_id: (member.rating, member.games) for member in members}
+        played = await self._played(guild_id, user_ids)
+        computed = await asyncio.to_thread(measured, played, user_ids, measures, bridge)
         if self.fill_cache and computed:
             task = asyncio.create_task(self._fill_cache(guild_id, computed, versions))
             self._filling.add(task)
@@ -203,42 +264,24 @@ class StandingsUseCases(LadderCore):
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
         settings = await self.settings(guild_id)
         await self._member(guild_id, user_id)
-        rows = await self.db.read.member_games(guild_id, [user_id])
+        rows = game_rows(await self._played(guild_id, [user_id]), [user_id])
         return format_games(game_list(rows, elo_bridge(settings), self.clock()))
 
-    async def _ranked(
-        self, guild_id: int, settings: GuildSettings, by: str
-    ) -> list[tuple[Member, float, float]]:
-        """(member, value of `by`, ladder rating) of everyone on the leaderboard, best first."""
+    async def _ranked(self, guild_id: int, settings: GuildSettings, by: str) -> list[BoardEntry]:
+        """Everyone on the leaderboard, best first: up to a whole guild's members, filtered
+        and sorted off the event loop (SPEC 8.5)."""
         if by not in MEASURES:
             raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
         since = _active_since(settings, self.clock())
         active = None if since is None else await self.db.read.played_since(guild_id, since)
-        measured = [
-            (member, cached)
-            for member, cached in await self.db.read.members_measured(guild_id, by)
-            if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
-        ]
-        ratings = [ladder_rating(member, settings) for member, _ in measured]
-        if by == "ladder":
-            values = ratings
-        else:
-            missing = [member.user_id for member, cached in measured if cached is None]
-            computed = await self._compute_performances(guild_id, missing, [by]) if missing else {}
-            values = [(cached or computed[member.user_id, by]).value for member, cached in measured]
-        ranked = [
-            (member, value, rating)
-            for (member, _), value, rating in zip(measured, values, ratings, strict=True)
-        ]
-        ranked.sort(
-            key=lambda entry: (
-                math.isnan(entry[1]),
-                -entry[1] if not math.isnan(entry[1]) else 0.0,
-                -entry[0].games,
-                entry[0].user_id,
-            )
+        listed = await self.db.read.members_measured(guild_id, by)
+        measured, missing = await asyncio.to_thread(_on_board, listed, settings, active)
+        computed = (
+            await self._compute_performances(guild_id, missing, [by])
+            if missing and by != "ladder"
+            else {}
         )
-        return ranked
+        return await asyncio.to_thread(_best_first, measured, settings, by, computed)
 
     async def leaderboard(
         self,
@@ -256,24 +299,7 @@ class StandingsUseCases(LadderCore):
         closed = (
             None if season is None else await self._closing_entries(guild_id, settings, season, by)
         )
-        ranked = (
-            [
-                (
-                    member.user_id,
-                    member.name,
-                    value,
-                    rating,
-                    member.games,
-                    member.wins,
-                    member.draws,
-                    member.losses,
-                    _provisional(member, settings),
-                )
-                for member, value, rating in await self._ranked(guild_id, settings, by)
-            ]
-            if closed is None
-            else closed
-        )
+        ranked = await self._ranked(guild_id, settings, by) if closed is None else closed
         size = self.page_size if page_size is None else page_size
         size = size or max(1, len(ranked))
         pages = max(1, math.ceil(len(ranked) / size))
@@ -299,7 +325,7 @@ class StandingsUseCases(LadderCore):
         if chosen not in VARIANTS:
             raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
         member = await self._member(guild_id, user_id)
-        found = await self._performances(guild_id, [user_id], [chosen, RATING_ACCURACY])
+        found = await self._performances(guild_id, [member], [chosen, RATING_ACCURACY])
         result = found[user_id, chosen]
         since = _active_since(settings, self.clock())
         inactive = since is not None and user_id not in await self.db.read.played_since(
@@ -345,9 +371,8 @@ class StandingsUseCases(LadderCore):
                 raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
         ratings = [ladder_rating(m, settings) for m in (first, second)]
         ladder = float(expected_score(ratings[0], ratings[1], settings.t))
-        games = game_arrays(
-            await self.db.read.member_games(guild_id, [a, b]), [a, b], elo_bridge(settings)
-        )
+        rows = game_rows(await self._played(guild_id, [a, b]), [a, b])
+        games = game_arrays(rows, [a, b], elo_bridge(settings))
         rp = performance_arrays(games, settings.variant)
         performance = (
             float(elo_expected_score(np.array([rp[1] - rp[0]]))[0])

@@ -4,7 +4,6 @@ from bot.storage.database import Database, Queries, WriteTransaction, redacted
 from bot.storage.engine import BUSY_MESSAGE, DatabaseBusy, DatabaseUnavailable
 from bot.storage.matches import LOG_START
 from bot.storage.models import (
-    GameRows,
     KeyedMatch,
     LiveBoard,
     LogColumns,
@@ -20,6 +19,7 @@ from bot.storage.models import (
     Outcome,
     Participant,
     Performance,
+    PlayedColumns,
 )
 from bot.storage.seasons import Season, Standing
 
@@ -29,7 +29,6 @@ __all__ = [
     "Database",
     "DatabaseBusy",
     "DatabaseUnavailable",
-    "GameRows",
     "KeyedMatch",
     "LiveBoard",
     "LogColumns",
@@ -45,6 +44,7 @@ __all__ = [
     "Outcome",
     "Participant",
     "Performance",
+    "PlayedColumns",
     "Queries",
     "Season",
     "Standing",

@@ -16,7 +16,8 @@ import numpy as np
 
 from bot.storage.engine import Row, Session
 from bot.storage.models import (
-    GameRows,
+    FloatArray,
+    IntArray,
     KeyedMatch,
     LogColumns,
     LogKey,
@@ -26,6 +27,7 @@ from bot.storage.models import (
     NewParticipant,
     Outcome,
     Participant,
+    PlayedColumns,
 )
 
 LOG_START: Final[LogKey] = (-math.inf, 0)
@@ -94,22 +96,11 @@ def _match(row: Row, participants: tuple[Participant, ...]) -> Match:
     )
 
 
-def _game_rows(rows: Sequence[Row]) -> GameRows:
-    """`member_games`' rows as columns: Python work per row, run in a worker thread."""
-
-    def column(name: str, dtype: type[np.generic]) -> Any:
-        return np.array([row[name] for row in rows], dtype=dtype)
-
-    return GameRows(
-        column("member", np.int64),
-        column("played_at", np.float64),
-        column("opponent", np.int64),
-        column("score", np.float64),
-        column("minutes", np.float64),
-        column("opponent_score", np.float64),
-        column("opponent_minutes", np.float64),
-        column("opponent_rating", np.float64),
-    )
+def _looked_up(keys: IntArray, values: FloatArray, wanted: IntArray) -> FloatArray:
+    """The value of each wanted key (every one among `keys`)."""
+    order = np.argsort(keys)
+    found: FloatArray = values[order[np.searchsorted(keys, wanted, sorter=order)]]
+    return found
 
 
 class MatchReads:
@@ -230,27 +221,46 @@ class MatchReads:
             for row in rows
         ]
 
-    async def member_games(self, guild_id: int, user_ids: Iterable[int]) -> GameRows:
-        """The games (SPEC 3.3) of the given members, through the participants_user index:
-        one row per applied match in which the member was rated and per rated opponent on
-        another side; by member, then newest match first (played_at, then id), then
-        opponent id."""
+    async def played_columns(
+        self, guild_id: int, user_ids: Iterable[int] | None = None
+    ) -> PlayedColumns:
+        """The enabled participants of the guild's applied matches in which one of the
+        members (None: anyone) was enabled: found through the participants_user index for
+        a few members, by the log index for the whole guild."""
         dialect = self._session.dialect
-        rows = await self._session.all(
-            "SELECT me.user_id AS member, m.played_at, opponent.user_id AS opponent, "
-            "me.score, me.minutes, opponent.score AS opponent_score, "
-            "opponent.minutes AS opponent_minutes, opponent.rating_before AS opponent_rating "
-            f"FROM {dialect.list_table(':user_ids', 'chosen', 'bigint')} "
-            f"{dialect.ordered_join} participants me ON me.user_id = chosen.value "
-            "JOIN matches m ON m.id = me.match_id "
-            "JOIN participants opponent ON opponent.match_id = me.match_id "
-            "WHERE m.guild_id = :guild_id AND m.status = 'applied' AND me.enabled "
-            "AND opponent.enabled AND opponent.side <> me.side "
-            "ORDER BY me.user_id, m.played_at DESC, m.id DESC, opponent.user_id",
-            {"user_ids": dialect.encode_list(sorted(set(user_ids))), "guild_id": guild_id},
+        parameters: dict[str, Any] = {"guild_id": guild_id}
+        chosen = ""
+        if user_ids is not None:
+            parameters["user_ids"] = dialect.encode_list(sorted(set(user_ids)))
+            chosen = (
+                "AND m.id IN (SELECT me.match_id FROM "
+                f"{dialect.list_table(':user_ids', 'chosen', 'bigint')} "
+                f"{dialect.ordered_join} participants me ON me.user_id = chosen.value "
+                "WHERE me.enabled) "
+            )
+        # When each match was played is read once per match, not per participant: a
+        # column of the matches table read with every entry costs a third of the read.
+        match_id, played_at = await self._session.columns(
+            "SELECT m.id, m.played_at FROM matches m "
+            f"WHERE m.guild_id = :guild_id AND m.status = 'applied' {chosen}",
+            parameters,
+            [np.dtype(np.int64), np.dtype(np.float64)],
         )
-        # Up to a whole guild's games: the rows become columns off the event loop (SPEC 8.5).
-        return await asyncio.to_thread(_game_rows, rows)
+        columns = await self._session.columns(
+            f"SELECT p.match_id, p.user_id, {dialect.side_code} AS side, p.score, p.minutes, "
+            f"coalesce(p.rating_before, {dialect.missing_real}) AS rating_before "
+            "FROM matches m JOIN participants p ON p.match_id = m.id "
+            f"WHERE m.guild_id = :guild_id AND m.status = 'applied' AND p.enabled {chosen}",
+            parameters,
+            [
+                np.dtype(np.int64),
+                np.dtype(np.int64),
+                dialect.side_dtype,
+                *[np.dtype(np.float64)] * 3,
+            ],
+        )
+        entry_played_at = await asyncio.to_thread(_looked_up, match_id, played_at, columns[0])
+        return PlayedColumns(columns[0], entry_played_at, *columns[1:])
 
     async def log_columns(self, guild_id: int, start: LogKey = LOG_START) -> LogColumns:
         """Enabled participants of the applied matches from `start` on, in log order."""

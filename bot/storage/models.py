@@ -226,20 +226,20 @@ class KeyedMatch:
 
 
 @dataclass(frozen=True, slots=True)
-class GameRows:
-    """Members' games as columns, one row per (member, match, rated opponent on another
-    side), grouped by member (ascending id), each member's newest match first."""
+class PlayedColumns:
+    """Enabled participants of applied matches with when each match was played, as columns
+    (one entry per participant, not per pair of opponents): what members' games are built
+    from (bot.ratings.games.Pairing), in no particular order."""
 
-    member: IntArray
+    match_id: IntArray
     played_at: FloatArray
-    opponent: IntArray
+    user_id: IntArray
+    side: IntArray
+    """A code per side label: within a match, equal labels have equal codes."""
     score: FloatArray
     minutes: FloatArray
-    """The member's score and minutes in the match."""
-    opponent_score: FloatArray
-    opponent_minutes: FloatArray
-    opponent_rating: FloatArray
-    """The opponent's ladder rating before the match."""
+    rating_before: FloatArray
+    """The ladder rating before the match; nan where none is stored."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,9 @@ a write of its own that checks the members are still as they were (`store_perfor
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from bot.storage.engine import Row, Session
@@ -24,6 +25,12 @@ def _performance(row: Row) -> Performance:
     """value, up, down as stored: NULL is nan (SQLite has no nan)."""
     value, up, down = (math.nan if row[name] is None else row[name] for name in _VALUES)
     return Performance(value, up, down)
+
+
+def _members_measured(rows: Sequence[Row]) -> list[tuple[Member, Performance | None]]:
+    return [
+        (member_from(row), None if row["measure"] is None else _performance(row)) for row in rows
+    ]
 
 
 class PerformanceReads:
@@ -58,10 +65,8 @@ class PerformanceReads:
             "AND pf.measure = :measure WHERE mb.guild_id = :guild_id ORDER BY mb.user_id",
             {"measure": measure, "guild_id": guild_id},
         )
-        return [
-            (member_from(row), None if row["measure"] is None else _performance(row))
-            for row in rows
-        ]
+        # Up to a whole guild's members: made objects off the event loop (SPEC 8.5).
+        return await asyncio.to_thread(_members_measured, rows)
 
 
 class PerformanceWrites(PerformanceReads):

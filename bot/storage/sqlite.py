@@ -38,8 +38,9 @@ from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this
 
 OPEN_ERRORS: Final = (OSError, sqlite3.Error)
 """What opening a file raises when it cannot be used (see Database.open)."""
-CHUNK_ROWS: Final = 65_536
-"""Rows a bulk read fetches per call."""
+CHUNK_ROWS: Final = 20_000
+"""Rows a bulk read fetches, or a bulk update sends, per call: converting a chunk holds the
+interpreter lock for a few milliseconds, not the event loop's hundreds."""
 _BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 

@@ -3,8 +3,10 @@ reference_games.py, and the column functions of bot.ratings.games checked agains
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
+from random import Random
 
 import numpy as np
 import pytest
@@ -13,7 +15,13 @@ from hypothesis import strategies as st
 
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game, format_games
-from bot.ratings.games import game_arrays, game_list, game_results, whole_days_between
+from bot.ratings.games import (
+    Pairing,
+    game_arrays,
+    game_list,
+    game_results,
+    whole_days_between,
+)
 from bot.ratings.variants import GameArrays
 from tests.ratings.reference_games import MatchRecord, ParticipantRecord, member_games
 
@@ -235,3 +243,70 @@ def test_game_arrays_follow_the_order_of_the_members_asked_for() -> None:
     assert arrays.offsets.tolist() == [0, 2, 2, 4]
     assert arrays.results.tolist() == [0.0, 0.5, 1.0, 1.0]
     assert arrays.ratings.tolist() == [1500.0] * 4
+
+
+# --- pairing participant entries into games, against the rows in their stated order -------
+
+
+Entries = list[tuple[MatchRecord, ParticipantRecord]]
+
+
+def paired_entries(
+    matches: list[MatchRecord], shuffle: Random | None = None
+) -> tuple[Entries, Pairing]:
+    """The matches' participants as entries (shuffled: the storage reads them in no
+    particular order), and their Pairing, sides coded per match."""
+    entries = [(match, p) for match in matches for p in match.participants]
+    if shuffle is not None:
+        shuffle.shuffle(entries)
+    codes: dict[tuple[int, Hashable], int] = {}
+    return entries, Pairing(
+        np.array([match.match_id for match, _ in entries], dtype=np.int64),
+        np.array([match.played_at.timestamp() for match, _ in entries], dtype=np.float64),
+        np.array([p.user_id for _, p in entries], dtype=np.int64),
+        np.array(
+            [codes.setdefault((m.match_id, p.side), len(codes)) for m, p in entries],
+            dtype=np.int64,
+        ),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(applied_matches(), st.randoms(use_true_random=False), st.sets(st.sampled_from(USER_IDS)))
+def test_pairing_gives_the_stored_rows_of_the_members_asked_for(
+    matches: list[MatchRecord], shuffle: Random, members: set[int]
+) -> None:
+    entries, pairing = paired_entries(matches, shuffle)
+    mine, theirs = pairing.games(sorted(members))
+    paired = {
+        "member": [entries[i][1].user_id for i in mine],
+        "played_at": [entries[i][0].played_at.timestamp() for i in mine],
+        "opponent": [entries[i][1].user_id for i in theirs],
+        "score": [entries[i][1].score for i in mine],
+        "opponent_score": [entries[i][1].score for i in theirs],
+        "opponent_rating": [entries[i][1].rating_before for i in theirs],
+    }
+    rows = stored_rows(matches)
+    asked = np.isin(rows["member"], sorted(members))
+    assert paired == {name: rows[name][asked].tolist() for name in paired}
+    users = np.array([p.user_id for _, p in entries], dtype=np.int64)
+    codes = pairing.user_codes
+    assert ((codes[:, None] == codes[None, :]) == (users[:, None] == users[None, :])).all()
+    assert sorted(set(codes.tolist())) == list(range(len(set(users.tolist()))))
+
+
+@settings(max_examples=100, deadline=None)
+@given(applied_matches(), st.integers(1, 30))
+def test_blocks_split_the_members_without_changing_their_games(
+    matches: list[MatchRecord], pairs: int
+) -> None:
+    _, pairing = paired_entries(matches)
+    members = sorted(USER_IDS)
+    blocks = pairing.blocks(members, pairs)
+    assert [member for block in blocks for member in block] == members
+    whole = pairing.games(members)
+    parts = [pairing.games(block) for block in blocks]
+    assert (
+        np.concatenate(whole).tolist()
+        == np.concatenate([part[0] for part in parts] + [part[1] for part in parts]).tolist()
+    )

@@ -118,7 +118,8 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
     """Past PostgreSQL's COPY threshold (BULK_ROWS), and in chunks that split rows and
     matches (SQLite's fetches and updates, PostgreSQL's COPY in and out): what
     write_replay stores is what log_columns reads, sides keep their equal labels equal
-    within a match, and an entry without stored ratings reads nan."""
+    within a match, and an entry without stored ratings reads nan; played_columns reads
+    the entries of a member's matches."""
     monkeypatch.setattr(sqlite, "CHUNK_ROWS", 7)
     monkeypatch.setattr(postgres, "COPY_BUFFER_BYTES", 1000)
     monkeypatch.setattr(postgres, "COPY_CHUNK_ROWS", 100)
@@ -160,6 +161,13 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
     assert stored.score.tolist() == [0.0, 1.0, 2.0, 3.0] * count
     member = await db.read.member(GUILD, 1)
     assert member is not None and member.rating == 1510.25
+    played = await db.read.played_columns(GUILD, [1])
+    theirs = np.isin(stored.match_id, stored.match_id[stored.user_id == 1])
+    assert sorted(zip(played.match_id.tolist(), played.user_id.tolist(), strict=True)) == sorted(
+        zip(stored.match_id[theirs].tolist(), stored.user_id[theirs].tolist(), strict=True)
+    )
+    index = {match_id: i for i, match_id in enumerate(ids)}
+    assert played.played_at.tolist() == [float(index[m]) for m in played.match_id.tolist()]
 
 
 async def test_cached_performances_round_trip_and_go_with_the_members_rating(
