@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final
 
@@ -107,6 +107,18 @@ class SqliteSession(Session):
     ) -> None:
         rows = await asyncio.to_thread(parameter_rows, [*keys, *values], columns)
         await self.run_many(update_statement(table, keys, values), rows)
+
+    async def insert_columns(
+        self, table: str, names: Sequence[str], columns: Callable[[], Sequence[Sequence[Any]]]
+    ) -> None:
+        rows = await asyncio.to_thread(lambda: list(zip(*columns(), strict=True)))
+        if rows:
+            with _busy_refused():
+                await self._connection.executemany(
+                    f"INSERT INTO {table} ({', '.join(names)}) "
+                    f"VALUES ({', '.join('?' * len(names))})",
+                    rows,
+                )
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if rows:
