@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any, Final, get_args
 
 import numpy as np
@@ -32,7 +33,6 @@ import numpy.typing as npt
 from bot.ratings.ladder import (
     MINUTES_RULE,
     SCORE_RULE,
-    side_codes,
     valid_minutes,
     valid_scores,
 )
@@ -360,29 +360,29 @@ class _UncleanError(Exception):
     """A cell or row the column-wise read leaves to parse_csv (which names it)."""
 
 
-def _cell_values(cells: Sequence[str], parse: Callable[[str], Any]) -> list[Any]:
-    """`parse` of each cell as the row-wise read would clean it (stripped, unmarked), once
-    per distinct cell: a column repeats its values (players, times) across 100,000s of
-    rows. _UncleanError when a cell is refused."""
+def _cell_table(cells: Iterable[str], parse: Callable[[str], Any]) -> dict[str, Any]:
+    """`parse` of each distinct cell as the row-wise read cleans it (stripped, unmarked): a
+    column repeats its values (players, times) across 100,000s of rows. _UncleanError when
+    a cell is refused."""
     values: dict[str, Any] = {}
     try:
         for cell in set(cells):
             values[cell] = parse(unmarked(cell.strip()))
     except UserError:
         raise _UncleanError() from None
-    return list(map(values.__getitem__, cells))
-
-
-def _numbers(cells: Sequence[str], valid: Callable[[FloatArray], BoolArray]) -> FloatArray:
-    values = np.array(_cell_values(cells, _number), dtype=np.float64)
-    if not valid(values).all():
-        raise _UncleanError()
     return values
 
 
-def _user_or_guest(text: str) -> tuple[int, str | None]:
-    player = _player(text)
-    return (player.user_id or 0, player.guest)
+def _mapped(cells: Sequence[str], table: Mapping[str, Any], dtype: type[Any]) -> npt.NDArray[Any]:
+    """Each cell's value in `table`, as an array."""
+    return np.fromiter(map(table.__getitem__, cells), dtype, len(cells))
+
+
+def _numbers(cells: Sequence[str], valid: Callable[[FloatArray], BoolArray]) -> FloatArray:
+    values = _mapped(cells, _cell_table(cells, _number), np.float64)
+    if not valid(values).all():
+        raise _UncleanError()
+    return values
 
 
 def _by_columns(text: str, now: float) -> tuple[CsvMatches, list[CsvSeason]] | None:
@@ -404,7 +404,9 @@ import reads are."""
 def _split_columns(text: str) -> Columns:
     """A file without quotes is lines of cells between commas: split as a whole, each
     column a slice (what csv.reader reads from it, without a list per row)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
     if not lines or not lines[0]:
@@ -412,7 +414,7 @@ def _split_columns(text: str) -> Columns:
     header = lines[0].split(",")
     body = lines[1:]
     if (
-        any(line.count(",") != len(header) - 1 for line in body)
+        set(map(str.count, body, repeat(","))) - {len(header) - 1}
         or max(map(len, body), default=0) > csv.field_size_limit()
     ):
         raise _UncleanError()  # a blank line, a faulty row, a cell csv refuses
@@ -450,10 +452,84 @@ def _read_columns(
 ) -> tuple[CsvMatches, list[CsvSeason]]:
     """_by_columns past the header; _UncleanError for anything parse_csv must name."""
     named = {name: columns[where] for name, where in index.items()}
-    all_labels = _cell_values(named["match"], str)
+    label_of = _cell_table(named["match"], str)
+    seasons = _seasons(named, lines, label_of, now)
+    match_rows = np.arange(len(lines), dtype=np.int64)
+    if seasons:
+        season_cells = {cell: label.startswith(SEASON_LABEL) for cell, label in label_of.items()}
+        match_rows = np.flatnonzero(~_mapped(named["match"], season_cells, np.bool_))
+    if "" in label_of.values():
+        raise _UncleanError()  # a blank row, or a row without a label
+    group_of: dict[str, int] = {}
+    group_of_cell = {
+        cell: group_of.setdefault(label, len(group_of)) for cell, label in label_of.items()
+    }
+    label_cells = _picked(named["match"], match_rows)
+    groups = _mapped(label_cells, group_of_cell, np.int64)
+    applied = match_rows
+    if "status" in named:
+        status_cells = _picked(named["status"], match_rows)
+        status_of = _cell_table(status_cells, str)
+        if not set(status_of.values()) <= set(STATUSES):
+            raise _UncleanError()
+        codes = _mapped(
+            status_cells, {cell: STATUSES.index(s) for cell, s in status_of.items()}, np.int64
+        )
+        present, firsts = np.unique(groups, return_index=True)
+        first_of_group = np.zeros(len(group_of), dtype=np.int64)
+        first_of_group[present] = firsts
+        if (codes != codes[first_of_group[groups]]).any():
+            raise _UncleanError()  # one match, two statuses
+        keep = codes == STATUSES.index(IMPORTED_STATUS)
+        applied, groups = match_rows[keep], groups[keep]
+    time_cells = _picked(named["played_at"], applied)
+    played_at = _mapped(
+        time_cells, _cell_table(time_cells, lambda cell: parse_time(cell, now)), np.float64
+    )
+    player_cells = _picked(named["player"], applied)
+    player_of = _cell_table(player_cells, _player)
+    side_cells = _picked(named["side"], applied)
+    scores = _numbers(_picked(named["score"], applied), valid_scores)
+    minutes = _numbers(_picked(named["minutes"], applied), valid_minutes)
+    _, first_rows, match_of_row = np.unique(groups, return_index=True, return_inverse=True)
+    if (played_at != played_at[first_rows][match_of_row]).any():
+        raise _UncleanError()  # one match, two times
+    labels = [label_of[named["match"][row]] for row in applied[first_rows].tolist()]
+    order = _log_order(played_at[first_rows], labels, first_rows)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    row_order = np.argsort(rank[match_of_row], kind="stable")
+    counts = np.bincount(rank[match_of_row], minlength=len(order))
+    return (
+        CsvMatches(
+            [labels[match] for match in order.tolist()],
+            [lines[row] for row in applied[first_rows][order].tolist()],
+            played_at[first_rows][order],
+            np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            _mapped(player_cells, {c: p.user_id or 0 for c, p in player_of.items()}, np.int64)[
+                row_order
+            ],
+            _mapped(player_cells, {c: p.guest for c, p in player_of.items()}, object)[row_order],
+            _mapped(side_cells, _cell_table(side_cells, side_label), object)[row_order],
+            scores[row_order],
+            minutes[row_order],
+        ),
+        seasons,
+    )
+
+
+def _seasons(
+    named: Mapping[str, Sequence[str]],
+    lines: Sequence[int],
+    label_of: Mapping[str, str],
+    now: float,
+) -> list[CsvSeason]:
+    """The season start rows (rare: each read as parse_csv reads it)."""
+    if not any(label.startswith(SEASON_LABEL) for label in label_of.values()):
+        return []
     seasons: dict[str, CsvSeason] = {}
-    for row, label in enumerate(all_labels):
-        if label.startswith(SEASON_LABEL):
+    for row, cell in enumerate(named["match"]):
+        if label_of[cell].startswith(SEASON_LABEL):
             try:
                 season = _parse_season(
                     {name: unmarked(cells[row].strip()) for name, cells in named.items()},
@@ -465,61 +541,22 @@ def _read_columns(
             if season.name in seasons:
                 raise _UncleanError()
             seasons[season.name] = season
-    match_rows = np.flatnonzero(
-        [not label.startswith(SEASON_LABEL) for label in all_labels]
-    ).astype(np.int64)
-    labels = list(_picked(all_labels, match_rows))
-    if not all(labels):
-        raise _UncleanError()  # a blank row, or a row without a label
-    groups = side_codes(labels)
-    status_cells = named.get("status")
-    applied = match_rows
-    if status_cells is not None:
-        statuses = _cell_values(_picked(status_cells, match_rows), str)
-        if not set(statuses) <= set(STATUSES):
-            raise _UncleanError()
-        codes = side_codes(statuses)
-        if (codes != codes[np.unique(groups, return_index=True)[1]][groups]).any():
-            raise _UncleanError()  # one match, two statuses
-        applied = match_rows[[status == IMPORTED_STATUS for status in statuses]]
-        groups = groups[[status == IMPORTED_STATUS for status in statuses]]
-    played_at = np.array(
-        _cell_values(_picked(named["played_at"], applied), lambda cell: parse_time(cell, now)),
-        dtype=np.float64,
-    )
-    sides = _cell_values(_picked(named["side"], applied), side_label)
-    players = _cell_values(_picked(named["player"], applied), _user_or_guest)
-    scores = _numbers(_picked(named["score"], applied), valid_scores)
-    minutes = _numbers(_picked(named["minutes"], applied), valid_minutes)
-    _, first_rows, match_of_row = np.unique(groups, return_index=True, return_inverse=True)
-    if (played_at != played_at[first_rows][match_of_row]).any():
-        raise _UncleanError()  # one match, two times
-    match_labels = [labels[row] for row in np.searchsorted(match_rows, applied[first_rows])]
-    match_times = played_at[first_rows]
-    order = np.array(
+    return list(seasons.values())
+
+
+def _log_order(played_at: FloatArray, labels: Sequence[str], first_rows: IntArray) -> IntArray:
+    """The matches (played_at and label each; ties as they first appear in the file) in log
+    order (log_order): one lexsort when every label is a number."""
+    appearance = np.argsort(first_rows, kind="stable")
+    if all(label.isascii() and label.isdigit() and len(label) <= 18 for label in labels):
+        numbers = np.fromiter(map(int, labels), np.int64, len(labels))
+        return appearance[np.lexsort((numbers[appearance], played_at[appearance]))]
+    return np.array(
         sorted(
-            range(len(first_rows)),
-            key=lambda match: log_order(float(match_times[match]), match_labels[match]),
+            appearance.tolist(),
+            key=lambda match: log_order(float(played_at[match]), labels[match]),
         ),
         dtype=np.int64,
-    )
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    row_order = np.argsort(rank[match_of_row], kind="stable")
-    counts = np.bincount(rank[match_of_row], minlength=len(order))
-    return (
-        CsvMatches(
-            [match_labels[match] for match in order.tolist()],
-            [lines[row] for row in applied[first_rows][order].tolist()],
-            match_times[order],
-            np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-            np.array([user for user, _ in players], dtype=np.int64)[row_order],
-            _objects([guest for _, guest in players])[row_order],
-            _objects(sides)[row_order],
-            scores[row_order],
-            minutes[row_order],
-        ),
-        list(seasons.values()),
     )
 
 

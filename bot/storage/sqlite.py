@@ -111,14 +111,22 @@ class SqliteSession(Session):
     async def insert_columns(
         self, table: str, names: Sequence[str], columns: Callable[[], Sequence[Sequence[Any]]]
     ) -> None:
+        """Rows of positional parameters, made in a worker thread. Dirty pages stay in the
+        cache meanwhile: spilled to the WAL, an index's page is written again for each later
+        row it takes."""
         rows = await asyncio.to_thread(lambda: list(zip(*columns(), strict=True)))
-        if rows:
-            with _busy_refused():
+        if not rows:
+            return
+        with _busy_refused():
+            await self._connection.execute("PRAGMA cache_spill = OFF")
+            try:
                 await self._connection.executemany(
                     f"INSERT INTO {table} ({', '.join(names)}) "
                     f"VALUES ({', '.join('?' * len(names))})",
                     rows,
                 )
+            finally:
+                await self._connection.execute("PRAGMA cache_spill = ON")
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if rows:
