@@ -89,9 +89,11 @@ def expected_score(rating: ArrayLike, opponent_rating: ArrayLike, t: float) -> F
 
 
 def side_codes(sides: Iterable[Hashable]) -> NDArray[np.int64]:
-    """Hashable side labels to small integers (equal labels, equal codes)."""
-    codes: dict[Hashable, int] = {}
-    return np.array([codes.setdefault(label, len(codes)) for label in sides], dtype=np.int64)
+    """Hashable side labels to small integers (equal labels, equal codes, numbered in order
+    of first appearance)."""
+    labels = list(sides)
+    codes = {label: code for code, label in enumerate(dict.fromkeys(labels))}
+    return np.fromiter(map(codes.__getitem__, labels), np.int64, len(labels))
 
 
 def validate_match(

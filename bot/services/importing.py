@@ -35,7 +35,7 @@ def imported_columns(
     """The parsed matches as stored, applied, with their records; the first faulty one (in
     log order) refused as `line N (match 'label'): ...`. numpy work over every row: run in
     a worker thread."""
-    known = np.unique(parsed.user_ids)
+    known = _distinct(parsed.user_ids)
     flags = np.array(
         [
             (members[user_id].enabled, members[user_id].is_bot) if user_id else (False, False)
@@ -86,7 +86,7 @@ def _refuse_first_faulty(
     twice = (np.diff(match_of_row[order]) == 0) & (np.diff(player[order]) == 0)
     flagged[match_of_row[order][1:][twice]] = True
     side_count = int(sides.max(initial=0)) + 1
-    rated_sides = np.unique(match_of_row[enabled] * side_count + sides[enabled])
+    rated_sides = _distinct(match_of_row[enabled] * side_count + sides[enabled])
     side_counts = np.bincount(rated_sides // side_count, minlength=count)
     flagged |= side_counts < 2
     for match in np.flatnonzero(flagged).tolist():
@@ -107,7 +107,7 @@ def _outcomes(parsed: CsvMatches, enabled: BoolArray, sides: IntArray) -> IntArr
     per_match = np.bincount(parsed.match_of_rows()[rated], minlength=len(parsed))
     first_rated = np.concatenate(([0], np.cumsum(per_match)[:-1]))
     codes = np.zeros(len(rated), dtype=np.int64)
-    for size in np.unique(per_match).tolist():
+    for size in set(per_match.tolist()):
         matches = np.flatnonzero(per_match == size)
         step = max(1, CELLS_PER_STEP // (size * size))
         for start in range(0, len(matches), step):
@@ -117,6 +117,12 @@ def _outcomes(parsed: CsvMatches, enabled: BoolArray, sides: IntArray) -> IntArr
     return codes
 
 
+def _distinct(values: IntArray) -> IntArray:
+    """The distinct values, ascending (np.unique, without its hashing of 100,000s)."""
+    ordered = np.sort(values)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+
+
 def touched_members(matches: NewMatchColumns) -> list[int]:
     """The members rated in the matches."""
-    return [int(user_id) for user_id in np.unique(matches.user_ids[matches.enabled])]
+    return [int(user_id) for user_id in _distinct(matches.user_ids[matches.enabled])]

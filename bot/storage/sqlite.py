@@ -38,6 +38,8 @@ from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this
 OPEN_ERRORS: Final = (OSError, sqlite3.Error)
 """What opening a file raises when it cannot be used (see Database.open)."""
 _BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+BULK_INSERT_ROWS: Final = 10_000
+"""From this many rows on, `insert_columns` may rebuild the table's plain indexes."""
 
 
 class SqliteDialect(Dialect):
@@ -113,11 +115,18 @@ class SqliteSession(Session):
     ) -> None:
         """Rows of positional parameters, made in a worker thread. Dirty pages stay in the
         cache meanwhile: spilled to the WAL, an index's page is written again for each later
-        row it takes."""
+        row it takes. More rows than the table holds go in without its plain indexes, which
+        are built again after: sorting once beats as many inserts at random places."""
         rows = await asyncio.to_thread(lambda: list(zip(*columns(), strict=True)))
         if not rows:
             return
+        rebuilt = await self._plain_indexes(table) if len(rows) >= BULK_INSERT_ROWS else []
+        held = await self.one(f"SELECT count(*) FROM {table}") if rebuilt else None
+        if held is None or held[0] > len(rows):
+            rebuilt = []
         with _busy_refused():
+            for name, _ in rebuilt:
+                await self._connection.execute(f"DROP INDEX {name}")
             await self._connection.execute("PRAGMA cache_spill = OFF")
             try:
                 await self._connection.executemany(
@@ -127,6 +136,17 @@ class SqliteSession(Session):
                 )
             finally:
                 await self._connection.execute("PRAGMA cache_spill = ON")
+            for _, sql in rebuilt:
+                await self._connection.execute(sql)
+
+    async def _plain_indexes(self, table: str) -> list[tuple[str, str]]:
+        """(name, CREATE statement) of the table's indexes that check nothing (not unique)."""
+        rows = await self.all(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = :table "
+            "AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'",
+            {"table": table},
+        )
+        return [(row["name"], row["sql"]) for row in rows]
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if rows:
