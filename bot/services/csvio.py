@@ -412,19 +412,20 @@ def _split_columns(text: str) -> Columns:
     if not lines or not lines[0]:
         raise _UncleanError()
     header = lines[0].split(",")
-    body = lines[1:]
-    if (
-        set(map(str.count, body, repeat(","))) - {len(header) - 1}
-        or max(map(len, body), default=0) > csv.field_size_limit()
-    ):
-        raise _UncleanError()  # a blank line, a faulty row, a cell csv refuses
-    cells = ",".join(body).split(",") if body else []
     width = len(header)
-    return (
-        [cells[column::width] for column in range(width)],
-        range(2, len(body) + 2),
-        _header(header)[1],
-    )
+    body = lines[1:]
+    numbers: Sequence[int] = range(2, len(body) + 2)
+    commas = np.fromiter(map(str.count, body, repeat(",")), np.int64, len(body))
+    odd = np.flatnonzero(commas != width - 1).tolist()
+    if odd:  # blank lines are skipped (as parse_csv skips them); any other is a faulty row
+        if any(body[line].replace(",", "").strip() for line in odd):
+            raise _UncleanError()
+        kept = np.delete(np.arange(len(body)), odd).tolist()
+        body, numbers = [body[line] for line in kept], [line + 2 for line in kept]
+    if max(map(len, body), default=0) > csv.field_size_limit():
+        raise _UncleanError()  # a cell csv.reader refuses
+    cells = ",".join(body).split(",") if body else []
+    return [cells[column::width] for column in range(width)], numbers, _header(header)[1]
 
 
 def _reader_columns(text: str) -> Columns:
@@ -435,8 +436,10 @@ def _reader_columns(text: str) -> Columns:
     rows: list[list[str]] = []
     lines: list[int] = []
     for row in reader:
+        if len(row) != width and any(cell.strip() for cell in row):
+            raise _UncleanError()  # a faulty row
         if len(row) != width:
-            raise _UncleanError()  # a blank line or a faulty row
+            continue  # a blank line, skipped as parse_csv skips it
         rows.append(row)
         lines.append(reader.line_num)
     return [list(column) for column in zip(*rows, strict=True)] or [[]] * width, lines, index

@@ -93,18 +93,19 @@ def test_exports_read_alike_by_columns_and_by_rows(text: str) -> None:
 
 
 @pytest.mark.parametrize("quote", [False, True])
-def test_a_clean_file_is_read_without_going_row_by_row(
+def test_a_clean_file_with_blank_lines_is_read_without_going_row_by_row(
     monkeypatch: pytest.MonkeyPatch, quote: bool
 ) -> None:
     rows = [
         "1,2023-01-01T10:00:00Z,a,1,3,20,applied",
         ('"10"' if quote else "10") + ",2023-01-01,b,~bob,1,20,applied",
         "10,2023-01-01T00:00:00Z,a,2,2.5,20,applied",
+        " , ,",
         "1,2023-01-01T10:00:00Z,b,3,1,20,applied",
         "2,2023-01-01T10:00:00Z,b,3,1,20,void",
         "season:next,2023-06-01,,,0.5,,applied",
     ]
-    text = "\n".join([HEADER + ",status", *rows]) + "\n"
+    text = "\n".join([HEADER + ",status", *rows]) + "\n\n"
     expected = parse_csv(text, NOW)
 
     def refused(*_: object) -> None:
@@ -114,4 +115,5 @@ def test_a_clean_file_is_read_without_going_row_by_row(
     matches, starts = read_csv(text, NOW)
     assert_same(matches, CsvMatches.of(expected[0]))
     assert matches.labels == ["10", "1"]  # log order: played_at, then the label
-    assert starts == [CsvSeason("next", 7, expected[1][0].starts_at, 0.5)]
+    assert matches.lines == [3, 2]
+    assert starts == [CsvSeason("next", 8, expected[1][0].starts_at, 0.5)]
