@@ -123,6 +123,6 @@ def _distinct(values: IntArray) -> IntArray:
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
 
 
-def touched_members(matches: NewMatchColumns) -> list[int]:
-    """The members rated in the matches."""
-    return [int(user_id) for user_id in _distinct(matches.user_ids[matches.enabled])]
+def member_ids(user_ids: IntArray) -> list[int]:
+    """The distinct members among participants' user ids (0: a guest), ascending."""
+    return [int(user_id) for user_id in _distinct(user_ids[user_ids > 0])]

@@ -28,7 +28,7 @@ from bot.services.csvio import (
     read_csv,
 )
 from bot.services.errors import UserError, quoted
-from bot.services.importing import imported_columns, touched_members
+from bot.services.importing import imported_columns, member_ids
 from bot.services.lineup import Lineup
 from bot.storage import KeyedMatch, Season, WriteTransaction
 
@@ -159,7 +159,7 @@ class ReplayUseCases(LadderCore):
             settings = await tx.ensure_guild(guild_id, self.defaults)
             fresh = await self._not_imported(tx, guild_id, parsed)
             skipped = len(parsed) - len(fresh)
-            user_ids = np.unique(fresh.user_ids[fresh.user_ids > 0]).tolist()
+            user_ids = member_ids(fresh.user_ids)
             known = (
                 {m.user_id: m for m in await tx.add_members(guild_id, user_ids)} if user_ids else {}
             )
@@ -182,8 +182,9 @@ class ReplayUseCases(LadderCore):
                 )
             if not len(new) and not starts:
                 return ImportResult(0, 0, 0, skipped)
-            # New matches in a guild whose log was empty: the whole guild is replayed.
-            first = None if starts or await tx.newest_log_key(guild_id) is None else 0
+            # New season starts, or a log that was empty: the whole guild is replayed.
+            whole_guild = bool(starts) or await tx.newest_log_key(guild_id) is None
+            ids: list[int] = []
             if len(new):
                 ids = await tx.new_match_ids(len(new))
                 await tx.insert_applied_columns(guild_id, new, ids)
@@ -191,9 +192,9 @@ class ReplayUseCases(LadderCore):
                 tx,
                 guild_id,
                 settings,
-                None if first is None else (float(new.played_at[0]), ids[0]),
+                None if whole_guild else (float(new.played_at[0]), ids[0]),
                 {},
-                touched=touched_members(new),
+                touched=member_ids(new.user_ids[new.enabled]),
             )
             unit.change = Change(
                 guild_id,
