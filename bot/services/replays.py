@@ -218,21 +218,26 @@ class ReplayUseCases(LadderCore):
             match_key(found.id, found.import_key): found
             for found in await tx.keyed_matches(guild_id, labels, ids)
         }
-        if not stored:
-            return parsed
-        fresh = np.ones(len(parsed), dtype=np.bool_)
-        for match, label in enumerate(labels):
-            found = stored.get(label)
-            if found is None:
-                continue
-            fresh[match] = False
-            if not _same_match(parsed.entries(match), parsed.played_at[match], found):
-                raise UserError(
-                    f"line {parsed.lines[match]}: match {quoted(label)} is already in the guild "
-                    f"(match #{found.id}) with other players or another time; give it another "
-                    "label or leave it out; nothing was imported"
-                )
-        return parsed.chosen(fresh)
+        # A file imported again finds 100,000s of its matches: compared off the event loop.
+        return await asyncio.to_thread(_unstored, parsed, stored) if stored else parsed
+
+
+def _unstored(parsed: CsvMatches, stored: Mapping[str, KeyedMatch]) -> CsvMatches:
+    """The parsed matches whose label `stored` lacks; UserError for one whose stored match
+    has other players or another time."""
+    fresh = np.ones(len(parsed), dtype=np.bool_)
+    for match, label in enumerate(parsed.labels):
+        found = stored.get(label)
+        if found is None:
+            continue
+        fresh[match] = False
+        if not _same_match(parsed.entries(match), float(parsed.played_at[match]), found):
+            raise UserError(
+                f"line {parsed.lines[match]}: match {quoted(label)} is already in the guild "
+                f"(match #{found.id}) with other players or another time; give it another "
+                "label or leave it out; nothing was imported"
+            )
+    return parsed.chosen(fresh)
 
 
 def _same_match(entries: Lineup, played_at: float, stored: KeyedMatch) -> bool:
