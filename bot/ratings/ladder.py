@@ -89,9 +89,11 @@ def expected_score(rating: ArrayLike, opponent_rating: ArrayLike, t: float) -> F
 
 
 def side_codes(sides: Iterable[Hashable]) -> NDArray[np.int64]:
-    """Hashable side labels to small integers (equal labels, equal codes)."""
-    codes: dict[Hashable, int] = {}
-    return np.array([codes.setdefault(label, len(codes)) for label in sides], dtype=np.int64)
+    """Hashable side labels to small integers (equal labels, equal codes, numbered in order
+    of first appearance)."""
+    labels = list(sides)
+    codes = {label: code for code, label in enumerate(dict.fromkeys(labels))}
+    return np.fromiter(map(codes.__getitem__, labels), np.int64, len(labels))
 
 
 def validate_match(
@@ -277,11 +279,25 @@ def match_outcomes(
 ) -> list[Outcome]:
     """Each rated participant's record of the match: the mean of its pairwise results
     (step 4) against the participants on other sides; above ½ a win, below a loss."""
-    results = pair_results(np.asarray(scores, np.float64), np.asarray(minutes, np.float64))
-    side_array = np.asarray(sides, dtype=object)
-    opposed = side_array[:, None] != side_array[None, :]
-    mean = (results * opposed).sum(axis=1) / opposed.sum(axis=1)
-    return ["win" if value > 0.5 else "loss" if value < 0.5 else "draw" for value in mean]
+    codes = outcome_codes(
+        side_codes(sides)[None], np.asarray(scores, np.float64)[None], np.asarray(minutes)[None]
+    )
+    return [OUTCOMES[code] for code in codes[0].tolist()]
+
+
+OUTCOMES: Final[dict[int, Outcome]] = {1: "win", 0: "draw", -1: "loss"}
+"""match_outcomes' record of each outcome_codes code."""
+
+
+def outcome_codes(
+    sides: NDArray[np.int64], scores: FloatArray, minutes: FloatArray
+) -> NDArray[np.int64]:
+    """match_outcomes of many matches with as many rated participants each, one match a
+    row (side codes, scores, minutes): 1 a win, 0 a draw, -1 a loss."""
+    results = pair_results(scores, np.asarray(minutes, np.float64))
+    opposed = sides[..., :, None] != sides[..., None, :]
+    mean = (results * opposed).sum(axis=-1) / opposed.sum(axis=-1)
+    return np.asarray(np.sign(mean - 0.5), dtype=np.int64)
 
 
 def match_minutes(minutes: float | None, settings: LadderSettings = DEFAULT_SETTINGS) -> float:

@@ -21,12 +21,21 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Final, get_args
+from itertools import repeat
+from typing import Any, Final, get_args
 
-from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE, valid_minutes, valid_scores
+import numpy as np
+import numpy.typing as npt
+
+from bot.ratings.ladder import (
+    MINUTES_RULE,
+    SCORE_RULE,
+    valid_minutes,
+    valid_scores,
+)
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import (
     GUEST_RULE,
@@ -40,6 +49,11 @@ from bot.services.lineup import (
 )
 from bot.services.seasons import CARRY_RULE, season_name
 from bot.storage import Match, MatchStatus, Season
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+ObjectArray = npt.NDArray[np.object_]
 
 IMPORT_COLUMNS: Final = ("match", "played_at", "side", "player", "score", "minutes")
 EXPORT_COLUMNS: Final = (*IMPORT_COLUMNS, "status", "rating_before", "rating_after")
@@ -74,11 +88,100 @@ class CsvMatch:
 
     @property
     def order(self) -> tuple[float, tuple[int, int, str]]:
-        """played_at, ties by the match label (numerically when it is ASCII digits)."""
-        if self.label.isascii() and self.label.isdigit():
-            digits = self.label.lstrip("0")
-            return (self.played_at, (0, len(digits), digits))
-        return (self.played_at, (1, 0, self.label))
+        return log_order(self.played_at, self.label)
+
+
+def log_order(played_at: float, label: str) -> tuple[float, tuple[int, int, str]]:
+    """Where an imported match goes in the log: played_at, ties by the match label
+    (numerically when it is ASCII digits)."""
+    if label.isascii() and label.isdigit():
+        digits = label.lstrip("0")
+        return (played_at, (0, len(digits), digits))
+    return (played_at, (1, 0, label))
+
+
+@dataclass(frozen=True, slots=True)
+class CsvMatches:
+    """A CSV file's matches as columns, in log order: per match its label, first line and
+    played_at; per participant (match after match, each in file order) player, side and
+    numbers. Columns, not objects per row: an import reads 100,000s of rows."""
+
+    labels: list[str]
+    lines: list[int]
+    played_at: FloatArray
+    firsts: IntArray
+    """Each match's first participant, then the participant count: match i is
+    firsts[i]:firsts[i + 1]."""
+    user_ids: IntArray
+    """0 for a guest (ids start at 1)."""
+    guests: ObjectArray
+    """The guest name, None for a member."""
+    sides: ObjectArray
+    scores: FloatArray
+    minutes: FloatArray
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def entries(self, match: int) -> tuple[LineupEntry, ...]:
+        """One match's lineup (to compare it, or name what is wrong with it)."""
+        rows = range(int(self.firsts[match]), int(self.firsts[match + 1]))
+        return tuple(
+            LineupEntry(
+                Player(guest=self.guests[row])
+                if self.guests[row] is not None
+                else Player(user_id=int(self.user_ids[row])),
+                self.sides[row],
+                float(self.scores[row]),
+                float(self.minutes[row]),
+            )
+            for row in rows
+        )
+
+    def match_of_rows(self) -> IntArray:
+        """The match of each participant row."""
+        return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.firsts))
+
+    def chosen(self, keep: BoolArray) -> CsvMatches:
+        """The matches where `keep` is true, in the same order."""
+        rows = keep[self.match_of_rows()]
+        counts = np.diff(self.firsts)[keep]
+        return CsvMatches(
+            [label for label, kept in zip(self.labels, keep.tolist(), strict=True) if kept],
+            [line for line, kept in zip(self.lines, keep.tolist(), strict=True) if kept],
+            self.played_at[keep],
+            np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            self.user_ids[rows],
+            self.guests[rows],
+            self.sides[rows],
+            self.scores[rows],
+            self.minutes[rows],
+        )
+
+    @classmethod
+    def of(cls, matches: Sequence[CsvMatch]) -> CsvMatches:
+        """Parsed matches (CsvMatch) as columns, in log order."""
+        ordered = sorted(matches, key=lambda match: match.order)
+        entries = [entry for match in ordered for entry in match.entries]
+        counts = [len(match.entries) for match in ordered]
+        return cls(
+            [match.label for match in ordered],
+            [match.line for match in ordered],
+            np.array([match.played_at for match in ordered], dtype=np.float64),
+            np.concatenate(([0], np.cumsum(counts, dtype=np.int64))).astype(np.int64),
+            np.array([e.player.user_id or 0 for e in entries], dtype=np.int64),
+            _objects([e.player.guest for e in entries]),
+            _objects([e.side for e in entries]),
+            np.array([e.score for e in entries], dtype=np.float64),
+            np.array([e.minutes for e in entries], dtype=np.float64),
+        )
+
+
+def _objects(values: Sequence[object]) -> ObjectArray:
+    """A list as a 1-d object array (np.array would nest sequences)."""
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,17 +328,8 @@ def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
         raise UserError(f"line {reader.line_num}: {error}") from None
 
 
-def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
-    """The matches of a CSV file (parse_csv), its season starts ignored."""
-    return parse_csv(data, now)[0]
-
-
-def parse_csv(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSeason]]:
-    """Matches and season starts of a CSV file, in file order; rows whose `status` column (if
-    present) is not `applied` are skipped, so an export imports back to the same ratings.
-    The rows of one match must agree on its played_at and status."""
-    rows = _rows(decoded(data))
-    _, header = next(rows, (1, []))
+def _header(header: Sequence[str]) -> tuple[list[str], dict[str, int]]:
+    """The header's column names, and where each column the import reads is."""
     if not header:
         raise UserError("line 1: the CSV file is empty; its header is " + ",".join(IMPORT_COLUMNS))
     columns = [name.strip().lower() for name in header]
@@ -247,6 +341,239 @@ def parse_csv(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSe
     index: dict[str, int] = {
         name: columns.index(name) for name in (*IMPORT_COLUMNS, "status") if name in columns
     }
+    return columns, index
+
+
+def read_csv(data: bytes | str, now: float) -> tuple[CsvMatches, list[CsvSeason]]:
+    """parse_csv's matches as columns in log order, and its season starts. A file without
+    a fault is read column by column; one with any (or an unusual row) goes row by row
+    through parse_csv, which names the first bad line."""
+    text = decoded(data)
+    read = _by_columns(text, now)
+    if read is not None:
+        return read
+    matches, starts = parse_csv(text, now)
+    return CsvMatches.of(matches), starts
+
+
+class _UncleanError(Exception):
+    """A cell or row the column-wise read leaves to parse_csv (which names it)."""
+
+
+def _cell_table(cells: Iterable[str], parse: Callable[[str], Any]) -> dict[str, Any]:
+    """`parse` of each distinct cell as the row-wise read cleans it (stripped, unmarked): a
+    column repeats its values (players, times) across 100,000s of rows. _UncleanError when
+    a cell is refused."""
+    values: dict[str, Any] = {}
+    try:
+        for cell in set(cells):
+            values[cell] = parse(unmarked(cell.strip()))
+    except UserError:
+        raise _UncleanError() from None
+    return values
+
+
+def _mapped(cells: Sequence[str], table: Mapping[str, Any], dtype: type[Any]) -> npt.NDArray[Any]:
+    """Each cell's value in `table`, as an array."""
+    return np.fromiter(map(table.__getitem__, cells), dtype, len(cells))
+
+
+def _numbers(cells: Sequence[str], valid: Callable[[FloatArray], BoolArray]) -> FloatArray:
+    values = _mapped(cells, _cell_table(cells, _number), np.float64)
+    if not valid(values).all():
+        raise _UncleanError()
+    return values
+
+
+def _by_columns(text: str, now: float) -> tuple[CsvMatches, list[CsvSeason]] | None:
+    """The file read column by column (each distinct cell checked once, numbers as arrays);
+    None when any row is faulty or unusual (blank, a season start with a fault)."""
+    try:
+        quoted_cells = '"' in text or "\0" in text
+        columns, lines, index = (_reader_columns if quoted_cells else _split_columns)(text)
+        return _read_columns(columns, lines, index, now)
+    except (csv.Error, UserError, _UncleanError):
+        return None
+
+
+Columns = tuple[list[Sequence[str]], Sequence[int], dict[str, int]]
+"""The cells of each column of the header, the line of each row, where the columns the
+import reads are."""
+
+
+def _split_columns(text: str) -> Columns:
+    """A file without quotes is lines of cells between commas: split as a whole, each
+    column a slice (what csv.reader reads from it, without a list per row)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if not lines or not lines[0]:
+        raise _UncleanError()
+    header = lines[0].split(",")
+    width = len(header)
+    body = lines[1:]
+    numbers: Sequence[int] = range(2, len(body) + 2)
+    commas = np.fromiter(map(str.count, body, repeat(",")), np.int64, len(body))
+    odd = np.flatnonzero(commas != width - 1).tolist()
+    if odd:  # blank lines are skipped (as parse_csv skips them); any other is a faulty row
+        if any(body[line].replace(",", "").strip() for line in odd):
+            raise _UncleanError()
+        kept = np.delete(np.arange(len(body)), odd).tolist()
+        body, numbers = [body[line] for line in kept], [line + 2 for line in kept]
+    if max(map(len, body), default=0) > csv.field_size_limit():
+        raise _UncleanError()  # a cell csv.reader refuses
+    cells = ",".join(body).split(",") if body else []
+    return [cells[column::width] for column in range(width)], numbers, _header(header)[1]
+
+
+def _reader_columns(text: str) -> Columns:
+    """The cells of a file with quotes through csv.reader, row by row."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header, index = _header(next(reader, []))
+    width = len(header)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    for row in reader:
+        if len(row) != width and any(cell.strip() for cell in row):
+            raise _UncleanError()  # a faulty row
+        if len(row) != width:
+            continue  # a blank line, skipped as parse_csv skips it
+        rows.append(row)
+        lines.append(reader.line_num)
+    return [list(column) for column in zip(*rows, strict=True)] or [[]] * width, lines, index
+
+
+def _picked(column: Sequence[str], rows: IntArray) -> Sequence[str]:
+    """The cells of a column at `rows` (the column itself when that is every row)."""
+    return column if len(rows) == len(column) else [column[row] for row in rows.tolist()]
+
+
+def _read_columns(
+    columns: list[Sequence[str]], lines: Sequence[int], index: Mapping[str, int], now: float
+) -> tuple[CsvMatches, list[CsvSeason]]:
+    """_by_columns past the header; _UncleanError for anything parse_csv must name."""
+    named = {name: columns[where] for name, where in index.items()}
+    label_of = _cell_table(named["match"], str)
+    seasons = _seasons(named, lines, label_of, now)
+    match_rows = np.arange(len(lines), dtype=np.int64)
+    if seasons:
+        season_cells = {cell: label.startswith(SEASON_LABEL) for cell, label in label_of.items()}
+        match_rows = np.flatnonzero(~_mapped(named["match"], season_cells, np.bool_))
+    if "" in label_of.values():
+        raise _UncleanError()  # a blank row, or a row without a label
+    group_of: dict[str, int] = {}
+    group_of_cell = {
+        cell: group_of.setdefault(label, len(group_of)) for cell, label in label_of.items()
+    }
+    label_cells = _picked(named["match"], match_rows)
+    groups = _mapped(label_cells, group_of_cell, np.int64)
+    applied = match_rows
+    if "status" in named:
+        status_cells = _picked(named["status"], match_rows)
+        status_of = _cell_table(status_cells, str)
+        if not set(status_of.values()) <= set(STATUSES):
+            raise _UncleanError()
+        codes = _mapped(
+            status_cells, {cell: STATUSES.index(s) for cell, s in status_of.items()}, np.int64
+        )
+        present, firsts = np.unique(groups, return_index=True)
+        first_of_group = np.zeros(len(group_of), dtype=np.int64)
+        first_of_group[present] = firsts
+        if (codes != codes[first_of_group[groups]]).any():
+            raise _UncleanError()  # one match, two statuses
+        keep = codes == STATUSES.index(IMPORTED_STATUS)
+        applied, groups = match_rows[keep], groups[keep]
+    time_cells = _picked(named["played_at"], applied)
+    played_at = _mapped(
+        time_cells, _cell_table(time_cells, lambda cell: parse_time(cell, now)), np.float64
+    )
+    player_cells = _picked(named["player"], applied)
+    player_of = _cell_table(player_cells, _player)
+    side_cells = _picked(named["side"], applied)
+    scores = _numbers(_picked(named["score"], applied), valid_scores)
+    minutes = _numbers(_picked(named["minutes"], applied), valid_minutes)
+    _, first_rows, match_of_row = np.unique(groups, return_index=True, return_inverse=True)
+    if (played_at != played_at[first_rows][match_of_row]).any():
+        raise _UncleanError()  # one match, two times
+    labels = [label_of[named["match"][row]] for row in applied[first_rows].tolist()]
+    order = _log_order(played_at[first_rows], labels, first_rows)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    row_order = np.argsort(rank[match_of_row], kind="stable")
+    counts = np.bincount(rank[match_of_row], minlength=len(order))
+    return (
+        CsvMatches(
+            [labels[match] for match in order.tolist()],
+            [lines[row] for row in applied[first_rows][order].tolist()],
+            played_at[first_rows][order],
+            np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            _mapped(player_cells, {c: p.user_id or 0 for c, p in player_of.items()}, np.int64)[
+                row_order
+            ],
+            _mapped(player_cells, {c: p.guest for c, p in player_of.items()}, object)[row_order],
+            _mapped(side_cells, _cell_table(side_cells, side_label), object)[row_order],
+            scores[row_order],
+            minutes[row_order],
+        ),
+        seasons,
+    )
+
+
+def _seasons(
+    named: Mapping[str, Sequence[str]],
+    lines: Sequence[int],
+    label_of: Mapping[str, str],
+    now: float,
+) -> list[CsvSeason]:
+    """The season start rows (rare: each read as parse_csv reads it)."""
+    if not any(label.startswith(SEASON_LABEL) for label in label_of.values()):
+        return []
+    seasons: dict[str, CsvSeason] = {}
+    for row, cell in enumerate(named["match"]):
+        if label_of[cell].startswith(SEASON_LABEL):
+            try:
+                season = _parse_season(
+                    {name: unmarked(cells[row].strip()) for name, cells in named.items()},
+                    lines[row],
+                    now,
+                )
+            except UserError:
+                raise _UncleanError() from None
+            if season.name in seasons:
+                raise _UncleanError()
+            seasons[season.name] = season
+    return list(seasons.values())
+
+
+def _log_order(played_at: FloatArray, labels: Sequence[str], first_rows: IntArray) -> IntArray:
+    """The matches (played_at and label each; ties as they first appear in the file) in log
+    order (log_order): one lexsort when every label is a number."""
+    appearance = np.argsort(first_rows, kind="stable")
+    if all(label.isascii() and label.isdigit() and len(label) <= 18 for label in labels):
+        numbers = np.fromiter(map(int, labels), np.int64, len(labels))
+        return appearance[np.lexsort((numbers[appearance], played_at[appearance]))]
+    return np.array(
+        sorted(
+            appearance.tolist(),
+            key=lambda match: log_order(float(played_at[match]), labels[match]),
+        ),
+        dtype=np.int64,
+    )
+
+
+def parse_matches(data: bytes | str, now: float) -> list[CsvMatch]:
+    """The matches of a CSV file (parse_csv), its season starts ignored."""
+    return parse_csv(data, now)[0]
+
+
+def parse_csv(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSeason]]:
+    """Matches and season starts of a CSV file, in file order; rows whose `status` column (if
+    present) is not `applied` are skipped, so an export imports back to the same ratings.
+    The rows of one match must agree on its played_at and status."""
+    rows = _rows(decoded(data))
+    columns, index = _header(next(rows, (1, []))[1])
     groups: dict[str, _Group] = {}
     seasons: dict[str, CsvSeason] = {}
     for line, row in rows:

@@ -12,22 +12,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Final
 
+import numpy as np
+
 from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
 from bot.services import seasons
 from bot.services.changes import Change
-from bot.services.core import Actor, LadderCore, _known_members, _must_moderate, replay_guild
+from bot.services.core import Actor, LadderCore, _must_moderate, replay_guild
 from bot.services.csvio import (
-    CsvMatch,
+    CsvMatches,
     CsvSeason,
     export_matches,
     format_time,
     match_key,
     native_id,
-    parse_csv,
+    read_csv,
 )
 from bot.services.errors import UserError, quoted
-from bot.services.matches import build_participants, check_lineup
-from bot.storage import KeyedMatch, Member, NewMatch, Season, WriteTransaction
+from bot.services.importing import imported_columns, member_ids
+from bot.services.lineup import Lineup
+from bot.storage import KeyedMatch, Season, WriteTransaction
 
 SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
 LISTING_SETTINGS: Final = ("min_games", "provisional_games")
@@ -49,13 +52,6 @@ class ImportResult:
     """Season starts imported."""
     skipped: int = 0
     """Matches and season starts of the file already in the guild (SPEC 8.3)."""
-
-
-def _parsed_in_order(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSeason]]:
-    """A CSV file's matches in log order and its season starts: Python work per row, run in
-    a worker thread."""
-    matches, starts = parse_csv(data, now)
-    return sorted(matches, key=lambda match: match.order), starts
 
 
 class ReplayUseCases(LadderCore):
@@ -155,18 +151,21 @@ class ReplayUseCases(LadderCore):
         season starts already in the guild (SPEC 8.3: a match under its label, a start under
         its name) are skipped; one there with other players, time or carry is refused."""
         _must_moderate(actor, "import matches")
-        # Parsing and building the matches is Python work per row: off the event loop.
-        parsed, parsed_starts = await asyncio.to_thread(_parsed_in_order, data, self.clock())
+        # Reading the file and building the matches is work per row: off the event loop,
+        # and before the write transaction (which holds the guild's lock).
+        parsed, parsed_starts = await asyncio.to_thread(read_csv, data, self.clock())
         async with self._write(guild_id) as unit:
             tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.defaults)
             fresh = await self._not_imported(tx, guild_id, parsed)
             skipped = len(parsed) - len(fresh)
-            batch = uuid.uuid4().hex
-            known = await _known_members(tx, guild_id, [m.entries for m in fresh])
+            user_ids = member_ids(fresh.user_ids)
+            known = (
+                {m.user_id: m for m in await tx.add_members(guild_id, user_ids)} if user_ids else {}
+            )
             now = self.clock()
             new = await asyncio.to_thread(
-                lambda: [self._imported(m, known, settings, now, batch) for m in fresh]
+                imported_columns, fresh, known, settings, now, uuid.uuid4().hex
             )
             taken = list(await tx.seasons(guild_id))
             starts = _new_starts(parsed_starts, taken)
@@ -181,31 +180,21 @@ class ReplayUseCases(LadderCore):
                         guild_id, name, start.carry, start.starts_at, now, actor.user_id
                     )
                 )
-            if not new and not starts:
+            if not len(new) and not starts:
                 return ImportResult(0, 0, 0, skipped)
-            ids = (
-                await tx.insert_matches(
-                    guild_id,
-                    new,
-                    "applied",
-                    await tx.new_match_ids(len(new)),
-                    [m.played_at for m in new],
-                )
-                if new
-                else []
-            )
+            # New season starts, or a log that was empty: the whole guild is replayed.
+            whole_guild = bool(starts) or await tx.newest_log_key(guild_id) is None
+            ids: list[int] = []
+            if len(new):
+                ids = await tx.new_match_ids(len(new))
+                await tx.insert_applied_columns(guild_id, new, ids)
             replayed = await replay_guild(
                 tx,
                 guild_id,
                 settings,
-                min(zip((m.played_at for m in new), ids, strict=True)) if not starts else None,
+                None if whole_guild else (float(new.played_at[0]), ids[0]),
                 {},
-                touched={
-                    p.user_id
-                    for m in new
-                    for p in m.participants
-                    if p.enabled and p.user_id is not None
-                },
+                touched=member_ids(new.user_ids[new.enabled]),
             )
             unit.change = Change(
                 guild_id,
@@ -220,52 +209,41 @@ class ReplayUseCases(LadderCore):
         return ImportResult(len(new), replayed.matches, len(starts), skipped)
 
     @staticmethod
-    async def _not_imported(
-        tx: WriteTransaction, guild_id: int, parsed: Sequence[CsvMatch]
-    ) -> list[CsvMatch]:
+    async def _not_imported(tx: WriteTransaction, guild_id: int, parsed: CsvMatches) -> CsvMatches:
         """The parsed matches whose label is no match's key in the guild yet; UserError for
         one whose stored match has other players or another time."""
-        labels = [m.label for m in parsed]
+        labels = parsed.labels
         ids = [i for i in map(native_id, labels) if i is not None]
         stored = {
             match_key(found.id, found.import_key): found
             for found in await tx.keyed_matches(guild_id, labels, ids)
         }
-        fresh = []
-        for match in parsed:
-            found = stored.get(match.label)
-            if found is None:
-                fresh.append(match)
-            elif not _same_match(match, found):
-                raise UserError(
-                    f"line {match.line}: match {quoted(match.label)} is already in the guild "
-                    f"(match #{found.id}) with other players or another time; give it another "
-                    "label or leave it out; nothing was imported"
-                )
-        return fresh
-
-    @staticmethod
-    def _imported(
-        match: CsvMatch,
-        members: Mapping[int, Member],
-        settings: GuildSettings,
-        now: float,
-        batch: str,
-    ) -> NewMatch:
-        try:
-            check_lineup(match.entries, None)
-            participants = build_participants(match.entries, members, settings, None)
-        except UserError as error:
-            raise UserError(f"line {match.line} (match {match.label!r}): {error}") from None
-        return NewMatch(
-            None, now, match.played_at, f"import:{batch}:{match.label}", participants, match.label
-        )
+        # A file imported again finds 100,000s of its matches: compared off the event loop.
+        return await asyncio.to_thread(_unstored, parsed, stored) if stored else parsed
 
 
-def _same_match(match: CsvMatch, stored: KeyedMatch) -> bool:
+def _unstored(parsed: CsvMatches, stored: Mapping[str, KeyedMatch]) -> CsvMatches:
+    """The parsed matches whose label `stored` lacks; UserError for one whose stored match
+    has other players or another time."""
+    fresh = np.ones(len(parsed), dtype=np.bool_)
+    for match, label in enumerate(parsed.labels):
+        found = stored.get(label)
+        if found is None:
+            continue
+        fresh[match] = False
+        if not _same_match(parsed.entries(match), float(parsed.played_at[match]), found):
+            raise UserError(
+                f"line {parsed.lines[match]}: match {quoted(label)} is already in the guild "
+                f"(match #{found.id}) with other players or another time; give it another "
+                "label or leave it out; nothing was imported"
+            )
+    return parsed.chosen(fresh)
+
+
+def _same_match(entries: Lineup, played_at: float, stored: KeyedMatch) -> bool:
     """Whether a CSV match has the stored match's players and time (as a CSV writes it)."""
-    players = Counter((e.player.user_id, e.player.guest) for e in match.entries)
-    return players == Counter(stored.players) and format_time(match.played_at) == format_time(
+    players = Counter((e.player.user_id, e.player.guest) for e in entries)
+    return players == Counter(stored.players) and format_time(played_at) == format_time(
         stored.played_at
     )
 

@@ -140,6 +140,14 @@ class Session(abc.ABC):
         one array per column (keys, then values): a bulk write whose per-row work runs off
         the event loop."""
 
+    @abc.abstractmethod
+    async def insert_columns(
+        self, table: str, names: Sequence[str], columns: Callable[[], Sequence[Sequence[Any]]]
+    ) -> None:
+        """Insert rows into `table`, one value per name from each of the columns (Python
+        values, None for NULL) that `columns` makes: a bulk insert whose per-row work runs
+        off the event loop."""
+
     async def one(self, sql: str, parameters: Parameters | None = None) -> Row | None:
         rows = await self.all(sql, parameters)
         return rows[0] if rows else None

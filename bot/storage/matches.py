@@ -24,6 +24,7 @@ from bot.storage.models import (
     Match,
     MatchStatus,
     NewMatch,
+    NewMatchColumns,
     NewParticipant,
     Outcome,
     Participant,
@@ -58,6 +59,12 @@ BULK_MATCHES: Final = 1_000
 _NEW_PARTICIPANT: Final = (
     "match_id", "position", "user_id", "guest", "side", "score", "minutes", "enabled",
     "outcome", "rating_before", "rating_after",
+)  # fmt: skip
+
+
+_IMPORTED_MATCH: Final = (
+    "id", "guild_id", "status", "applied_at", "created_at", "played_at", "request_id",
+    "import_key",
 )  # fmt: skip
 
 
@@ -367,6 +374,55 @@ class MatchWrites(MatchReads):
         if refresh is not None and len(matches) >= BULK_MATCHES:
             await self._session.run(refresh)
         return list(ids)
+
+    async def insert_applied_columns(
+        self, guild_id: int, matches: NewMatchColumns, ids: Sequence[int]
+    ) -> None:
+        """Insert applied matches with their participants in bulk from columns (an import:
+        applied_at = played_at), with the ids in order (from `new_match_ids`)."""
+        count = len(matches)
+
+        def match_columns() -> list[Sequence[Any]]:
+            return [
+                list(ids),
+                [guild_id] * count,
+                ["applied"] * count,
+                matches.played_at.tolist(),
+                [matches.created_at] * count,
+                matches.played_at.tolist(),
+                matches.request_ids,
+                matches.import_keys,
+            ]
+
+        def participant_columns() -> list[Sequence[Any]]:
+            sizes = np.diff(matches.firsts)
+            match_of_row = np.repeat(np.asarray(ids, dtype=np.int64), sizes)
+            position = np.arange(len(matches.user_ids)) - np.repeat(matches.firsts[:-1], sizes)
+            return [
+                match_of_row.tolist(),
+                position.tolist(),
+                [user_id or None for user_id in matches.user_ids.tolist()],
+                matches.guests.tolist(),
+                matches.sides.tolist(),
+                matches.scores.tolist(),
+                matches.minutes.tolist(),
+                matches.enabled.tolist(),
+                matches.outcomes.tolist(),
+            ]
+
+        await self._session.insert_columns(
+            "matches",
+            _IMPORTED_MATCH,
+            match_columns,
+        )
+        await self._session.insert_columns(
+            "participants",
+            _NEW_PARTICIPANT[:-2],
+            participant_columns,
+        )
+        refresh = self._session.dialect.after_bulk_insert
+        if refresh is not None and count >= BULK_MATCHES:
+            await self._session.run(refresh)
 
     async def set_status(
         self,

@@ -15,6 +15,8 @@ MatchStatus = Literal["pending", "disputed", "applied", "void"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+ObjectArray = npt.NDArray[np.object_]
 
 LogKey = tuple[float, int]
 """A match's place in the guild's log: (applied_at, id); applied matches sort by it."""
@@ -212,6 +214,33 @@ class MemberColumns:
     wins: IntArray
     draws: IntArray
     losses: IntArray
+
+
+@dataclass(frozen=True, slots=True)
+class NewMatchColumns:
+    """Applied matches stored in bulk (an import), as columns: per match, and per
+    participant (match after match, in position order). Records set, no ratings yet (the
+    replay after the insert writes them)."""
+
+    created_at: float
+    played_at: FloatArray
+    """Also each match's applied_at: an import merges into the log by time."""
+    request_ids: list[str]
+    import_keys: list[str]
+    firsts: IntArray
+    """Each match's first participant, then the participant count."""
+    user_ids: IntArray
+    """0 for a guest."""
+    guests: ObjectArray
+    sides: ObjectArray
+    scores: FloatArray
+    minutes: FloatArray
+    enabled: BoolArray
+    outcomes: ObjectArray
+    """Each enabled participant's record (win, draw, loss); None for the others."""
+
+    def __len__(self) -> int:
+        return len(self.request_ids)
 
 
 @dataclass(frozen=True, slots=True)

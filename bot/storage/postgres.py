@@ -291,6 +291,18 @@ class _Connected(Session):
         await self.run(f"UPDATE {table} SET {assignments} FROM bulk_{table} bulk WHERE {found}")
         await self.run(f"DROP TABLE bulk_{table}")
 
+    async def insert_columns(
+        self, table: str, names: Sequence[str], columns: Callable[[], Sequence[Sequence[Any]]]
+    ) -> None:
+        """Through COPY (asyncpg encodes the records, which a worker thread makes)."""
+        records = await asyncio.to_thread(lambda: list(zip(*columns(), strict=True)))
+        if not records:
+            return
+        try:
+            await self._target.copy_records_to_table(table, records=records, columns=list(names))
+        except _BUSY_ERRORS as error:
+            raise DatabaseBusy() from error
+
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         """One row as a plain statement: asyncpg's executemany costs more than a round trip."""
         if len(rows) <= 1:

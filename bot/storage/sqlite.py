@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final
 
@@ -42,6 +42,8 @@ CHUNK_ROWS: Final = 20_000
 """Rows a bulk read fetches, or a bulk update sends, per call: converting a chunk holds the
 interpreter lock for a few milliseconds, not the event loop's hundreds."""
 _BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+BULK_INSERT_ROWS: Final = 10_000
+"""From this many rows on, `insert_columns` may rebuild the table's plain indexes."""
 
 
 class SqliteDialect(Dialect):
@@ -130,6 +132,44 @@ class SqliteSession(Session):
             chunk = [column[first : first + CHUNK_ROWS] for column in columns]
             rows = await asyncio.to_thread(parameter_rows, [*keys, *values], chunk)
             await self.run_many(statement, rows)
+
+    async def insert_columns(
+        self, table: str, names: Sequence[str], columns: Callable[[], Sequence[Sequence[Any]]]
+    ) -> None:
+        """Rows of positional parameters, made in a worker thread. Dirty pages stay in the
+        cache meanwhile: spilled to the WAL, an index's page is written again for each later
+        row it takes. More rows than the table holds go in without its plain indexes, which
+        are built again after: sorting once beats as many inserts at random places."""
+        rows = await asyncio.to_thread(lambda: list(zip(*columns(), strict=True)))
+        if not rows:
+            return
+        rebuilt = await self._plain_indexes(table) if len(rows) >= BULK_INSERT_ROWS else []
+        held = await self.one(f"SELECT count(*) FROM {table}") if rebuilt else None
+        if held is None or held[0] > len(rows):
+            rebuilt = []
+        with _busy_refused():
+            for name, _ in rebuilt:
+                await self._connection.execute(f"DROP INDEX {name}")
+            await self._connection.execute("PRAGMA cache_spill = OFF")
+            try:
+                await self._connection.executemany(
+                    f"INSERT INTO {table} ({', '.join(names)}) "
+                    f"VALUES ({', '.join('?' * len(names))})",
+                    rows,
+                )
+            finally:
+                await self._connection.execute("PRAGMA cache_spill = ON")
+            for _, sql in rebuilt:
+                await self._connection.execute(sql)
+
+    async def _plain_indexes(self, table: str) -> list[tuple[str, str]]:
+        """(name, CREATE statement) of the table's indexes that check nothing (not unique)."""
+        rows = await self.all(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = :table "
+            "AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'",
+            {"table": table},
+        )
+        return [(row["name"], row["sql"]) for row in rows]
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if rows:
