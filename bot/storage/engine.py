@@ -153,21 +153,6 @@ class Session(abc.ABC):
         return rows[0] if rows else None
 
 
-def update_statement(table: str, keys: Sequence[str], values: Sequence[str]) -> str:
-    """`update_rows`' statement for one row, with named parameters."""
-    assignments = ", ".join(f"{name} = :{name}" for name in values)
-    found = " AND ".join(f"{name} = :{name}" for name in keys)
-    return f"UPDATE {table} SET {assignments} WHERE {found}"
-
-
-def parameter_rows(names: Sequence[str], columns: Sequence[npt.NDArray[Any]]) -> list[Parameters]:
-    """Columns as one parameter mapping per row (Python numbers): worker-thread work."""
-    return [
-        dict(zip(names, row, strict=True))
-        for row in zip(*(c.tolist() for c in columns), strict=True)
-    ]
-
-
 def joined_columns(
     chunks: list[list[npt.NDArray[Any]]], dtypes: Sequence[np.dtype[Any]]
 ) -> list[npt.NDArray[Any]]:

@@ -39,8 +39,6 @@ from bot.storage.engine import (
     Row,
     Session,
     joined_columns,
-    parameter_rows,
-    update_statement,
 )
 from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
 
@@ -217,6 +215,21 @@ async def _binary_copy(columns: Sequence[npt.NDArray[Any]]) -> AsyncIterator[byt
     yield b"\xff\xff"  # the trailer: a field count of -1
 
 
+def _update_statement(table: str, keys: Sequence[str], values: Sequence[str]) -> str:
+    """`update_rows`' statement for one row, with named parameters."""
+    assignments = ", ".join(f"{name} = :{name}" for name in values)
+    found = " AND ".join(f"{name} = :{name}" for name in keys)
+    return f"UPDATE {table} SET {assignments} WHERE {found}"
+
+
+def _parameter_rows(names: Sequence[str], columns: Sequence[npt.NDArray[Any]]) -> list[Parameters]:
+    """Columns as one parameter mapping per row (Python numbers): worker-thread work."""
+    return [
+        dict(zip(names, row, strict=True))
+        for row in zip(*(c.tolist() for c in columns), strict=True)
+    ]
+
+
 class _Connected(Session):
     """Statements on one asyncpg connection (or the pool, for reads)."""
 
@@ -272,8 +285,8 @@ class _Connected(Session):
         by a binary COPY that numpy builds in a worker thread, then one UPDATE ... FROM."""
         names = [*keys, *values]
         if len(columns[0]) < BULK_ROWS:
-            rows = parameter_rows(names, columns)
-            await self.run_many(update_statement(table, keys, values), rows)
+            rows = _parameter_rows(names, columns)
+            await self.run_many(_update_statement(table, keys, values), rows)
             return
         types = ", ".join(
             f"{name} {_SQL_TYPES[column.dtype.kind]}"
