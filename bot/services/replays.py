@@ -159,7 +159,7 @@ class ReplayUseCases(LadderCore):
             settings = await tx.ensure_guild(guild_id, self.defaults)
             fresh = await self._not_imported(tx, guild_id, parsed)
             skipped = len(parsed) - len(fresh)
-            user_ids = member_ids(fresh.user_ids)
+            user_ids = await asyncio.to_thread(member_ids, fresh.user_ids)
             known = (
                 {m.user_id: m for m in await tx.add_members(guild_id, user_ids)} if user_ids else {}
             )
@@ -194,7 +194,7 @@ class ReplayUseCases(LadderCore):
                 settings,
                 None if whole_guild else (float(new.played_at[0]), ids[0]),
                 {},
-                touched=member_ids(new.user_ids[new.enabled]),
+                touched=await asyncio.to_thread(member_ids, new.user_ids[new.enabled]),
             )
             unit.change = Change(
                 guild_id,

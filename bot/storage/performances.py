@@ -103,21 +103,29 @@ class PerformanceWrites(PerformanceReads):
             "AND games = :games "
             "ON CONFLICT (guild_id, user_id, measure) DO UPDATE SET value = excluded.value, "
             "up = excluded.up, down = excluded.down",
-            [
-                {
-                    "guild_id": guild_id,
-                    "user_id": user_id,
-                    "measure": measure,
-                    **{
-                        name: None if math.isnan(number) else number
-                        for name, number in zip(
-                            _VALUES, (found.value, found.up, found.down), strict=True
-                        )
-                    },
-                    "rating": versions[user_id][0],
-                    "games": versions[user_id][1],
-                }
-                for (user_id, measure), found in performances.items()
-                if user_id in versions
-            ],
+            # up to a whole guild's members: their parameters are built off the event loop
+            await asyncio.to_thread(_performance_rows, guild_id, performances, versions),
         )
+
+
+def _performance_rows(
+    guild_id: int,
+    performances: Mapping[tuple[int, str], Performance],
+    versions: Mapping[int, tuple[float | None, int]],
+) -> list[dict[str, object]]:
+    """store_performances' parameters, one mapping per measure of a member in `versions`."""
+    return [
+        {
+            "guild_id": guild_id,
+            "user_id": user_id,
+            "measure": measure,
+            **{
+                name: None if math.isnan(number) else number
+                for name, number in zip(_VALUES, (found.value, found.up, found.down), strict=True)
+            },
+            "rating": versions[user_id][0],
+            "games": versions[user_id][1],
+        }
+        for (user_id, measure), found in performances.items()
+        if user_id in versions
+    ]
