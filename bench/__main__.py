@@ -18,6 +18,8 @@ BENCHMARKS = {
     "responsiveness": "bench.responsiveness",
     "processes": "bench.processes",
     "scale": "bench.scale",
+    "evaluate": "bench.evaluation",
+    "queues": "bench.queues",
 }
 """Benchmark name -> module with `run(quick: bool) -> list[Table] | Table`."""
 RESULTS_PATH = "bench/RESULTS.md"

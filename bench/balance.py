@@ -12,7 +12,7 @@ import numpy as np
 
 from bench.harness import Table, format_seconds, measure, verdict
 from bot.ratings.balance import EXACT_MAX_PLAYERS, MAX_PLAYERS, balance_teams, partitions
-from bot.ratings.solver import expected_score
+from bot.ratings.elo import elo_expected_score
 
 TARGET_SECONDS = 0.100
 """32 players, any number of teams: at most this long (SPEC 9.5's interactive reply)."""
@@ -44,7 +44,7 @@ def exact_spread(ratings: np.ndarray, teams: int) -> float:
 
 
 def favourite(spread: float) -> float:
-    return float(expected_score(np.array([-spread]))[0])
+    return float(elo_expected_score(np.array([-spread]))[0])
 
 
 def run(quick: bool) -> Table:

@@ -9,29 +9,49 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import json
-import math
 import os
 import sys
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TextIO, TypeVar
+from typing import Any, Final, NoReturn, TextIO, TypeVar
 
-from bot.config import Config, ConfigError, load_config
+from bot.cli_views import (
+    card_object,
+    leaderboard_object,
+    match_line,
+    match_lines,
+    match_object,
+    season_line,
+    season_object,
+    settings_lines,
+)
+from bot.config import (
+    Config,
+    ConfigError,
+    GuildSettings,
+    SettingError,
+    finite_number,
+    load_config,
+)
 from bot.ratings.balance import EXACT_MAX_PLAYERS
+from bot.ratings.evaluation import DEFAULT_LAST
 from bot.ratings.gamelist import GameListError, parse_games
 from bot.ratings.performance import format_rating, format_stability, rating_accuracy, stability
 from bot.ratings.rep import RepError, rep
 from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
 from bot.services import Actor, Ladder, UserError, parse_lineup
-from bot.services.card import rating_move
-from bot.services.lineup import parse_id
+from bot.services.evaluation import MAX_LAST, EvaluationService, GuildEvaluation, checked_last
+from bot.services.lineup import Player, parse_id
 from bot.services.matchups import Matchups, TeamBalance, parse_players
+from bot.services.replays import SETTING_NAMES
+from bot.services.seasons import CARRY_RULE
 from bot.services.standings import MEASURES
-from bot.storage import DatabaseBusy, DatabaseUnavailable, redacted
+from bot.storage import DatabaseBusy, DatabaseUnavailable, Match, MatchEdit, redacted
 
 PROGRAM = "ladderbot"
 DEFAULT_CONFIG = "config.toml"
@@ -50,6 +70,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     UserError,
     ConfigError,
     DatabaseBusy,
+    DatabaseUnavailable,
 )
 """Errors that are the user's input, reported as one line; anything else is a bug."""
 
@@ -69,9 +90,10 @@ Handler = Callable[[argparse.Namespace, Streams], int]
 
 
 class _Parser(argparse.ArgumentParser):
-    """Raises UsageError instead of printing the usage and exiting; when an argument that
-    starts with '-' (a lineup such as '-abc 1 | <@2> 3') was taken for an option, the error
-    says to put `--` before it."""
+    """Raises UsageError instead of printing the usage and exiting; when a command's argument
+    that starts with '-' (a lineup such as '-abc 1 | <@2> 3') was taken for an option, the
+    error says to put `--` before it (not where a command's name is expected: an unknown
+    command is only that)."""
 
     _arguments: Sequence[str] = ()
 
@@ -82,7 +104,7 @@ class _Parser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
-        if "--" not in self._arguments:
+        if self._subparsers is None and "--" not in self._arguments:
             dashed = [
                 argument
                 for argument in self._arguments
@@ -131,13 +153,25 @@ def run_testit(arguments: argparse.Namespace, streams: Streams) -> int:
     return EXIT_OK
 
 
+GAME_LIST_HELP = (
+    "A game list has one game per line, newest first: <result><opponent rating> [<opponent "
+    "name>] [<days ago>], e.g. '+1500 alice 3': result + win, = draw, - loss; the rating in "
+    "Elo units (1500 average); name a word (default unknown); days a number >= 0 (default 0). "
+    "Blank lines are skipped; another bad line is refused with its number (README: Game lists)."
+)
+
+
 def _add_performance_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     for name, variant in VARIANTS.items():
         command = commands.add_parser(
-            name, help=f"{variant.summary}: rating of the game list on stdin, as RP +UP -DOWN"
+            name,
+            help=f"{variant.summary}: rating of the game list on stdin, as RP +UP -DOWN",
+            epilog=GAME_LIST_HELP,
         )
         command.set_defaults(handler=run_variant, variant=variant, with_accuracy=False)
-    ra = commands.add_parser("ra", help="as the variant, then the rating accuracy RA")
+    ra = commands.add_parser(
+        "ra", help="as the variant, then the rating accuracy RA", epilog=GAME_LIST_HELP
+    )
     ra.add_argument("variant", type=_variant_argument, metavar="VARIANT", help="p1 … p8")
     ra.set_defaults(handler=run_variant, with_accuracy=True)
     rep_command = commands.add_parser(
@@ -162,12 +196,59 @@ def run_discord_bot(arguments: argparse.Namespace, streams: Streams) -> int:
     return run_bot(arguments.config)
 
 
+def run_web(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`web [--host H] [--port P]`: the web pages and read API until stopped (SPEC 11)."""
+    from bot.web import WebServer, until_stopped  # loaded only for this command
+
+    config = _config(arguments)
+    location = config.database.location() if arguments.db is None else arguments.db
+    host = arguments.host or config.web.host
+    port = config.web.port if arguments.port is None else arguments.port
+
+    async def session() -> None:
+        try:
+            ladder = await Ladder.open(location, config, create=False)
+        except DatabaseUnavailable as error:
+            raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
+        try:
+            server = WebServer(ladder, host, port)
+            try:
+                await server.start()
+            except OSError as error:
+                reason = error.strerror or str(error)
+                raise UsageError(f"cannot listen on {host}:{port}: {reason}") from None
+            print(f"serving http://{host}:{port} (Ctrl-C stops)", file=streams.stderr, flush=True)
+            try:
+                await until_stopped()
+            finally:
+                await server.stop()
+        finally:
+            await ladder.close()
+
+    asyncio.run(session())
+    return EXIT_OK
+
+
+def _port(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 65_535):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a port number from 1 to 65,535")
+    return int(text)
+
+
 def _add_bot_command(commands: argparse._SubParsersAction[_Parser]) -> None:
     run_command = commands.add_parser("run", help="run the Discord bot")
     run_command.add_argument(
         "--config", default=DEFAULT_CONFIG, metavar="PATH", help=f"config file ({DEFAULT_CONFIG})"
     )
     run_command.set_defaults(handler=run_discord_bot)
+    web = commands.add_parser("web", help="serve the web pages and read API (read only)")
+    web.add_argument("--host", metavar="H", help="address to listen on ([web] host)")
+    web.add_argument("--port", type=_port, metavar="P", help="port ([web] port)")
+    web.add_argument(
+        "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
+    )
+    web.add_argument("--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)")
+    web.set_defaults(handler=run_web)
 
 
 # --- the database commands (SPEC 5) ---------------------------------------------------------
@@ -185,27 +266,33 @@ def _config(arguments: argparse.Namespace) -> Config:
 
 
 def _with_ladder(
-    arguments: argparse.Namespace, use: Callable[[Ladder], Awaitable[Result]]
+    arguments: argparse.Namespace,
+    use: Callable[[Ladder], Awaitable[Result]],
+    *,
+    creates: bool = False,
 ) -> Result:
-    """Open the database (--db, else the config's path), run `use`, always close it."""
+    """Open the database (--db, else the config's path), run `use`, always close it.
+    Unless the command `creates` (SPEC 5: report, import, settings, season start), a
+    database or guild that does not exist yet is refused: a read never creates one."""
     config = _config(arguments)
-    location = arguments.db or config.database.location()
+    location = config.database.location() if arguments.db is None else arguments.db
 
     async def session() -> Result:
         try:
-            ladder = await Ladder.open(location, config)
+            ladder = await Ladder.open(location, config, create=creates)
         except DatabaseUnavailable as error:
             raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
         try:
+            if not creates and await ladder.db.read.guild_settings(arguments.guild) is None:
+                raise UsageError(
+                    f"the database {redacted(location)} has no guild {arguments.guild} "
+                    "(a command that only reads creates none)"
+                )
             return await use(ladder)
         finally:
             await ladder.close()
 
     return asyncio.run(session())
-
-
-def _finite_or_none(value: float) -> float | None:
-    return value if math.isfinite(value) else None
 
 
 def run_gr(arguments: argparse.Namespace, streams: Streams) -> int:
@@ -222,6 +309,7 @@ def run_gr(arguments: argparse.Namespace, streams: Streams) -> int:
 def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
     """`report 'LINEUP'`: records and applies one match at once."""
     lineup = parse_lineup(arguments.lineup)
+    _no_numbered_guests(entry.player for entry in lineup)
 
     async def report(ladder: Ladder) -> list[str]:
         result = await ladder.report(
@@ -239,7 +327,7 @@ def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
                 )
         return lines
 
-    print("\n".join(_with_ladder(arguments, report)), file=streams.stdout)
+    print("\n".join(_with_ladder(arguments, report, creates=True)), file=streams.stdout)
     return EXIT_OK
 
 
@@ -248,39 +336,9 @@ def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
 
     async def card(ladder: Ladder) -> dict[str, Any]:
         member = await ladder.find_member(arguments.guild, arguments.member)
-        found = await ladder.rating_card(arguments.guild, member.user_id, arguments.variant)
-        return {
-            "user_id": member.user_id,
-            "name": member.name,
-            "rating": found.rating,
-            "rank": found.rank,
-            "games": found.games,
-            "wins": found.wins,
-            "draws": found.draws,
-            "losses": found.losses,
-            "variant": found.variant,
-            "performance": _finite_or_none(found.performance),
-            "performance_text": format_rating(found.performance),
-            "up": _finite_or_none(found.up),
-            "down": _finite_or_none(found.down),
-            "ra": found.ra,
-            "provisional": found.provisional,
-            "inactive": found.inactive,
-            "peak": found.stats.peak,
-            "streak": found.stats.streak,
-            "win_rate": found.stats.win_rate,
-            "form": [
-                {
-                    "match_id": entry.match_id,
-                    "played_at": entry.played_at,
-                    "result": entry.result,
-                    "rating_before": entry.rating_before,
-                    "rating_after": entry.rating_after,
-                    "shown": rating_move(entry.rating_before, entry.rating_after),
-                }
-                for entry in found.stats.form
-            ],
-        }
+        return card_object(
+            await ladder.rating_card(arguments.guild, member.user_id, arguments.variant)
+        )
 
     found = _with_ladder(arguments, card)
     if arguments.json:
@@ -292,16 +350,17 @@ def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
         performance += f" +{format_rating(found['up'])} -{format_rating(found['down'])}"
     print(
         f"{found['name']} ({found['user_id']}): ladder {found['rating']:.1f}, {rank}, "
-        f"{found['games']} games ({found['wins']}-{found['draws']}-{found['losses']}), "
-        f"{found['variant']} {performance}, RA {found['ra']:.2f}"
+        f"this season {found['games']} games "
+        f"({found['wins']}-{found['draws']}-{found['losses']}), "
+        f"{found['variant']} {performance} (ladder units), RA {found['ra']:.2f}"
         + (", provisional" if found["provisional"] else "")
         + (", inactive" if found["inactive"] else ""),
         file=streams.stdout,
     )
     if found["form"]:
         print(
-            f"peak {found['peak']:.1f}, streak {found['streak']}, "
-            f"win rate {found['win_rate']:.0%}; recent: "
+            f"all seasons {found['games_all_seasons']} games: peak {found['peak']:.1f}, "
+            f"streak {found['streak']}, win rate {found['win_rate']:.0%}; recent: "
             + "; ".join(f"#{e['match_id']} {e['result']} {e['shown']}" for e in found["form"]),
             file=streams.stdout,
         )
@@ -316,21 +375,7 @@ def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
         page = await ladder.leaderboard(
             arguments.guild, arguments.by, page_size=0, season=arguments.season
         )
-        return [
-            {
-                "rank": row.rank,
-                "user_id": row.user_id,
-                "name": row.name,
-                "rating": row.rating,
-                "value": _finite_or_none(row.value),
-                "games": row.games,
-                "wins": row.wins,
-                "draws": row.draws,
-                "losses": row.losses,
-                "provisional": row.provisional,
-            }
-            for row in page.rows
-        ]
+        return [leaderboard_object(row) for row in page.rows]
 
     rows = _with_ladder(arguments, board)
     if arguments.json:
@@ -366,7 +411,7 @@ def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
     except OSError as error:
         raise UsageError(f"cannot read {arguments.file}: {error}") from None
     result = _with_ladder(
-        arguments, lambda ladder: ladder.import_csv(arguments.guild, CLI_ACTOR, data)
+        arguments, lambda ladder: ladder.import_csv(arguments.guild, CLI_ACTOR, data), creates=True
     )
     seasons = f", {result.seasons} season starts" if result.seasons else ""
     print(
@@ -387,17 +432,26 @@ def run_recompute(arguments: argparse.Namespace, streams: Streams) -> int:
 def run_balance(arguments: argparse.Namespace, streams: Streams) -> int:
     """`balance 'PLAYERS' [--teams N]`: the most even teams, one line per team."""
     players = parse_players(arguments.players)
+    _no_numbered_guests(players)
     found: TeamBalance = _with_ladder(
         arguments,
         lambda ladder: Matchups(ladder).balance(arguments.guild, players, arguments.teams),
     )
+    several = len(found.teams) > 2
     for number, team in enumerate(found.teams, start=1):
         names = ", ".join(
-            entry.name if entry.player.user_id is None else f"{entry.name} ({entry.player.user_id})"
+            f"{entry.name} (guest)"
+            if entry.player.user_id is None
+            else f"{entry.name} ({entry.player.user_id})"
             for entry in team.players
         )
+        chance = f"wins {team.win_probability:.1%}" + (" against one other team" if several else "")
+        print(f"team {number}: average {team.average:.1f}, {chance}: {names}", file=streams.stdout)
+    if several:
         print(
-            f"team {number}: average {team.average:.1f}, wins {team.win_probability:.1%}: {names}",
+            f"(a team's chance to beat one other team, averaged over the other "
+            f"{len(found.teams) - 1}: the {len(found.teams)} chances add up to "
+            f"{len(found.teams) / 2:.0%}, not 100%)",
             file=streams.stdout,
         )
     if not found.exact:
@@ -408,6 +462,51 @@ def run_balance(arguments: argparse.Namespace, streams: Streams) -> int:
     return EXIT_OK
 
 
+def _no_numbered_guests(players: Iterable[Player]) -> None:
+    """A bare number among players would be a guest of that name: on the command line a
+    member is `<@id>`, so a number is refused rather than silently made a guest."""
+    for player in players:
+        if player.guest is not None and player.guest.isascii() and player.guest.isdigit():
+            raise UsageError(
+                f"player {player.guest!r} is a bare number, which would be a guest of that "
+                f"name: write a member as <@{player.guest}> (a guest's name needs a letter)"
+            )
+
+
+def run_evaluate(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`evaluate [--last N] [--tune] [--json]`: how well each measure predicted the guild's
+    last N matches (SPEC 12), and with --tune the ladder's constants tried."""
+    found: GuildEvaluation = _with_ladder(
+        arguments,
+        lambda ladder: EvaluationService(ladder).evaluate(
+            arguments.guild, arguments.last, tune=arguments.tune
+        ),
+    )
+    if arguments.json:
+        print(json.dumps(found.as_json()), file=streams.stdout)
+        return EXIT_OK
+    pairs = found.evaluation.scores[0].pairs
+    lines = [
+        f"evaluated the last {found.evaluation.matches:,} matches ({pairs:,} ordered pairs)",
+        *found.table(),
+        found.verdict(),
+    ]
+    tuning = found.tuning_verdict()
+    if tuning is not None:
+        lines += ["ladder log-loss, t down, game_mult across:", *found.tuning_table(), tuning]
+    print("\n".join(lines), file=streams.stdout)
+    return EXIT_OK
+
+
+def _last_matches(text: str) -> int:
+    try:
+        return checked_last(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from 1 to {MAX_LAST:,}, not {text!r}"
+        ) from None
+
+
 def _guild_id(text: str) -> int:
     try:
         return parse_id(text, "guild id")
@@ -415,20 +514,30 @@ def _guild_id(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _database_command(
+    commands: argparse._SubParsersAction[_Parser], name: str, handler: Handler, help_text: str
+) -> _Parser:
+    """A command that works on one guild of the database: --guild, --db, --config."""
+    command = commands.add_parser(name, help=help_text)
+    command.add_argument("--guild", type=_guild_id, required=True, metavar="ID")
+    command.add_argument(
+        "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
+    )
+    command.add_argument(
+        "--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)"
+    )
+    command.set_defaults(handler=handler)
+    return command
+
+
 def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     def database_command(name: str, handler: Handler, help_text: str) -> _Parser:
-        command = commands.add_parser(name, help=help_text)
-        command.add_argument("--guild", type=_guild_id, required=True, metavar="ID")
-        command.add_argument(
-            "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
-        )
-        command.add_argument(
-            "--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)"
-        )
-        command.set_defaults(handler=handler)
-        return command
+        return _database_command(commands, name, handler, help_text)
 
-    gr = database_command("gr", run_gr, "a member's games in the game-list format")
+    gr = database_command(
+        "gr", run_gr, "a member's games as a game list, opponent ratings in Elo units"
+    )
+    gr.epilog = GAME_LIST_HELP
     gr.add_argument("member", metavar="MEMBER", help="user id or display name")
     report = database_command("report", run_report, "record and apply a match")
     report.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
@@ -447,6 +556,219 @@ def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> Non
     balance = database_command("balance", run_balance, "split players into even teams")
     balance.add_argument("players", metavar="PLAYERS", help="'<@1> <@2> guest_bob <@3>'")
     balance.add_argument("--teams", type=int, default=2, metavar="N", help="2 to 4 (default 2)")
+    evaluate = database_command("evaluate", run_evaluate, "how well each rating predicts")
+    evaluate.add_argument(
+        "--last", type=_last_matches, default=DEFAULT_LAST, metavar="N", help="matches (5,000)"
+    )
+    evaluate.add_argument("--tune", action="store_true", help="also try other ladder constants")
+    evaluate.add_argument("--json", action="store_true", help="one JSON object")
+
+
+# --- moderation (SPEC 5 and 9.4): as /match, /admin and /season, by a moderator ------------
+
+
+def _match_id(text: str) -> int:
+    try:
+        return parse_id(text, "match id")
+    except UserError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _count(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 1_000_000):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from 1 to 1,000,000")
+    return int(text)
+
+
+def _carry(text: str) -> float:
+    try:
+        return finite_number(text)
+    except SettingError:
+        raise argparse.ArgumentTypeError(f"carry {text!r} must be {CARRY_RULE}") from None
+
+
+def _print_lines(lines: Iterable[str], streams: Streams) -> int:
+    print("\n".join(lines), file=streams.stdout)
+    return EXIT_OK
+
+
+def _print_json(found: object, streams: Streams) -> int:
+    print(json.dumps(found), file=streams.stdout)
+    return EXIT_OK
+
+
+def run_matches(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`matches [--member M] [--limit N]`: the guild's matches, newest first, with state."""
+
+    async def listed(ladder: Ladder) -> list[Match]:
+        user_id = None
+        if arguments.member is not None:
+            user_id = (await ladder.find_member(arguments.guild, arguments.member)).user_id
+        return await ladder.list_matches(arguments.guild, user_id, limit=arguments.limit)
+
+    found = _with_ladder(arguments, listed)
+    if arguments.json:
+        return _print_json([match_object(match) for match in found], streams)
+    return _print_lines(map(match_line, found), streams) if found else EXIT_OK
+
+
+def run_match(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`match ID`: one match as /match show shows it, with its earlier lineups."""
+
+    async def shown(ladder: Ladder) -> tuple[Match, list[MatchEdit]]:
+        match = await ladder.show_match(arguments.guild, arguments.match)
+        return match, await ladder.match_edits(arguments.guild, arguments.match)
+
+    match, edits = _with_ladder(arguments, shown)
+    if arguments.json:
+        return _print_json(match_object(match, edits), streams)
+    return _print_lines(match_lines(match, edits, CLI_ACTOR.user_id), streams)
+
+
+def run_void(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`void ID [--reason TEXT]`: as /admin void."""
+    result = _with_ladder(
+        arguments,
+        lambda ladder: ladder.void(arguments.guild, CLI_ACTOR, arguments.match, arguments.reason),
+    )
+    return _print_lines(
+        [
+            f"match #{result.match.id} is void; {result.replayed} later matches were replayed",
+            *match_lines(result.match, (), CLI_ACTOR.user_id)[1:],
+        ],
+        streams,
+    )
+
+
+def run_confirm(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`confirm ID`: as /match confirm by a moderator (a disputed match too)."""
+    result = _with_ladder(
+        arguments, lambda ladder: ladder.confirm(arguments.guild, CLI_ACTOR, arguments.match)
+    )
+    done = "is applied" if result.applied_now else "was already applied"
+    lines = match_lines(result.match, (), CLI_ACTOR.user_id)
+    return _print_lines([f"match #{result.match.id} {done}", *lines[1:]], streams)
+
+
+def run_edit(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`edit ID 'LINEUP'`: as /admin edit; the old lineup stays in the match's history."""
+    lineup = parse_lineup(arguments.lineup)
+    _no_numbered_guests(entry.player for entry in lineup)
+    result = _with_ladder(
+        arguments,
+        lambda ladder: ladder.edit(arguments.guild, CLI_ACTOR, arguments.match, lineup),
+    )
+    return _print_lines(
+        [
+            f"match #{result.match.id} is edited (it was: {result.old_lineup}); "
+            f"{result.replayed} matches were replayed",
+            *match_lines(result.match, (), CLI_ACTOR.user_id)[1:],
+        ],
+        streams,
+    )
+
+
+def _setting_changes(pairs: Sequence[str]) -> dict[str, str]:
+    """NAME=VALUE arguments as changes (the values are checked by the settings' rules)."""
+    changes: dict[str, str] = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        name = name.strip()
+        if not equals:
+            raise UsageError(f"{pair!r} must be NAME=VALUE, such as t=120")
+        if name not in SETTING_NAMES:
+            raise UsageError(f"setting {name!r} must be one of {', '.join(SETTING_NAMES)}")
+        if name in changes:
+            raise UsageError(f"setting {name!r} is given twice; give each once")
+        changes[name] = value.strip()
+    return changes
+
+
+def run_settings(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`settings [NAME=VALUE …]`: shows the guild's settings, or changes them first."""
+    changes = _setting_changes(arguments.changes)
+
+    async def settings(ladder: Ladder) -> tuple[GuildSettings, list[str]]:
+        if not changes:
+            return await ladder.settings(arguments.guild), []
+        result = await ladder.change_settings(arguments.guild, CLI_ACTOR, changes)
+        changed = ", ".join(f"{name} = {getattr(result.settings, name)}" for name in changes)
+        replayed = (
+            ""
+            if result.replayed is None
+            else f"; the guild was replayed ({result.replayed} matches)"
+        )
+        return result.settings, [f"changed {changed}{replayed}"]
+
+    found, notes = _with_ladder(arguments, settings, creates=bool(changes))
+    return _print_lines([*notes, *settings_lines(found)], streams)
+
+
+def run_season_start(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`season start NAME [--carry X]`: as /admin season start."""
+    season = _with_ladder(
+        arguments,
+        lambda ladder: ladder.start_season(
+            arguments.guild, CLI_ACTOR, arguments.name, arguments.carry
+        ),
+        creates=True,
+    )
+    kept = (
+        "ratings restart from the initial rating"
+        if season.carry == 0
+        else f"ratings keep {season.carry:.0%} of their distance to the initial rating"
+    )
+    return _print_lines([f"season {season.name!r} started: {kept}, records restart at 0"], streams)
+
+
+def run_season_list(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`season list [--json]`: every season, oldest first; the last is under way."""
+    found = _with_ladder(arguments, lambda ladder: ladder.season_list(arguments.guild))
+    if arguments.json:
+        return _print_json([season_object(season) for season in found], streams)
+    return _print_lines(map(season_line, found), streams)
+
+
+def _add_moderation_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
+    listed = _database_command(
+        commands, "matches", run_matches, "the guild's matches, newest first, with state"
+    )
+    listed.add_argument("--member", metavar="M", help="only this member's (user id or name)")
+    listed.add_argument("--limit", type=_count, metavar="N", help="the newest N only")
+    listed.add_argument("--json", action="store_true", help="a JSON list")
+    shown = _database_command(commands, "match", run_match, "one match, as /match show")
+    shown.add_argument("match", type=_match_id, metavar="ID")
+    shown.add_argument("--json", action="store_true", help="one JSON object")
+    void = _database_command(commands, "void", run_void, "void a match, as /admin void")
+    void.add_argument("match", type=_match_id, metavar="ID")
+    void.add_argument("--reason", metavar="TEXT", help="why (shown on the match)")
+    confirm = _database_command(
+        commands, "confirm", run_confirm, "apply a pending or disputed match, as /match confirm"
+    )
+    confirm.add_argument("match", type=_match_id, metavar="ID")
+    edit = _database_command(commands, "edit", run_edit, "replace a match's lineup, as /admin edit")
+    edit.add_argument("match", type=_match_id, metavar="ID")
+    edit.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
+    settings = _database_command(
+        commands, "settings", run_settings, "show or change the guild's settings"
+    )
+    settings.add_argument(
+        "changes", nargs="*", metavar="NAME=VALUE", help=f"any of {', '.join(SETTING_NAMES)}"
+    )
+    season = commands.add_parser("season", help="start a season, or list the seasons")
+    season_commands = season.add_subparsers(dest="season_command", required=True, metavar="ACTION")
+    start = _database_command(
+        season_commands, "start", run_season_start, "close the season and start a new one"
+    )
+    start.add_argument("name", metavar="NAME", help="the new season's name")
+    start.add_argument(
+        "--carry", type=_carry, default=0.0, metavar="X", help=f"share kept, {CARRY_RULE} (0)"
+    )
+    season_list = _database_command(
+        season_commands, "list", run_season_list, "every season, oldest first"
+    )
+    season_list.add_argument("--json", action="store_true", help="a JSON list")
+    _describe_commands(season_commands)
 
 
 class _ProgressBar:
@@ -496,12 +818,33 @@ def _add_migrate_command(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROGRAM, description="Ranked matches: ladder and performance ratings.")
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_performance_commands(commands)
     _add_bot_command(commands)
     _add_database_commands(commands)
+    _add_moderation_commands(commands)
+    from bot.cli_queues import add_queue_commands
+
+    add_queue_commands(commands, _database_command)
     _add_migrate_command(commands)
+    _describe_commands(commands)
     return parser
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("ladderbot")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return "(not installed)"
+
+
+def _describe_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """Each command's --help opens with the line the command list shows for it."""
+    for listed in commands._choices_actions:
+        command = commands.choices[listed.dest]
+        if command.description is None:
+            command.description = listed.help
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
@@ -510,6 +853,22 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         # rep's arguments are game text such as '-R playerX' or '-': never options.
         return argparse.Namespace(command="rep", handler=run_rep, arguments=list(argv[1:]))
     return parser.parse_args(argv)
+
+
+DISCORD_TO_COMMAND_LINE: Final = {
+    "/season list": f"{PROGRAM} season list",
+    "/match list": f"{PROGRAM} matches",
+    "/admin void": f"{PROGRAM} void",
+}
+"""The commands a refusal of the services names (written for Discord), as this command line
+spells them."""
+
+
+def on_the_command_line(message: str) -> str:
+    """A refusal with the Discord commands it names spelled as `ladderbot` commands."""
+    for discord_command, command in DISCORD_TO_COMMAND_LINE.items():
+        message = message.replace(discord_command, command)
+    return message
 
 
 def main(argv: Sequence[str] | None = None, streams: Streams | None = None) -> int:
@@ -523,7 +882,7 @@ def main(argv: Sequence[str] | None = None, streams: Streams | None = None) -> i
         handler: Handler = arguments.handler
         return handler(arguments, streams)
     except USER_ERRORS as error:
-        print(f"{command}: error: {error}", file=streams.stderr)
+        print(f"{command}: error: {on_the_command_line(str(error))}", file=streams.stderr)
         return EXIT_BAD_INPUT
     except (UnicodeDecodeError, UnicodeEncodeError) as error:  # bytes that are not UTF-8
         print(f"{command}: error: the text is not valid UTF-8: {error.reason}", file=streams.stderr)

@@ -122,6 +122,8 @@ SETTING_BOUNDS: Final[Mapping[str, Bound]] = {
     "provisional_games": Bound(0, 1_000, whole=True),
     "inactive_days": Bound(0, 3_650, whole=True),
     "rank_margin": Bound(0.0, 1e6),
+    "no_show_minutes": Bound(0, 1_440, whole=True),
+    "lobby_hours": Bound(1.0, 168.0),
 }
 """The bounds of the guild settings that are numbers (SPEC 7); the ladder update is finite
 for every match within them (tests/ratings/test_bounds.py checks it at the corners)."""
@@ -138,6 +140,18 @@ def one_of(*choices: str) -> Callable[[Any], str]:
         return str(text)
 
     return check
+
+
+def true_or_false(value: Any) -> bool:
+    """A yes/no setting: a boolean, or its words (true/false, yes/no, on/off, 1/0)."""
+    if isinstance(value, bool):
+        return value
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise SettingError("must be true or false")
 
 
 def non_empty_text(value: Any) -> str:
@@ -187,6 +201,12 @@ class GuildSettings:
     """SPEC 9.3: days without an applied match after which a member is inactive (0: off)."""
     rank_margin: float = 25.0
     """SPEC 9.2: a rank role is kept until the rating falls below min_rating - rank_margin."""
+    no_show_minutes: int = 0
+    """SPEC 10.2: minutes a member who let a ready check lapse cannot join a queue (0: off)."""
+    lobby_hours: float = 3.0
+    """SPEC 10.3: a lobby with no result after this many hours is cancelled."""
+    web: bool = False
+    """SPEC 11.1: the guild's standings are shown on the web pages and the read API."""
 
     def changed(self, changes: Mapping[str, Any]) -> GuildSettings:
         """A copy with the changes checked by the setting rules (SettingError names the key)."""
@@ -197,6 +217,7 @@ GUILD_SETTING_RULES: Final[Mapping[str, Callable[[Any], Any]]] = {
     **{name: bound.check for name, bound in SETTING_BOUNDS.items()},
     "variant": one_of(*VARIANTS),
     "confirm": one_of(*CONFIRM_MODES),
+    "web": true_or_false,
 }
 RATING_CONSTANTS: Final = frozenset({"t", "game_mult", "max_game_length", "initial_rating"})
 """Settings whose change replays the guild (SPEC 2.5)."""
@@ -297,12 +318,42 @@ class LeaderboardConfig:
     page_size: int = 10
 
 
+def web_address(value: Any) -> str:
+    """public_url: where users reach the web pages, http(s)://host[:port][/path]."""
+    text = non_empty_text(value).strip().rstrip("/")
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise SettingError(
+            "must be an http:// or https:// address such as https://ladder.example.org"
+        )
+    return text
+
+
+port_number = Bound(1, 65_535, whole=True).check
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """SPEC 11.1: the web pages and read API; `enabled` serves them from the bot process
+    too (`ladderbot web` serves them whatever it says)."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8080
+    public_url: str | None = None
+
+    def guild_address(self, guild_id: int) -> str:
+        """The guild's leaderboard page, absolute when public_url is set."""
+        return f"{self.public_url or ''}/g/{guild_id}"
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     discord: DiscordConfig = field(default_factory=DiscordConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     defaults: GuildSettings = field(default_factory=GuildSettings)
     leaderboard: LeaderboardConfig = field(default_factory=LeaderboardConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     source: str = "config.toml"
 
     def token(self, environ: Mapping[str, str] = os.environ) -> str:
@@ -335,6 +386,15 @@ SECTION_RULES: Final[Mapping[str, tuple[type, Mapping[str, Callable[[Any], Any]]
     "leaderboard": (
         LeaderboardConfig,
         {"edit_seconds": non_negative_number, "page_size": page_size},
+    ),
+    "web": (
+        WebConfig,
+        {
+            "enabled": true_or_false,
+            "host": non_empty_text,
+            "port": port_number,
+            "public_url": web_address,
+        },
     ),
 }
 
@@ -412,6 +472,7 @@ __all__ = [
     "KeyedSettingError",
     "LeaderboardConfig",
     "SettingError",
+    "WebConfig",
     "load_config",
     "parse_config",
     "shard_of",

@@ -23,11 +23,12 @@ def test_balance_prints_each_team_with_its_chance(tmp_path: Path) -> None:
     status, out, _ = run(
         "balance", *db_args(db), " ".join(f"g{n}" for n in range(14)), "--teams", "3"
     )
-    assert status == 0 and len(out.splitlines()) == 4 and "heuristic" in out
+    assert status == 0 and len(out.splitlines()) == 5 and "heuristic" in out
 
 
 def test_balance_refusals_are_one_line_with_status_2(tmp_path: Path) -> None:
     db = tmp_path / "cli.sqlite3"
+    assert run("report", *db_args(db), "<@1> 1 | <@2> 0")[0] == 0
     for players, extra, message in [
         ("<@1> <@1>", [], "<@1> is listed twice"),
         ("<@1> <@2>", ["--teams", "5"], "teams 5 must be from 2 to 4"),

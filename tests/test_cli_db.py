@@ -123,6 +123,7 @@ def test_import_export_round_trip_and_recompute(tmp_path: Path) -> None:
 )
 def test_errors_are_one_line_and_exit_2(tmp_path: Path, argv: list[str], message: str) -> None:
     db = tmp_path / "cli.sqlite3"
+    assert run("report", *db_args(db), "<@1> 1 | <@2> 0")[0] == 0
     command, *rest = argv
     status, out, err = run(command, *db_args(db), *rest)
     assert status == 2

@@ -36,6 +36,7 @@ COG_MODULES = (
     "bot.app.cogs.seasons",
     "bot.app.cogs.community",  # after admin: adds /admin rank and /admin modlog
     "bot.app.cogs.names",
+    "bot.app.cogs.queues",  # after admin: adds /admin queue and /admin lobby
 )
 
 

@@ -12,13 +12,14 @@ from typing import Final
 import discord
 
 from bot.app.members import shown_name
-from bot.config import GuildSettings
+from bot.config import GuildSettings, WebConfig
 from bot.ratings.balance import EXACT_MAX_PLAYERS
 from bot.ratings.ladder import Outcome
 from bot.ratings.performance import format_rating
 from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCard
 from bot.services.card import rating_move
 from bot.services.errors import shorten
+from bot.services.evaluation import GuildEvaluation
 from bot.services.matchups import HeadToHead, MatchPage, TeamBalance, TeamMember
 from bot.services.seasons import SeasonSummary
 from bot.storage import Season
@@ -204,11 +205,16 @@ def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
     )
     embed.add_field(name="Ladder rating", value=ladder_number(card.rating))
     embed.add_field(name="Rank", value=f"#{card.rank}" if card.rank is not None else "unranked")
-    record = f"{card.wins}W {card.draws}D {card.losses}L ({card.games} games)"
+    # The record restarts with each season; peak, streak, win rate and form span them all.
+    record = f"{card.wins}W {card.draws}D {card.losses}L ({card.games} games this season)"
     embed.add_field(name="Record", value=record)
     embed.add_field(name="Peak", value=ladder_number(stats.peak) if stats.peak is not None else "—")
     embed.add_field(name="Streak", value=stats.streak or "—")
-    win_rate = f"{stats.win_rate:.0%}" if stats.win_rate is not None else "—"
+    win_rate = (
+        f"{stats.win_rate:.0%} of {stats.games} games (all seasons)"
+        if stats.win_rate is not None
+        else "—"
+    )
     embed.add_field(name="Win rate", value=win_rate)
     embed.add_field(
         name=f"Performance ({card.variant})",
@@ -305,9 +311,31 @@ def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.
         ("provisional_games", settings.provisional_games),
         ("inactive_days", settings.inactive_days),
         ("rank_margin", settings.rank_margin),
+        ("no_show_minutes", settings.no_show_minutes),
+        ("lobby_hours", settings.lobby_hours),
+        ("web", settings.web),
     ):
         embed.add_field(name=name, value=f"{value:g}" if isinstance(value, float) else str(value))
     return embed
+
+
+def web_address_note(web: WebConfig, guild_id: int, shown: bool) -> str:
+    """/admin web: where this server's pages are, and whether they are shown (SPEC 11.1)."""
+    address = web.guild_address(guild_id)
+    if web.public_url is None:
+        where = (
+            f"This server's leaderboard page is at the path {address} of the web server; "
+            "set [web] public_url in the bot's config for a full address."
+        )
+    else:
+        where = f"This server's leaderboard page: <{address}>"
+    state = (
+        "The pages and the API show this server's standings; /admin settings web:False hides "
+        "them at once."
+        if shown
+        else "They are hidden now (the pages answer 404): /admin settings web:True shows them."
+    )
+    return f"{where}\n{state}"
 
 
 def prediction_embed(prediction: Prediction) -> discord.Embed:
@@ -404,4 +432,32 @@ def balance_embed(found: TeamBalance) -> discord.Embed:
             f"{ladder_number(team.average)}",
             value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"),
         )
+    return embed
+
+
+def evaluation_embed(found: GuildEvaluation) -> discord.Embed:
+    """Every measure's figures as a table, which predicts best against the server's variant,
+    and (tuned) the best ladder constants tried."""
+    evaluation = found.evaluation
+    table = "\n".join(found.table())
+    embed = discord.Embed(
+        title="How well the ratings predict",
+        description=(
+            f"The last {evaluation.matches:,} matches: each pair's result predicted from what "
+            f"was known before the match ({evaluation.scores[0].pairs:,} ordered pairs). "
+            f"Lower log-loss is better; a coin toss scores {math.log(2):.4f}.\n"
+            f"```\n{table}\n```\n"
+            "ladder: the ladder rating · p1 to p8: the performance ratings · baseline: a coin toss"
+        ),
+        colour=discord.Colour.blurple(),
+    )
+    embed.add_field(name="Best measure", value=found.verdict(), inline=False)
+    tuning = found.tuning_verdict()
+    if tuning is not None:
+        embed.add_field(name="Ladder constants", value=tuning, inline=False)
+        grid = "```\n" + "\n".join(found.tuning_table()) + "\n```"
+        if len(grid) <= FIELD_VALUE_LIMIT:
+            embed.add_field(
+                name="Ladder log-loss: t down, game_mult across", value=grid, inline=False
+            )
     return embed

@@ -11,7 +11,7 @@ from discord import app_commands
 
 from bot.services import UserError
 from bot.services.errors import quoted, shorten
-from bot.storage import DatabaseBusy
+from bot.storage import DatabaseBusy, DatabaseUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +57,11 @@ def user_message(error: BaseException) -> str | None:
     """The message to show for a refusal, or None for an unexpected failure."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, UserError | DatabaseBusy):
+    if isinstance(error, UserError | DatabaseBusy | DatabaseUnavailable):
         return str(error)
     if isinstance(error, app_commands.TransformerError):
+        if isinstance(error.__cause__, UserError):  # an option's own check (bot.app.options)
+            return str(error.__cause__)
         return f"{quoted(str(error.value))} is not a valid {error.type.name} here."
     if isinstance(error, app_commands.CheckFailure):
         return str(error)

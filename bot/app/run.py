@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import logging
 import signal
 import sys
+from collections.abc import Iterator
 
+import aiohttp
 import discord
 
 from bot.app.bot import create_bot
@@ -16,7 +20,12 @@ from bot.storage import DatabaseUnavailable, redacted
 
 EXIT_OK = 0
 EXIT_BAD_SETUP = 2
-AIOSQLITE_STOP_SECONDS = 0.2
+FIRST_RETRY_SECONDS = 1.0
+LONGEST_RETRY_SECONDS = 300.0
+"""Waits between attempts to reach Discord: doubling from the first, at most 5 minutes."""
+UNREACHABLE = (OSError, aiohttp.ClientError, TimeoutError, discord.DiscordServerError)
+"""What a start raises when Discord cannot be reached: no network, a DNS failure, a refused
+or dropped connection, Discord answering 5xx."""
 
 
 def _fail(message: str) -> int:
@@ -45,23 +54,78 @@ async def _serve(config: Config, token: str) -> int:
     except ConfigError as error:
         return _fail(f"{config.source}: {error}")
     except DatabaseUnavailable as error:
-        # aiosqlite stops its worker thread without waiting for it; let it finish before the
-        # event loop closes, or it prints a traceback after our one line.
-        await asyncio.sleep(AIOSQLITE_STOP_SECONDS)
         key = "path" if config.database.url is None else "url"
         return _fail(f"{config.source}: [database] {key} {redacted(location)!r}: {error}")
-    bot = create_bot(config, ladder)
-    stopping: set[asyncio.Task[None]] = set()
-    asyncio.get_running_loop().add_signal_handler(
-        signal.SIGTERM, lambda: stopping.add(asyncio.create_task(bot.close()))
-    )
     try:
-        async with bot:
-            await bot.start(token)
-    except discord.LoginFailure:
-        return _fail(f"Discord refused the token in ${config.discord.token_env}: check it")
-    except discord.PrivilegedIntentsRequired:
-        return _fail("enable the Server Members intent of this bot in the Developer Portal")
+        web = None
+        if config.web.enabled:  # SPEC 11.1: the pages from the bot process too
+            from bot.web import WebServer
+
+            web = WebServer(ladder, config.web.host, config.web.port)
+            try:
+                await web.start()
+            except OSError as error:
+                where = f"{config.web.host}:{config.web.port}"
+                return _fail(f"{config.source}: [web] cannot listen on {where}: {error}")
+        try:
+            return await _run_until_stopped(config, ladder, token)
+        finally:
+            if web is not None:
+                await web.stop()
     finally:
         await ladder.close()
-    return EXIT_OK
+
+
+async def _run_until_stopped(config: Config, ladder: Ladder, token: str) -> int:
+    """Connect and run; while Discord cannot be reached, one line per attempt and a new
+    attempt after a growing wait (a fresh bot each time: a failed start leaves a closed
+    one). SIGTERM stops it, waiting or running."""
+    stopped = asyncio.Event()
+    current: list[discord.Client] = []
+    closing: set[asyncio.Task[None]] = set()
+
+    def stop() -> None:
+        stopped.set()
+        closing.update(asyncio.create_task(bot.close()) for bot in current)
+
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
+    waits = retry_waits()
+    for attempt in itertools.count(1):
+        bot = create_bot(config, ladder)
+        current[:] = [bot]
+        try:
+            async with bot:
+                await bot.start(token)
+            return EXIT_OK
+        except discord.LoginFailure:
+            return _fail(f"Discord refused the token in ${config.discord.token_env}: check it")
+        except discord.PrivilegedIntentsRequired:
+            return _fail("enable the Server Members intent of this bot in the Developer Portal")
+        except UNREACHABLE as error:
+            if stopped.is_set():
+                return EXIT_OK
+            wait = next(waits)
+            print(
+                f"ladderbot run: cannot reach Discord (attempt {attempt}: {_reason(error)}); "
+                f"trying again in {wait:g} s",
+                file=sys.stderr,
+                flush=True,
+            )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopped.wait(), wait)
+            if stopped.is_set():
+                return EXIT_OK
+    raise AssertionError("itertools.count never ends")
+
+
+def retry_waits() -> Iterator[float]:
+    wait = FIRST_RETRY_SECONDS
+    while True:
+        yield wait
+        wait = min(2 * wait, LONGEST_RETRY_SECONDS)
+
+
+def _reason(error: BaseException) -> str:
+    """One line on why Discord could not be reached."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 200 else text[:199] + "…"

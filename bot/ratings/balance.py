@@ -33,10 +33,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from bot.ratings.solver import expected_score
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from bot.ratings.arrays import FloatArray, IntArray
+from bot.ratings.elo import elo_expected_score
 
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 32
@@ -281,7 +279,7 @@ def _heuristic(ratings: FloatArray, teams: int) -> tuple[IntArray, int]:
 
 def win_probabilities(averages: FloatArray) -> FloatArray:
     """Each team's mean P = W(A_other - A_team) against the other teams."""
-    pairwise = expected_score(averages[None, :] - averages[:, None])
+    pairwise = elo_expected_score(averages[None, :] - averages[:, None])
     teams = len(averages)
     return np.asarray((pairwise.sum(axis=1) - 0.5) / (teams - 1), dtype=np.float64)
 

@@ -52,3 +52,12 @@ class EloBridge:
     def from_elo(self, elo: Ratings) -> Ratings:
         """An Elo-unit rating (or array of them) back on the ladder scale."""
         return self.initial_rating + (elo - ELO_AVERAGE) * self.points_per_elo
+
+
+def elo_expected_score(rating_difference: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """W(RD) in Elo units (SPEC 1.3): the expected score against an opponent rated RD Elo
+    points higher, 1 / (1 + 10^(RD/400)). On the ladder scale see
+    bot.ratings.ladder.ladder_expected_score."""
+    with np.errstate(over="ignore"):
+        exponent = np.asarray(rating_difference, dtype=np.float64) * (math.log(10) / ELO_SCALE)
+        return np.asarray(1.0 / (1.0 + np.exp(exponent)), dtype=np.float64)

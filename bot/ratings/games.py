@@ -15,10 +15,11 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from bot.ratings.arrays import FloatArray, IntArray
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game
 from bot.ratings.ladder import rate_order, result_of
-from bot.ratings.variants import FloatArray, GameArrays, IntArray
+from bot.ratings.variants import GameArrays
 
 ONE_DAY = timedelta(days=1)
 

@@ -10,12 +10,12 @@ import functools
 import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-FloatArray = NDArray[np.float64]
+from bot.ratings.arrays import BoolArray, FloatArray, IndexArray, IntArray
 
 MAX_SCORE: Final = 1e9
 """Largest score a participant may report (SPEC 7): products of a score and minutes stay
@@ -32,13 +32,13 @@ SCORE_RULE: Final = "a finite number from 0 to 1e9"
 MINUTES_RULE: Final = f"a finite number from {MIN_MINUTES:g} to {MAX_MINUTES:g}"
 
 
-def valid_scores(scores: ArrayLike) -> NDArray[np.bool_]:
+def valid_scores(scores: ArrayLike) -> BoolArray:
     """Where a score (one or an array) is one a participant may report (SCORE_RULE)."""
     values = np.asarray(scores, dtype=np.float64)
     return np.isfinite(values) & (values >= 0) & (values <= MAX_SCORE)
 
 
-def valid_minutes(minutes: ArrayLike) -> NDArray[np.bool_]:
+def valid_minutes(minutes: ArrayLike) -> BoolArray:
     """Where minutes in game (one or an array) are what a participant may report
     (MINUTES_RULE)."""
     values = np.asarray(minutes, dtype=np.float64)
@@ -78,8 +78,12 @@ class LadderSettings:
 DEFAULT_SETTINGS: Final = LadderSettings()
 
 
-def expected_score(rating: ArrayLike, opponent_rating: ArrayLike, t: float) -> FloatArray:
-    """P_pq of step 3: 1 / (1 + exp((R_q - R_p) / t)).
+def ladder_expected_score(
+    rating: ArrayLike, opponent_rating: ArrayLike, t: float | FloatArray
+) -> FloatArray:
+    """P_pq of step 3 on the ladder scale: 1 / (1 + exp((R_q - R_p) / t)) (t: one spread,
+    or an array of them that broadcasts against the ratings). In Elo units see
+    bot.ratings.elo.elo_expected_score.
 
     Written as 0.5 + 0.5·tanh((R_p - R_q) / 2t), the same number without overflow for huge
     differences, and exactly antisymmetric (P_pq - 0.5 = 0.5 - P_qp) so updates stay zero-sum.
@@ -88,7 +92,62 @@ def expected_score(rating: ArrayLike, opponent_rating: ArrayLike, t: float) -> F
     return np.asarray(0.5 + 0.5 * np.tanh(difference / (2.0 * t)), dtype=np.float64)
 
 
-def side_codes(sides: Iterable[Hashable]) -> NDArray[np.int64]:
+def zonestats_changes(
+    R: ArrayLike,  # noqa: N803 (the spec's symbol)
+    sides: Sequence[Hashable],
+    score: ArrayLike,
+    minutes: ArrayLike,
+    settings: LadderSettings = DEFAULT_SETTINGS,
+) -> FloatArray:
+    """SPEC 2.3 as written, step by step, in its symbols: each enabled participant's change
+    R_p(after) - R_p of one match (R: the ratings before it).
+
+    The reference: one [p, q] matrix a step, no shortcut. rating_changes (the fast path every
+    rating goes through) is the same update rearranged for batches, and is tested against this.
+    """
+    R = np.asarray(R, dtype=np.float64)  # noqa: N806
+    score = np.asarray(score, dtype=np.float64)
+    minutes = np.asarray(minutes, dtype=np.float64)
+    t, g, L = settings.t, settings.game_mult, settings.max_game_length  # noqa: N806
+    # Ordered pairs (p, q) on different sides: p indexes rows, q columns.
+    different_sides = np.array([[side_p != side_q for side_q in sides] for side_p in sides])
+    # 1. SPH_p = score_p / (minutes_p / 60). Step 4 compares SPH_p with SPH_q as
+    #    score_p·minutes_q against score_q·minutes_p (SPH_p and SPH_q times minutes_p·minutes_q
+    #    / 60): the same order, and equal rates compare exactly equal.
+    sph_p_by_minutes_q = score[:, None] * minutes[None, :]
+    sph_q_by_minutes_p = score[None, :] * minutes[:, None]
+    # 2. R_p: the ratings before the match (initial_rating for a newcomer), given.
+    # 3. P_pq = 1 / (1 + exp((R_q - R_p) / t)).
+    with np.errstate(over="ignore"):  # exp = inf: P_pq = 0, as it should be
+        P = 1.0 / (1.0 + np.exp((R[None, :] - R[:, None]) / t))  # noqa: N806
+    # 4. result_pq = 1, 0 or 0.5 as SPH_p >, <, = SPH_q; indiv_pq = result_pq - P_pq.
+    result = np.where(
+        sph_p_by_minutes_q > sph_q_by_minutes_p,
+        1.0,
+        np.where(sph_p_by_minutes_q < sph_q_by_minutes_p, 0.0, 0.5),
+    )
+    indiv = result - P
+    # 5. time_pq = min(max_game_length, minutes_p, minutes_q); indiv_pq *= game_mult·time_pq.
+    time = np.minimum(L, np.minimum(minutes[:, None], minutes[None, :]))
+    indiv = indiv * g * time
+    # 6. offset_p = sum over q (on another side) of indiv_pq.
+    offset = np.where(different_sides, indiv, 0.0).sum(axis=1)
+    # 7. h: the largest |offset| (ties within 1e-9: the fewest minutes, then the larger
+    #    |offset|); time_h = min(minutes_h, max_game_length);
+    #    scale = min(1, time_h·game_mult / |offset_h|), 1 when every offset is 0.
+    largest = np.abs(offset).max()
+    if largest == 0:
+        return np.asarray(offset, dtype=np.float64)
+    tied = np.flatnonzero(np.abs(offset) >= largest - OFFSET_TIE_TOLERANCE).tolist()
+    h = min(tied, key=lambda p: (minutes[p], -abs(offset[p])))
+    time_h = min(minutes[h], L)
+    with np.errstate(over="ignore"):  # a tiny |offset_h|: the cap is far away, scale 1
+        scale = min(1.0, time_h * g / abs(offset[h]))
+    # 8. R_p <- R_p + offset_p·scale: the change is offset_p·scale.
+    return np.asarray(offset * scale, dtype=np.float64)
+
+
+def side_codes(sides: Iterable[Hashable]) -> IntArray:
     """Hashable side labels to small integers (equal labels, equal codes, numbered in order
     of first appearance)."""
     labels = list(sides)
@@ -97,7 +156,7 @@ def side_codes(sides: Iterable[Hashable]) -> NDArray[np.int64]:
 
 
 def validate_match(
-    ratings: FloatArray, sides: NDArray[np.int64], scores: FloatArray, minutes: FloatArray
+    ratings: FloatArray, sides: IntArray, scores: FloatArray, minutes: FloatArray
 ) -> None:
     """Raise ValueError naming the field and participant (0-based) that is out of range."""
     count = len(ratings)
@@ -191,10 +250,10 @@ class PairTerms:
 
 
 def pair_terms(
-    sides: NDArray[np.integer[Any]],
+    sides: IndexArray,
     scores: FloatArray,
     minutes: FloatArray,
-    seated: NDArray[np.bool_],
+    seated: BoolArray,
     settings: LadderSettings,
 ) -> PairTerms:
     """The rating-free part of the update for K matches ([K, c] arrays; seated marks real seats)."""
@@ -222,29 +281,64 @@ def batch_rating_changes(
 
     Few, whole-batch numpy calls: the wave replay calls this once per wave.
     """
-    count, seats = ratings.shape
-    incidence = pair_incidence(seats)
+    offsets = _unlimited_offsets(ratings, terms, 0.5 / settings.t)
+    return _limited(offsets, terms.cap, terms.minutes)
+
+
+def grid_rating_changes(
+    ratings: FloatArray, terms: PairTerms, t: FloatArray, points: FloatArray
+) -> FloatArray:
+    """batch_rating_changes under S settings at once: ratings [S, K, c] in, changes out.
+
+    Setting s has spread t[s] and game_mult points[s] times the game_mult `terms` were made
+    with: every point of steps 4-7 (won, weight, cap) is proportional to game_mult, so one
+    set of terms serves every game_mult.
+    """
+    settings_shape = (-1, 1, 1)
+    offsets = _unlimited_offsets(ratings, terms, 0.5 / np.reshape(t, settings_shape))
+    offsets *= np.reshape(points, settings_shape)
+    cap = terms.cap * np.reshape(points, settings_shape)
+    seats = ratings.shape[-1]
+    return _limited(
+        offsets.reshape(-1, seats),
+        cap.reshape(-1, seats),
+        np.broadcast_to(terms.minutes, ratings.shape).reshape(-1, seats),
+    ).reshape(ratings.shape)
+
+
+def _unlimited_offsets(
+    ratings: FloatArray, terms: PairTerms, half_inverse_t: float | FloatArray
+) -> FloatArray:
+    """offset_p of steps 3-6 for ratings [..., K, c] (half_inverse_t: 1/2t, broadcast)."""
+    incidence = pair_incidence(ratings.shape[-1])
     # R_p - R_q through the ±1 incidence: exactly one rounding, 0 for equal ratings.
     differences = ratings @ incidence.T
-    differences *= 0.5 / settings.t
+    differences *= half_inverse_t
     np.tanh(differences, out=differences)
     differences *= terms.weight
-    offsets = terms.won - differences @ incidence
-    # Step 7: h has the largest |offset|; every offset shrinks so that h moves at most
-    # g·min(minutes_h, L). A runner-up within 1e-9 (rare once ratings differ) takes the tie
-    # rule: fewest minutes, then the larger |offset|.
+    offsets: FloatArray = terms.won - differences @ incidence
+    return offsets
+
+
+def _limited(offsets: FloatArray, cap: FloatArray, minutes: FloatArray) -> FloatArray:
+    """Steps 7-8 for [K, c] offsets: h has the largest |offset|; every offset shrinks so that
+    h moves at most its cap g·min(minutes_h, L). A runner-up within 1e-9 (rare once ratings
+    differ) takes the tie rule: fewest minutes, then the larger |offset|."""
+    count, seats = offsets.shape
     magnitude = np.abs(offsets)
     h = magnitude.argmax(axis=1)
     h += np.arange(0, count * seats, seats)
     top = magnitude.ravel()[h]
     if np.count_nonzero(magnitude >= (top - OFFSET_TIE_TOLERANCE)[:, None]) == count:
-        cap = terms.cap.ravel()[h]
+        limit = cap.ravel()[h]
     else:
         tied = magnitude >= magnitude.max(axis=1, keepdims=True) - OFFSET_TIE_TOLERANCE
-        fewest = np.where(tied, terms.minutes, np.inf).min(axis=1, keepdims=True)
-        top = np.where(tied & (terms.minutes == fewest), magnitude, 0.0).max(axis=1)
-        cap = np.minimum(fewest[:, 0], settings.max_game_length) * settings.game_mult
-    scale = cap / np.maximum(top, cap)
+        fewest = np.where(tied, minutes, np.inf).min(axis=1, keepdims=True)
+        chosen = tied & (minutes == fewest)
+        top = np.where(chosen, magnitude, 0.0).max(axis=1)
+        # caps grow with minutes: the fewest minutes' cap is the smallest chosen one
+        limit = np.where(chosen, cap, np.inf).min(axis=1)
+    scale = limit / np.maximum(top, limit)
     return np.asarray(offsets * scale[:, None], dtype=np.float64)
 
 
@@ -289,9 +383,7 @@ OUTCOMES: Final[dict[int, Outcome]] = {1: "win", 0: "draw", -1: "loss"}
 """match_outcomes' record of each outcome_codes code."""
 
 
-def outcome_codes(
-    sides: NDArray[np.int64], scores: FloatArray, minutes: FloatArray
-) -> NDArray[np.int64]:
+def outcome_codes(sides: IntArray, scores: FloatArray, minutes: FloatArray) -> IntArray:
     """match_outcomes of many matches with as many rated participants each, one match a
     row (side codes, scores, minutes): 1 a win, 0 a draw, -1 a loss."""
     results = pair_results(scores, np.asarray(minutes, np.float64))

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bot.ratings.arrays import FloatArray
 from bot.ratings.gamelist import Game
-from bot.ratings.solver import FloatArray, solve_segments
+from bot.ratings.solver import solve_segments
 from bot.ratings.variants import GameArrays, Variant, variant_named
 
 

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
+from bot.ratings.arrays import FloatArray, IntArray
 
 NO_ROLE: Final = -1
 """Rank index of "no rank role" (below the lowest threshold, or not eligible)."""

@@ -18,27 +18,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from bot.ratings.arrays import BoolArray, FloatArray, IndexArray, IntArray
 from bot.ratings.ladder import (
     DEFAULT_SETTINGS,
     MINUTES_RULE,
     SCORE_RULE,
-    FloatArray,
     LadderSettings,
     PairTerms,
     batch_rating_changes,
+    grid_rating_changes,
     pair_terms,
     rate_order,
     rating_changes,
     valid_minutes,
     valid_scores,
 )
-
-IntArray = NDArray[np.integer[Any]]
 
 CHUNK_PAIRS: Final = 1 << 15
 """Pair terms are prepared for about this many seat pairs at a time (bounds memory)."""
@@ -61,14 +60,14 @@ class Replay:
 class Seasons:
     """Checked season starts: position (matches of the log before it) and carry of each."""
 
-    position: NDArray[np.int64]
+    position: IntArray
     carry: FloatArray
 
     @property
     def count(self) -> int:
         return len(self.position)
 
-    def segment_of(self, match_index: IntArray) -> NDArray[np.intp]:
+    def segment_of(self, match_index: IndexArray) -> NDArray[np.intp]:
         """For each match index: how many season starts come before it (its season)."""
         return np.searchsorted(self.position, match_index, side="right")
 
@@ -131,9 +130,9 @@ def carry_over(ratings: ArrayLike, carry: float, initial_rating: float) -> Float
 class MatchLog:
     """A checked columnar log plus where each match's rows are."""
 
-    match: IntArray
-    player: IntArray  # any integer type: compact columns are used as they are, not copied
-    side: IntArray
+    match: IndexArray
+    player: IndexArray  # any integer type: compact columns are used as they are, not copied
+    side: IndexArray
     score: FloatArray
     minutes: FloatArray
     starts: NDArray[np.int32]  # first row of each match
@@ -148,7 +147,7 @@ class MatchLog:
         return slice(int(self.starts[match]), int(self.starts[match] + self.sizes[match]))
 
 
-def _first_bad_row(valid: NDArray[np.bool_]) -> int | None:
+def _first_bad_row(valid: BoolArray) -> int | None:
     return None if valid.all() else int(np.flatnonzero(~valid)[0])
 
 
@@ -198,7 +197,7 @@ def check_log(
                 f"start_ratings: player {bad} has {ratings[bad].item()!r}, not a number"
             )
     match_ = columns["match"]
-    checks: tuple[tuple[str, Callable[[IntArray | FloatArray], NDArray[np.bool_]], str], ...] = (
+    checks: tuple[tuple[str, Callable[[IndexArray | FloatArray], BoolArray], str], ...] = (
         ("match", lambda _: np.append(True, match_[1:] >= match_[:-1]), "in log order"),
         ("player", lambda player: (player >= 0) & (player < player_count), "a player"),
         ("score", valid_scores, SCORE_RULE),
@@ -231,7 +230,7 @@ def check_log(
     return log
 
 
-def _rows_by_player(player: IntArray) -> NDArray[np.int64]:
+def _rows_by_player(player: IndexArray) -> IntArray:
     """Keys player << 32 | row, sorted: the rows grouped by player, in row order.
 
     One in-place sort of distinct int64 keys (so any sort is stable): faster than an argsort,
@@ -363,7 +362,7 @@ def wave_order(
     waiting[count] = -1  # the "no next match" slot: never ready
     ready = np.flatnonzero(waiting == 0)
     limits = [*cuts, count]
-    held: list[NDArray[np.integer[Any]]] = []  # ready, but after the current limit
+    held: list[IndexArray] = []  # ready, but after the current limit
     done = 0
     while True:
         if limits[0] < count:
@@ -400,7 +399,7 @@ class Schedule:
     season_batches: list[int]  # per season start: the batch it comes before (len: after all)
 
 
-def _seat_count(sizes: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
+def _seat_count(sizes: IndexArray) -> IntArray:
     """Seats of each match: its size rounded up to a power of two (few shapes, little waste)."""
     return np.asarray(1 << np.ceil(np.log2(np.maximum(sizes, 2))).astype(np.int64), np.int64)
 
@@ -434,16 +433,20 @@ def schedule(log: MatchLog, seasons: Seasons, scratch: NDArray[np.int32] | None 
 class SeatGroup:
     """The matches of one chunk padded to c seats: pair terms and room for their ratings."""
 
-    rows: NDArray[np.int64]  # [K, c] log row per seat (empty seats repeat the match's first row)
-    players: IntArray  # [K, c]; empty seats sit the spare player (past the last one)
-    seated: NDArray[np.bool_]  # [K, c]
+    rows: IntArray  # [K, c] log row per seat (empty seats repeat the match's first row)
+    players: IndexArray  # [K, c]; empty seats sit the spare player (past the last one)
+    seated: BoolArray  # [K, c]
     terms: PairTerms
-    before: FloatArray  # [K, c], filled wave by wave
+    before: FloatArray  # [..., K, c], filled wave by wave
     after: FloatArray
 
 
 def _seat_group(
-    log: MatchLog, matches: NDArray[np.int32], seats: int, settings: LadderSettings
+    log: MatchLog,
+    matches: NDArray[np.int32],
+    seats: int,
+    settings: LadderSettings,
+    lead: tuple[int, ...] = (),
 ) -> SeatGroup:
     starts = log.starts[matches][:, None]
     seat = np.arange(seats)
@@ -452,7 +455,8 @@ def _seat_group(
     players = log.player[rows]
     players[~seated] = len(log.start_ratings)
     terms = pair_terms(log.side[rows], log.score[rows], log.minutes[rows], seated, settings)
-    return SeatGroup(rows, players, seated, terms, np.empty(rows.shape), np.empty(rows.shape))
+    shape = (*lead, *rows.shape)  # lead: the settings axis of a grid replay
+    return SeatGroup(rows, players, seated, terms, np.empty(shape), np.empty(shape))
 
 
 def replay_waves(
@@ -494,16 +498,48 @@ def replay_waves(
     # row, would otherwise come on top of the outputs' 16 and stay resident once freed.
     plan = schedule(log, seasons, scratch=after.view(np.int32)[: len(log.player)])
     ratings = np.append(log.start_ratings, 0.0)  # + the spare player of empty seats
-    closing = np.empty((seasons.count, player_count))
+    closing = _rate_waves(
+        log,
+        seasons,
+        plan,
+        settings,
+        ratings,
+        lambda current, terms: batch_rating_changes(current, terms, settings),
+        (before, after),
+        0,
+    )
+    return Replay(before, after, ratings[:-1], closing)
+
+
+RateBatch = Callable[[FloatArray, PairTerms], FloatArray]
+"""The changes of a batch's ratings [..., K, c] given its pair terms."""
+
+
+def _rate_waves(
+    log: MatchLog,
+    seasons: Seasons,
+    plan: Schedule,
+    settings: LadderSettings,
+    ratings: FloatArray,
+    rate: RateBatch,
+    outputs: tuple[FloatArray, FloatArray],
+    first_row: int,
+) -> FloatArray:
+    """Rate the planned batches in order, updating `ratings` [..., players + 1] (the last:
+    the spare player of empty seats) in place, with the season starts between batches.
+    outputs: before and after [..., rows - first_row], filled for the rows from first_row.
+    Returns the closing ratings [season starts, ..., players]."""
+    lead = ratings.shape[:-1]
+    closing = np.empty((seasons.count, *lead, ratings.shape[-1] - 1))
     resets: dict[int, list[int]] = {}  # batch -> the season starts just before it
     for season, batch in enumerate(plan.season_batches):
         resets.setdefault(batch, []).append(season)
 
     def start_seasons(batch: int) -> None:
         for season in resets.pop(batch, ()):
-            closing[season] = ratings[:-1]
-            ratings[:-1] = carry_over(
-                ratings[:-1], float(seasons.carry[season]), settings.initial_rating
+            closing[season] = ratings[..., :-1]
+            ratings[..., :-1] = carry_over(
+                ratings[..., :-1], float(seasons.carry[season]), settings.initial_rating
             )
 
     bounds = plan.bounds
@@ -516,7 +552,7 @@ def replay_waves(
         positions = {}
         for count in np.unique(chunk_seats).tolist():
             mine = chunk_seats == count
-            groups[count] = _seat_group(log, chunk[mine], count, settings)
+            groups[count] = _seat_group(log, chunk[mine], count, settings, lead)
             positions[count] = (np.cumsum(mine) - mine).tolist()  # index within the group
         for b in range(first_batch, end_batch):
             if resets:
@@ -526,16 +562,66 @@ def replay_waves(
             k0 = positions[count][bounds[b] - first]
             k1 = k0 + bounds[b + 1] - bounds[b]
             players = group.players[k0:k1]
-            current = np.take(ratings, players, out=group.before[k0:k1])
-            updated = group.after[k0:k1]
-            np.add(current, batch_rating_changes(current, group.terms[k0:k1], settings), updated)
-            ratings[players] = updated
+            current = np.take(ratings, players, axis=-1, out=group.before[..., k0:k1, :])
+            updated = group.after[..., k0:k1, :]
+            np.add(current, rate(current, group.terms[k0:k1]), updated)
+            ratings[..., players] = updated
         for group in groups.values():
-            seated = group.seated
-            before[group.rows[seated]] = group.before[seated]
-            after[group.rows[seated]] = group.after[seated]
+            kept = group.seated & (group.rows >= first_row) if first_row else group.seated
+            for output, rated in zip(outputs, (group.before, group.after), strict=True):
+                output[..., group.rows[kept] - first_row] = rated[..., kept]
     start_seasons(len(bounds) - 1)  # the season starts after the last match
-    return Replay(before, after, ratings[:-1], closing)
+    return closing
+
+
+def replay_grid(
+    match: ArrayLike,
+    player: ArrayLike,
+    side: ArrayLike,
+    score: ArrayLike,
+    minutes: ArrayLike,
+    player_count: int,
+    settings: LadderSettings,
+    t: ArrayLike,
+    game_mult: ArrayLike,
+    first_row: int = 0,
+    season_starts: ArrayLike = (),
+    season_carry: ArrayLike = (),
+) -> FloatArray:
+    """replay_waves from initial ratings under S settings at once: `settings` with t[s] and
+    game_mult[s] for s < S. Returns the ratings before their match [S, rows - first_row] of
+    the rows from first_row on.
+
+    The waves and the pair terms do not depend on t or game_mult (the terms' points scale
+    with game_mult), so they are prepared once; each batch is rated for every setting in
+    the same numpy calls (bot.ratings.ladder.grid_rating_changes).
+    """
+    spreads = np.asarray(t, dtype=np.float64).ravel()
+    multipliers = np.asarray(game_mult, dtype=np.float64).ravel()
+    if spreads.shape != multipliers.shape:
+        raise ValueError("t and game_mult must hold one value per setting")
+    for values in zip(spreads.tolist(), multipliers.tolist(), strict=True):
+        LadderSettings(*values, settings.max_game_length)  # ValueError naming a bad one
+    log = check_log(match, player, side, score, minutes, player_count, settings)
+    seasons = check_seasons(log.match_count, season_starts, season_carry)
+    if not 0 <= first_row <= len(log.player):
+        raise ValueError(f"first_row must be 0 to {len(log.player)}, not {first_row!r}")
+    before = np.empty((len(spreads), len(log.player) - first_row))
+    if not log.match_count:
+        return before
+    ratings = np.tile(np.append(log.start_ratings, 0.0), (len(spreads), 1))
+    points = multipliers / settings.game_mult
+    _rate_waves(
+        log,
+        seasons,
+        schedule(log, seasons),
+        settings,
+        ratings,
+        lambda current, terms: grid_rating_changes(current, terms, spreads, points),
+        (before, np.empty_like(before)),
+        first_row,
+    )
+    return before
 
 
 def ratings_before(player: ArrayLike, rating_before: ArrayLike, current: ArrayLike) -> FloatArray:
@@ -588,7 +674,7 @@ def season_records(
     minutes: ArrayLike,
     player_count: int,
     season_starts: ArrayLike = (),
-) -> NDArray[np.int64]:
+) -> IntArray:
     """[season starts + 1, players, 4]: every player's games, wins, draws and losses
     (RECORD_FIELDS) in each season of the log. Season s < len(season_starts) closes at
     season start s (its closing records); the last is the season still running. Ratings

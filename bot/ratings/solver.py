@@ -14,24 +14,14 @@ import math
 from collections.abc import Iterable
 
 import numpy as np
-import numpy.typing as npt
 
+from bot.ratings.arrays import BoolArray, FloatArray, IntArray
 from bot.ratings.elo import ELO_SCALE
 from bot.ratings.variants import FictitiousGame
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 _LN10_OVER_SCALE = math.log(10) / ELO_SCALE
 ABSOLUTE_TOLERANCE = 1e-8
 MAX_ITERATIONS = 200
-
-
-def expected_score(rating_difference: FloatArray) -> FloatArray:
-    """W(RD): the expected score against an opponent rated RD points higher."""
-    with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(np.asarray(rating_difference) * _LN10_OVER_SCALE))
 
 
 def power_denominators(exponents: FloatArray) -> FloatArray:
@@ -77,23 +67,73 @@ class _Segments:
         return kept, games
 
 
+POWER_EXPONENT_LIMIT = 300.0
+"""Shared powers are used only while every exponent they split stays within ±this: products
+of two such powers never overflow or lose precision to subnormals."""
+
+
+class SharedPowers:
+    """The per-game halves of the solver's exponentials, for several solves of the same
+    games (ratings and segments) under different weights, as the variants of one set of
+    game lists: e^((r_i - m_s)·ln10/400) with m_s the unweighted mean rating of the game's
+    segment. An iteration then needs a product per game instead of an exponential.
+    """
+
+    def __init__(self, ratings: FloatArray, offsets: IntArray) -> None:
+        ratings = np.asarray(ratings, dtype=np.float64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        segments = _Segments(offsets[1:] - offsets[:-1])
+        with np.errstate(invalid="ignore", divide="ignore"):  # empty segments: 0 below
+            means = segments.sums(ratings) / segments.lengths
+        self.centers: FloatArray = np.where(segments.nonempty, means * _LN10_OVER_SCALE, 0.0)
+        """Each segment's m_s in exponent units (0 for an empty segment)."""
+        exponents = ratings * _LN10_OVER_SCALE
+        exponents -= segments.spread(self.centers)
+        self.usable = bool(np.abs(exponents).max(initial=0.0) <= POWER_EXPONENT_LIMIT)
+        self.nonempty = segments.nonempty
+        self.powers: FloatArray = np.exp(exponents, out=exponents) if self.usable else exponents
+
+    def fits(self, finite: BoolArray, low: FloatArray, high: FloatArray) -> bool:
+        """Whether every guess within the brackets [low, high] of the finite segments with
+        games (a guess of 0 for the others, which iterate unused) keeps its half of the
+        exponent within the limit."""
+        chosen = self.nonempty
+        if not self.usable:
+            return False
+        if not chosen.any():
+            return True
+        centers = self.centers[chosen]
+        low, high = np.where(finite, low, 0.0), np.where(finite, high, 0.0)
+        farthest = np.maximum(
+            np.abs(centers - low[chosen] * _LN10_OVER_SCALE),
+            np.abs(centers - high[chosen] * _LN10_OVER_SCALE),
+        )
+        return bool(farthest.max() <= POWER_EXPONENT_LIMIT)
+
+
 def solve_segments(
     results: FloatArray,
     ratings: FloatArray,
     weights: FloatArray,
     offsets: IntArray,
     fictitious: Iterable[FictitiousGame] = (),
+    shared: SharedPowers | None = None,
 ) -> FloatArray:
     """The performance rating of each segment `offsets[s]:offsets[s + 1]` of the game arrays.
 
     `fictitious` games are added to every segment. A segment whose weighted results are all
-    wins gives +inf, all losses -inf, and no weight at all (p1 with no game) nan.
+    wins gives +inf, all losses -inf, and no weight at all (p1 with no game) nan. `shared`:
+    the powers of these ratings and offsets (SharedPowers), when several solves share them.
     """
     results = np.asarray(results, dtype=np.float64)
     ratings = np.asarray(ratings, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
     offsets = np.asarray(offsets, dtype=np.int64)
     segments = _Segments(offsets[1:] - offsets[:-1])
+    if shared is not None and (
+        len(shared.centers) != len(segments.lengths) or len(shared.powers) != len(ratings)
+    ):
+        raise ValueError("shared powers of other game lists")
     extra = _Fictitious(tuple(fictitious))
 
     won = weights * results
@@ -119,16 +159,21 @@ def solve_segments(
     # extremes would cost two more passes over the games.
     lowest = min(ratings.min(initial=np.inf), extra.ratings.min(initial=np.inf))
     highest = max(ratings.max(initial=-np.inf), extra.ratings.max(initial=-np.inf))
+    low = np.where(finite, lowest + logit - 1.0, 0.0)
+    high = np.where(finite, highest + logit + 1.0, 0.0)
+    if shared is not None and not shared.fits(finite, low, high):
+        shared = None
     newton = _SafeguardedNewton(
-        ratings * _LN10_OVER_SCALE,
+        ratings * _LN10_OVER_SCALE if shared is None else None,
         weights,
         segments,
         extra,
         wins=np.where(finite, wins, 0.0),
         guess=np.where(finite, mean_rating + logit, 0.0),
-        low=np.where(finite, lowest + logit - 1.0, 0.0),
-        high=np.where(finite, highest + logit + 1.0, 0.0),
+        low=low,
+        high=high,
         pending=finite,
+        shared=None if shared is None else (shared.powers, shared.centers),
     )
     solution[finite] = newton.solve()[finite]
     return solution
@@ -159,7 +204,7 @@ class _SafeguardedNewton:
 
     def __init__(
         self,
-        scaled_ratings: FloatArray,
+        scaled_ratings: FloatArray | None,
         weights: FloatArray,
         segments: _Segments,
         fictitious: _Fictitious,
@@ -168,8 +213,12 @@ class _SafeguardedNewton:
         low: FloatArray,
         high: FloatArray,
         pending: BoolArray,
+        shared: tuple[FloatArray, FloatArray] | None = None,
     ) -> None:
         self.scaled_ratings = scaled_ratings
+        """r_i·ln10/400 of every game, or None when the powers are shared."""
+        self.shared = shared
+        """(e^(r_i·ln10/400 - m_s), m_s) of SharedPowers, or None."""
         self.weights = weights
         self.segments = segments
         self.fictitious = fictitious
@@ -199,9 +248,16 @@ class _SafeguardedNewton:
     def _value_and_slope(self) -> tuple[FloatArray, FloatArray]:
         """f at each segment's guess, and Σ k W (1 - W) (f' = -ln10/400 · that)."""
         segments = self.segments
-        exponents = segments.spread(self.guess * _LN10_OVER_SCALE)
-        np.subtract(self.scaled_ratings, exponents, out=exponents)
-        denominators = power_denominators(exponents)
+        if self.shared is None:
+            assert self.scaled_ratings is not None
+            exponents = segments.spread(self.guess * _LN10_OVER_SCALE)
+            np.subtract(self.scaled_ratings, exponents, out=exponents)
+            denominators = power_denominators(exponents)
+        else:  # e^(r·c - g·c) = e^(r·c - m) · e^(m - g·c): a product per game
+            powers, centers = self.shared
+            denominators = segments.spread(np.exp(centers - self.guess * _LN10_OVER_SCALE))
+            denominators *= powers
+            denominators += 1.0
         weighted = np.divide(self.weights, denominators)  # k W
         expected = segments.sums(weighted)
         np.divide(weighted, denominators, out=weighted)  # k W²
@@ -216,8 +272,12 @@ class _SafeguardedNewton:
         # f is decreasing: a positive value means the root lies above the guess.
         np.copyto(low, guess, where=value > 0)
         np.copyto(high, guess, where=value < 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            newton_step = np.where(value == 0, 0.0, -value / derivative)
+        # A Newton step is only worked out where it stays within the bracket's width: a
+        # flat f (a vanishing derivative far from the root) would make it overflow, and
+        # such a step is bisected anyway (nan: not finite).
+        newton_step = np.where(value == 0, 0.0, np.nan)
+        within = (value != 0) & (np.abs(value) < np.abs(derivative) * (high - low))
+        np.divide(-value, derivative, out=newton_step, where=within)
         newton = guess + newton_step
         tolerance = ABSOLUTE_TOLERANCE + 8 * np.finfo(np.float64).eps * np.abs(guess)
         # |f''| <= ln10/400 · |f'|, so a Newton step of size s lands within
@@ -241,7 +301,11 @@ class _SafeguardedNewton:
         kept = self.pending
         self.solution[self.index] = self.guess
         self.segments, games = self.segments.subset(kept)
-        self.scaled_ratings = self.scaled_ratings[games]
+        if self.scaled_ratings is not None:
+            self.scaled_ratings = self.scaled_ratings[games]
+        if self.shared is not None:
+            powers, centers = self.shared
+            self.shared = (powers[games], centers[kept])
         self.weights = self.weights[games]
         self.index = self.index[kept]
         self.wins = self.wins[kept]

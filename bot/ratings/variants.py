@@ -16,10 +16,9 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from bot.ratings.arrays import FloatArray, IntArray
 from bot.ratings.gamelist import Game
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 _Values = TypeVar("_Values", bound=npt.NDArray[Any])
 
 DECAY = 0.98
@@ -134,17 +133,27 @@ class GameArrays:
         group -= 1
         return OpponentGroups(order, group, starts, np.diff(np.append(starts, size)))
 
-    @property
+    @functools.cached_property
     def opponent_game_count(self) -> IntArray:
-        """N_X: the number of games in the list against this game's opponent."""
+        """N_X: the number of games in the list against this game's opponent (kept: p4, p5
+        and p6 all weigh by it)."""
         groups = self.opponent_groups
-        return groups.to_games(groups.sizes[groups.group])
+        counts = groups.to_games(groups.sizes[groups.group])
+        counts.flags.writeable = False  # shared by every caller
+        return counts
 
     @property
     def newer_against_opponent(self) -> IntArray:
         """j_i: the number of games against the same opponent that are newer than this one."""
         groups = self.opponent_groups
         return groups.to_games(groups.newer_in_group())
+
+    @functools.cached_property
+    def decayed_by_age(self) -> FloatArray:
+        """D^i (kept: p3, p4 and p5 all age by it; p3's weights are this array)."""
+        decayed = _decayed(self.age)
+        decayed.flags.writeable = False  # shared by every caller
+        return decayed
 
     @functools.cached_property
     def distinct_newer_opponents(self) -> IntArray:
@@ -218,7 +227,7 @@ def _equal(games: GameArrays) -> FloatArray:
 
 
 def _aged_by_games(games: GameArrays) -> FloatArray:
-    return _decayed(games.age)
+    return games.decayed_by_age
 
 
 def _aged_by_games_per_opponent(games: GameArrays, cap: float) -> FloatArray:

@@ -25,6 +25,7 @@ ChangeKind = Literal[
     "settings",  # settings changed that change who is listed (min_games, …) or how
     "membership",  # a member joined or left the ladder
     "season_started",
+    "queue",  # a queue, its waiting members or a lobby changed (SPEC 10)
     "elsewhere",  # another process or the command line wrote to the guild (what: unknown)
 ]
 STANDINGS_KINDS: Final = frozenset(

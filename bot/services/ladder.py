@@ -86,8 +86,10 @@ class Ladder(MatchUseCases, ReplayUseCases, StandingsUseCases, MemberUseCases):
         clock: Callable[[], float] = time.time,
         fill_cache: bool = False,
         on_change: ChangeListener | None = None,
+        create: bool = True,
     ) -> Ladder:
-        db = await Database.open(path)
+        """`create`: a new database may be made (see Database.open)."""
+        db = await Database.open(path, create=create)
         return cls(
             db,
             config.defaults,

@@ -65,7 +65,7 @@ async def migrate_database(
     all or nothing, checked against a replay; returns the rows copied per table."""
     if not is_postgres(str(source)) and not Path(sqlite_path(source)).is_file():
         raise UserError(f"--from {str(source)!r} must be an existing database file or URL")
-    source_db = await Database.open(source)
+    source_db = await Database.open(source, create=False)
     try:
         target_db = await Database.open(target)
         try:

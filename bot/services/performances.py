@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from bot.ratings import games as column_games
+from bot.ratings.arrays import FloatArray, IntArray
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game
 from bot.ratings.performance import rating_accuracy_arrays, stability_arrays
-from bot.ratings.variants import FloatArray, GameArrays, IntArray
+from bot.ratings.variants import GameArrays
 from bot.storage import Performance, PlayedColumns
 
 RATING_ACCURACY = "ra"

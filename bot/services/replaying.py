@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from bot.ratings.evaluation import Evaluation, evaluate
 from bot.ratings.ladder import LadderSettings
 from bot.ratings.replay import replay_waves, season_records
 from bot.storage import LogColumns
@@ -166,3 +167,28 @@ def records_by_season(
         }
         for season in records
     ]
+
+
+def evaluate_log(
+    log: LogColumns,
+    seasons: Sequence[SeasonStart],
+    settings: LadderSettings,
+    last: int,
+    tune: bool,
+) -> Evaluation:
+    """bot.ratings.evaluation.evaluate over a guild's whole log (with its season starts):
+    players indexed by ascending user id, so a match's opponents go by user id (SPEC 3.3)."""
+    indexed = _indexed(log, seasons)
+    return evaluate(
+        indexed.match,
+        indexed.player,
+        log.side,
+        log.score,
+        log.minutes,
+        len(indexed.members),
+        settings,
+        last,
+        indexed.season_starts,
+        [season.carry for season in seasons],
+        tune=tune,
+    )

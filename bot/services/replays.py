@@ -18,18 +18,13 @@ from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
 from bot.services import seasons
 from bot.services.changes import Change
 from bot.services.core import Actor, LadderCore, _must_moderate, replay_guild
-from bot.services.csvio import (
-    CsvMatches,
-    CsvSeason,
-    export_matches,
-    format_time,
-    match_key,
-    native_id,
-    read_csv,
-)
 from bot.services.errors import UserError, quoted
-from bot.services.importing import imported_columns, member_ids
 from bot.services.lineup import Lineup
+from bot.services.matchcsv.building import imported_columns, member_ids
+from bot.services.matchcsv.columns import read_csv
+from bot.services.matchcsv.export import export_matches
+from bot.services.matchcsv.format import format_time, match_key, native_id
+from bot.services.matchcsv.parsed import CsvMatches, CsvSeason
 from bot.storage import KeyedMatch, Season, WriteTransaction
 
 SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))

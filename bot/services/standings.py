@@ -14,10 +14,10 @@ from typing import Final
 import numpy as np
 
 from bot.config import VARIANTS, GuildSettings
+from bot.ratings.elo import elo_expected_score
 from bot.ratings.gamelist import format_games
-from bot.ratings.ladder import expected_score
+from bot.ratings.ladder import ladder_expected_score
 from bot.ratings.performance import performance_arrays
-from bot.ratings.solver import expected_score as elo_expected_score
 from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.core import Actor, LadderCore, _must_moderate, elo_bridge, ladder_rating
@@ -370,7 +370,7 @@ class StandingsUseCases(LadderCore):
             if member.is_bot:
                 raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
         ratings = [ladder_rating(m, settings) for m in (first, second)]
-        ladder = float(expected_score(ratings[0], ratings[1], settings.t))
+        ladder = float(ladder_expected_score(ratings[0], ratings[1], settings.t))
         rows = game_rows(await self._played(guild_id, [a, b]), [a, b])
         games = game_arrays(rows, [a, b], elo_bridge(settings))
         rp = performance_arrays(games, settings.variant)

@@ -2,6 +2,7 @@
 
 from bot.storage.database import Database, Queries, WriteTransaction, redacted
 from bot.storage.engine import BUSY_MESSAGE, DatabaseBusy, DatabaseUnavailable
+from bot.storage.guilds import WebStamp
 from bot.storage.matches import LOG_START
 from bot.storage.models import (
     KeyedMatch,
@@ -50,6 +51,7 @@ __all__ = [
     "Queries",
     "Season",
     "Standing",
+    "WebStamp",
     "WriteTransaction",
     "redacted",
 ]

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -35,12 +37,16 @@ from bot.storage.models import (
     Outcome,
 )
 from bot.storage.performances import PerformanceReads, PerformanceWrites
+from bot.storage.queues import QueueReads, QueueWrites
 from bot.storage.seasons import SeasonReads, SeasonWrites
 
 NO_RECORD: Final = (0, 0, 0, 0)
 """games, wins, draws, losses of a member without a match in the current season."""
 POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
 SQLITE_SCHEME: Final = "sqlite:///"
+_ANY_SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+"""What starts a URL of another kind (mysql://...): refused, not taken for a path."""
+URL_FORMS: Final = "a file path, sqlite:///PATH or postgresql://USER@HOST:PORT/DATABASE"
 
 _DUMPED: Final = {
     "guilds": "guild_id",
@@ -49,6 +55,11 @@ _DUMPED: Final = {
     "participants": "match_id, position",
     "seasons": "guild_id, number",
     "season_standings": "guild_id, number, user_id",
+    "queues": "guild_id, queue_id",
+    "queue_members": "guild_id, queue_id, user_id",
+    "lobbies": "guild_id, lobby_id",
+    "lobby_players": "guild_id, lobby_id, user_id",
+    "queue_penalties": "guild_id, user_id",
 }
 
 _REQUESTED: Final = (
@@ -62,15 +73,17 @@ def is_postgres(url: str) -> bool:
 
 
 def redacted(url: str | Path) -> str:
-    """The URL without its password, for messages."""
+    """The URL without its password, for messages (split by hand: a malformed URL is
+    quoted in the message that refuses it)."""
     text = str(url)
     if not is_postgres(text):
         return text
-    parts = urlsplit(text)
-    if parts.password is None:
+    scheme, _, rest = text.partition("://")
+    netloc, slash, path = rest.partition("/")
+    user, _, host = netloc.rpartition("@")
+    if ":" not in user:
         return text
-    user, _, host = parts.netloc.rpartition("@")
-    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
+    return f"{scheme}://{user.partition(':')[0]}:***@{host}{slash}{path}"
 
 
 def sqlite_path(url: str | Path) -> str:
@@ -79,7 +92,63 @@ def sqlite_path(url: str | Path) -> str:
     return text[len(SQLITE_SCHEME) :] if text.startswith(SQLITE_SCHEME) else text
 
 
-class Queries(GuildReads, MemberReads, MatchReads, PerformanceReads, SeasonReads, CommunityReads):
+def check_location(url: str | Path, create: bool) -> None:
+    """Refuse, before anything is opened, a location no engine should open (SPEC 7): an
+    empty one, :memory: (it would keep nothing), a URL of no known kind, a PostgreSQL URL
+    without a database name or with a bad host or port; and, unless `create`, a SQLite
+    file that does not exist (a command that only reads creates nothing, SPEC 5)."""
+    text = str(url)
+    if not text.strip():
+        raise DatabaseUnavailable(f"no database named: give {URL_FORMS}")
+    if is_postgres(text):
+        _check_postgres_url(text)
+        return
+    path = sqlite_path(text)
+    if (text.startswith("sqlite:") and not text.startswith(SQLITE_SCHEME)) or not path.strip():
+        raise DatabaseUnavailable(f"a SQLite URL is sqlite:///PATH (a file), not {text!r}")
+    if "\0" in path:
+        raise DatabaseUnavailable("a file path cannot hold a NUL character")
+    if _ANY_SCHEME.match(path):
+        raise DatabaseUnavailable(f"not a kind of database ladderbot knows: give {URL_FORMS}")
+    if path.startswith((":memory:", "file::memory:")):
+        raise DatabaseUnavailable("an in-memory database would keep nothing: give a file path")
+    if path == "-":
+        raise DatabaseUnavailable("'-' is no database file: give a file path")
+    if os.path.isdir(path):
+        raise DatabaseUnavailable("that is a folder, not a database file")
+    exists = os.path.exists(path)
+    if not create and not exists:
+        raise DatabaseUnavailable("no such database file (a command that only reads creates none)")
+    folder = os.path.dirname(path) or "."
+    if not exists and not os.path.isdir(folder):
+        raise DatabaseUnavailable(f"no such folder: {folder}")
+
+
+def _check_postgres_url(text: str) -> None:
+    """A PostgreSQL URL with a parseable host and port (1-65535) and a database name."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+        parts.hostname  # noqa: B018 (parsing it refuses a malformed host such as "[::1")
+    except ValueError as error:
+        raise DatabaseUnavailable(f"a malformed PostgreSQL URL ({error})") from None
+    if port == 0:
+        raise DatabaseUnavailable("port 0 is no port: give 1 to 65535")
+    if not parts.path.strip("/"):
+        raise DatabaseUnavailable(
+            "the PostgreSQL URL names no database: postgresql://USER@HOST:PORT/DATABASE"
+        )
+
+
+class Queries(
+    GuildReads,
+    MemberReads,
+    MatchReads,
+    PerformanceReads,
+    SeasonReads,
+    CommunityReads,
+    QueueReads,
+):
     """Every read query, on one session (the reader, or a write transaction's)."""
 
     def __init__(self, session: Session, engine: Engine) -> None:
@@ -121,6 +190,7 @@ class WriteTransaction(
     PerformanceWrites,
     SeasonWrites,
     CommunityWrites,
+    QueueWrites,
 ):
     """The writes; only exists inside `Database.write()`. The units of work that span
     aggregates (a match applied, a replay stored) are here."""
@@ -264,22 +334,24 @@ class Database:
         self.read = Queries(engine.reader, engine)
 
     @classmethod
-    async def open(cls, url: str | Path) -> Database:
-        """Open (creating the schema if needed) and migrate the database at `url`: a SQLite
-        path or sqlite:/// URL, or a postgresql:// URL."""
+    async def open(cls, url: str | Path, *, create: bool = True) -> Database:
+        """Open and migrate the database at `url`: a SQLite path or sqlite:/// URL, or a
+        postgresql:// URL. `create`: a new or empty database gets the schema; without it,
+        only one that holds a ladderbot database opens (see check_location)."""
+        check_location(url, create)
         text = str(url)
         try:
             if is_postgres(text):
                 from bot.storage import postgres
 
                 try:
-                    return cls(await postgres.PostgresEngine.open(text))
+                    return cls(await postgres.PostgresEngine.open(text, create))
                 except postgres.OPEN_ERRORS as error:
                     raise DatabaseUnavailable(str(error)) from error
             from bot.storage import sqlite
 
             try:
-                return cls(await sqlite.SqliteEngine.open(sqlite_path(text)))
+                return cls(await sqlite.SqliteEngine.open(sqlite_path(text), create))
             except sqlite.OPEN_ERRORS as error:
                 raise DatabaseUnavailable(str(error)) from error
         except DatabaseUnavailable:

@@ -31,7 +31,9 @@ class DatabaseBusy(Exception):  # noqa: N818 (a refusal the user reads, like Use
 
 
 class DatabaseUnavailable(Exception):  # noqa: N818 (a refusal the user reads)
-    """The database could not be opened (no such server or file, refused, corrupt)."""
+    """The database could not be opened or used (a bad location, no such server or file, a
+    full disk, a read-only file, not a database, a newer schema, a lost server); nothing
+    was changed. The message is the one line the user sees."""
 
 
 class Row(Protocol):

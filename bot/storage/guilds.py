@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Final
 
 from bot.config import GuildSettings
@@ -18,15 +18,52 @@ _LIVE_BOARD: Final = (
 
 
 def settings_from(row: Row) -> GuildSettings:
-    return GuildSettings(**{name: row[name] for name in SETTING_COLUMNS})
+    found = {name: row[name] for name in SETTING_COLUMNS}
+    found["web"] = bool(found["web"])  # SQLite keeps booleans as 0 and 1
+    return GuildSettings(**found)
 
 
 def _live_board(row: Row) -> LiveBoard:
     return LiveBoard(row["guild_id"], row["channel_id"], row["message_id"], row["edited_at"])
 
 
+@dataclass(frozen=True, slots=True)
+class WebStamp:
+    """What the web pages of a guild show depends on (SPEC 11.3's ETag): its settings, the
+    change stamp of its standings, and its matches not applied yet (reports, disputes and
+    withdrawals leave the change stamp be)."""
+
+    settings: GuildSettings
+    changed_at: float | None
+    pending: int
+    disputed: int
+    newest_match: int | None
+
+
 class GuildReads:
     _session: Session
+
+    async def web_stamp(self, guild_id: int) -> WebStamp | None:
+        """The guild's WebStamp in one statement; None for a guild never seen."""
+        row = await self._session.one(
+            f"SELECT {_SETTINGS}, changed_at, "
+            "(SELECT count(*) FROM matches m WHERE m.guild_id = g.guild_id "
+            "AND m.status = 'pending') AS pending, "
+            "(SELECT count(*) FROM matches m WHERE m.guild_id = g.guild_id "
+            "AND m.status = 'disputed') AS disputed, "
+            "(SELECT max(m.id) FROM matches m WHERE m.guild_id = g.guild_id) AS newest "
+            "FROM guilds g WHERE g.guild_id = :guild_id",
+            {"guild_id": guild_id},
+        )
+        if row is None:
+            return None
+        return WebStamp(
+            settings_from(row),
+            row["changed_at"],
+            int(row["pending"]),
+            int(row["disputed"]),
+            None if row["newest"] is None else int(row["newest"]),
+        )
 
     async def guild_ids(self) -> list[int]:
         """Every guild the database knows, ascending."""

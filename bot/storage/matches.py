@@ -159,6 +159,15 @@ class MatchReads:
             f"participants p {join} matches m ON m.id = p.match_id",
         )
 
+    async def matches_before(self, guild_id: int, before: int | None, limit: int) -> list[Match]:
+        """The guild's newest matches by id (ids follow creation), only those with an id
+        below `before` when given: pages of a match list that stay put as matches arrive."""
+        return await self._matches(
+            "m.guild_id = :guild_id AND m.id < :before",
+            {"guild_id": guild_id, "before": before or 2**63 - 1, "limit": limit},
+            "ORDER BY m.id DESC LIMIT :limit",
+        )
+
     async def match_count(self, guild_id: int, user_id: int | None = None) -> int:
         """How many matches `recent_matches` can page through."""
         if user_id is None:

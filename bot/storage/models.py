@@ -7,16 +7,15 @@ from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 
+from bot.ratings.arrays import BoolArray as BoolArray  # re-exported: the storage columns
+from bot.ratings.arrays import FloatArray as FloatArray
+from bot.ratings.arrays import IntArray as IntArray
+from bot.ratings.arrays import ObjectArray as ObjectArray
 from bot.ratings.ladder import Outcome as Outcome  # re-exported: stored with each participant
 
 MatchStatus = Literal["pending", "disputed", "applied", "void"]
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
-ObjectArray = npt.NDArray[np.object_]
 
 LogKey = tuple[float, int]
 """A match's place in the guild's log: (applied_at, id); applied matches sort by it."""

@@ -33,6 +33,7 @@ import numpy.typing as npt
 from bot.storage.engine import (
     WRITE_WAIT_SECONDS,
     DatabaseBusy,
+    DatabaseUnavailable,
     Dialect,
     Engine,
     Parameters,
@@ -351,8 +352,9 @@ class PostgresEngine(Engine):
         self._listener: asyncpg.Connection | None = None
 
     @classmethod
-    async def open(cls, url: str) -> PostgresEngine:
-        """Connect to the database at `url` (it must exist) and migrate it."""
+    async def open(cls, url: str, create: bool) -> PostgresEngine:
+        """Connect to the database at `url` (it must exist) and migrate it; `create`: a
+        database without ladderbot's schema gets it (else it is refused, unchanged)."""
         settings = {"lock_timeout": f"{int(WRITE_WAIT_SECONDS * 1000)}ms"}
         own_pids: set[int] = set()
 
@@ -376,7 +378,7 @@ class PostgresEngine(Engine):
         engine._own_pids = own_pids
         engine._url = url
         try:
-            await engine._migrate()
+            await engine._migrate(create)
         except BaseException:
             await engine.close()
             raise
@@ -393,12 +395,21 @@ class PostgresEngine(Engine):
             raise newer_than_this_code(version)
         return version
 
-    async def _migrate(self) -> None:
+    async def _migrate(self, create: bool) -> None:
         """Apply the migrations the database has not seen yet, each in its own transaction
         under a lock (other processes may be migrating the same database; the version is
-        read again under it). An up-to-date database is only read."""
+        read again under it). An up-to-date database is only read; one without ladderbot's
+        schema is refused if it holds other tables, or unless `create`."""
         async with self._writers.acquire() as connection:
             session = _Connected(connection)
+            if await self._version(session) == 0:
+                if await session.one(
+                    "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() "
+                    "AND tablename <> 'schema_version'"
+                ):
+                    raise DatabaseUnavailable("the database holds tables that are not ladderbot's")
+                if not create:
+                    raise DatabaseUnavailable("the database holds no ladderbot data yet")
             while await self._version(session) < len(MIGRATIONS):
                 async with connection.transaction():
                     await session.run(_MIGRATION_LOCK)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from bot.storage.engine import Dialect
+from bot.storage.engine import DatabaseUnavailable, Dialect
 
 MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 1: the initial schema.
@@ -184,6 +184,114 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # rewriting every rating updates rows in place (PostgreSQL's HOT updates: no index
     # entries written; 2.7x faster measured on 800,000 rows). SQLite updates in place.
     ("@participants_room",),
+    # 9: matchmaking queues (SPEC 10): queues and their waiting members, lobbies and their
+    # players, no-show penalties, and the two guild settings. Queues and lobbies are
+    # numbered per guild (their numbers are taken under the guild's write lock); `version`
+    # counts a row's changes and `shown_version` the one its Discord message shows. An open
+    # lobby's players are marked `open`: a member is in at most one open lobby (the unique
+    # index says so). A lobby remembers the one match its result recorded.
+    (
+        "ALTER TABLE guilds ADD COLUMN no_show_minutes INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE guilds ADD COLUMN lobby_hours {real} NOT NULL DEFAULT 3",
+        """
+        CREATE TABLE queues (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            queue_id INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            channel_id {bigint} NOT NULL,
+            message_id {bigint},
+            size INTEGER NOT NULL CHECK (size >= 2 AND size <= 32),
+            format TEXT NOT NULL CHECK (format IN ('teams', 'ffa')),
+            teams INTEGER NOT NULL CHECK (teams >= 2 AND teams <= 4),
+            mode TEXT NOT NULL CHECK (mode IN ('balance', 'captains', 'random')),
+            ready_seconds INTEGER NOT NULL,
+            expire_minutes INTEGER NOT NULL,
+            maps TEXT NOT NULL,
+            pick_order TEXT NOT NULL,
+            previous_map TEXT,
+            notice TEXT,
+            version INTEGER NOT NULL DEFAULT 1,
+            shown_version INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (guild_id, queue_id),
+            UNIQUE (guild_id, name)
+        )
+        """,
+        """
+        CREATE TABLE queue_members (
+            guild_id {bigint} NOT NULL,
+            queue_id INTEGER NOT NULL,
+            user_id {bigint} NOT NULL,
+            place INTEGER NOT NULL,
+            joined_at {real} NOT NULL,
+            PRIMARY KEY (guild_id, queue_id, user_id),
+            FOREIGN KEY (guild_id, queue_id) REFERENCES queues (guild_id, queue_id)
+                ON DELETE CASCADE
+        ) {without_rowid}
+        """,
+        "CREATE INDEX queue_members_user ON queue_members (guild_id, user_id)",
+        """
+        CREATE TABLE lobbies (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            lobby_id INTEGER NOT NULL,
+            queue_id INTEGER NOT NULL,
+            queue_name TEXT NOT NULL,
+            channel_id {bigint} NOT NULL,
+            message_id {bigint},
+            state TEXT NOT NULL CHECK (state IN
+                ('ready', 'picking', 'playing', 'reported', 'cancelled', 'dissolved')),
+            format TEXT NOT NULL,
+            teams INTEGER NOT NULL,
+            mode TEXT NOT NULL,
+            pick_order TEXT NOT NULL,
+            created_at {real} NOT NULL,
+            ready_deadline {real},
+            pick_deadline {real},
+            close_deadline {real} NOT NULL,
+            map TEXT,
+            seed {bigint},
+            match_id {bigint} REFERENCES matches (id),
+            closed_at {real},
+            notice TEXT,
+            version INTEGER NOT NULL DEFAULT 1,
+            shown_version INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (guild_id, lobby_id),
+            UNIQUE (match_id)
+        )
+        """,
+        "CREATE INDEX lobbies_open ON lobbies (state, close_deadline)",
+        """
+        CREATE TABLE lobby_players (
+            guild_id {bigint} NOT NULL,
+            lobby_id INTEGER NOT NULL,
+            user_id {bigint} NOT NULL,
+            position INTEGER NOT NULL,
+            rating {real} NOT NULL,
+            ready {bool} NOT NULL DEFAULT {false},
+            team INTEGER,
+            captain {bool} NOT NULL DEFAULT {false},
+            pick INTEGER,
+            open {bool} NOT NULL,
+            PRIMARY KEY (guild_id, lobby_id, user_id),
+            FOREIGN KEY (guild_id, lobby_id) REFERENCES lobbies (guild_id, lobby_id)
+        ) {without_rowid}
+        """,
+        "CREATE UNIQUE INDEX lobby_players_open ON lobby_players (guild_id, user_id) "
+        "WHERE open = {true}",
+        """
+        CREATE TABLE queue_penalties (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            user_id {bigint} NOT NULL,
+            until {real} NOT NULL,
+            PRIMARY KEY (guild_id, user_id)
+        ) {without_rowid}
+        """,
+    ),
+    # 10: the web pages and read API (SPEC 11): the guild setting `web` (off: the guild is
+    # not shown), and the matches of a guild by id, newest first (the pages' match list).
+    (
+        "ALTER TABLE guilds ADD COLUMN web {bool} NOT NULL DEFAULT {false}",
+        "CREATE INDEX matches_guild ON matches (guild_id, id)",
+    ),
 )
 
 
@@ -203,8 +311,9 @@ def migration_statements(number: int, dialect: Dialect) -> list[str]:
     return statements
 
 
-def newer_than_this_code(version: int) -> RuntimeError:
-    return RuntimeError(
+def newer_than_this_code(version: int) -> DatabaseUnavailable:
+    """Refuses a database a newer ladderbot wrote (before anything is written to it)."""
+    return DatabaseUnavailable(
         f"the database is at schema version {version}, newer than this ladderbot "
         f"({len(MIGRATIONS)}): upgrade ladderbot"
     )

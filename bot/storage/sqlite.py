@@ -24,6 +24,7 @@ import numpy.typing as npt
 from bot.storage.engine import (
     WRITE_WAIT_SECONDS,
     DatabaseBusy,
+    DatabaseUnavailable,
     Dialect,
     Engine,
     Parameters,
@@ -40,6 +41,20 @@ CHUNK_ROWS: Final = 20_000
 """Rows a bulk read fetches, or a bulk update sends, per call: converting a chunk holds the
 interpreter lock for a few milliseconds, not the event loop's hundreds."""
 _BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+_FAULTS: Final = {
+    sqlite3.SQLITE_FULL: "the disk holding the database is full; nothing was changed",
+    sqlite3.SQLITE_READONLY: "the database file or its folder is read-only; nothing was changed",
+    sqlite3.SQLITE_CANTOPEN: "cannot open the database file (its folder is missing, "
+    "read-only or not accessible)",
+    sqlite3.SQLITE_PERM: "no permission to open the database file",
+    sqlite3.SQLITE_NOTADB: "the file is not a SQLite database",
+    sqlite3.SQLITE_CORRUPT: "the database file is damaged (corrupt); nothing was changed",
+    sqlite3.SQLITE_IOERR: "the database file could not be read or written (an I/O error: "
+    "is its disk full?); nothing was changed",
+}
+"""The one line for each fault of the file or its disk (by primary result code)."""
+WORKER_STOP_SECONDS: Final = 5.0
+"""How long a failed open waits for aiosqlite's worker thread to end."""
 BULK_INSERT_ROWS: Final = 10_000
 """From this many rows on, `insert_columns` may rebuild the table's plain indexes."""
 
@@ -75,8 +90,15 @@ class SqliteDialect(Dialect):
 DIALECT: Final = SqliteDialect()
 
 
-def _is_busy(error: sqlite3.Error) -> bool:
-    return getattr(error, "sqlite_errorcode", None) in _BUSY_CODES
+def _refusal(error: sqlite3.Error) -> DatabaseBusy | DatabaseUnavailable | None:
+    """The refusal the user reads for an error of the file or its disk (None: a bug)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None:
+        return None
+    if code & 0xFF in _BUSY_CODES:
+        return DatabaseBusy()
+    message = _FAULTS.get(code & 0xFF)
+    return None if message is None else DatabaseUnavailable(message)
 
 
 class SqliteSession(Session):
@@ -86,7 +108,7 @@ class SqliteSession(Session):
         self._connection = connection
 
     async def all(self, sql: str, parameters: Parameters | None = None) -> list[Row]:
-        with _busy_refused():
+        with _refused():
             return list(await self._connection.execute_fetchall(sql, parameters or {}))
 
     async def run(self, sql: str, parameters: Parameters | None = None) -> None:
@@ -102,7 +124,7 @@ class SqliteSession(Session):
         codes: dict[Any, int] = {}
         chunks: list[list[npt.NDArray[Any]]] = []
         converting: asyncio.Future[list[npt.NDArray[Any]]] | None = None
-        with _busy_refused():
+        with _refused():
             cursor = await self._connection.execute(sql, parameters)
             cursor.row_factory = None
             while rows := list(await cursor.fetchmany(CHUNK_ROWS)):
@@ -134,7 +156,7 @@ class SqliteSession(Session):
         for first in range(0, len(columns[0]), CHUNK_ROWS):
             chunk = [column[first : first + CHUNK_ROWS] for column in ordered]
             rows = await asyncio.to_thread(_tuples, chunk)
-            with _busy_refused():
+            with _refused():
                 await self._connection.executemany(statement, rows)
 
     async def insert_columns(
@@ -151,7 +173,7 @@ class SqliteSession(Session):
         held = await self.one(f"SELECT count(*) FROM {table}") if rebuilt else None
         if held is None or held[0] > len(rows):
             rebuilt = []
-        with _busy_refused():
+        with _refused():
             for name, _ in rebuilt:
                 await self._connection.execute(f"DROP INDEX {name}")
             await self._connection.execute("PRAGMA cache_spill = OFF")
@@ -177,7 +199,7 @@ class SqliteSession(Session):
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if rows:
-            with _busy_refused():
+            with _refused():
                 await self._connection.executemany(sql, rows)
 
 
@@ -202,21 +224,65 @@ def _transposed(
 
 
 @contextmanager
-def _busy_refused() -> Iterator[None]:
-    """SQLITE_BUSY (busy_timeout spent waiting for other processes) as DatabaseBusy."""
+def _refused() -> Iterator[None]:
+    """SQLITE_BUSY (busy_timeout spent waiting for other processes) as DatabaseBusy; a full
+    disk, a read-only or damaged file and the like as DatabaseUnavailable."""
     try:
         yield
-    except sqlite3.OperationalError as error:
-        if _is_busy(error):
-            raise DatabaseBusy() from error
-        raise
+    except sqlite3.Error as error:
+        refusal = _refusal(error)
+        if refusal is None:
+            raise
+        raise refusal from error
 
 
 async def _connect(path: str) -> aiosqlite.Connection:
-    connection = await aiosqlite.connect(path, isolation_level=None)
-    connection.row_factory = sqlite3.Row
-    await connection.execute(f"PRAGMA busy_timeout = {int(WRITE_WAIT_SECONDS * 1000)}")
+    """A connection whose failure leaves nothing running: aiosqlite's worker thread, left
+    to stop on its own, would finish after the event loop closed (a traceback)."""
+    connection = aiosqlite.connect(path, isolation_level=None)
+    try:
+        with _refused():
+            await connection
+    except BaseException:
+        await asyncio.to_thread(connection._thread.join, WORKER_STOP_SECONDS)
+        raise
+    try:
+        connection.row_factory = sqlite3.Row
+        with _refused():
+            await connection.execute(f"PRAGMA busy_timeout = {int(WRITE_WAIT_SECONDS * 1000)}")
+    except BaseException:
+        await connection.close()
+        raise
     return connection
+
+
+async def _checked_version(connection: aiosqlite.Connection) -> int:
+    """The file's schema version; a newer ladderbot's is refused."""
+    rows = list(await connection.execute_fetchall("PRAGMA user_version"))
+    version = int(rows[0][0]) if rows else 0
+    if version > len(MIGRATIONS):
+        raise newer_than_this_code(version)
+    return version
+
+
+async def _refuse_foreign_or_new(connection: aiosqlite.Connection, create: bool) -> None:
+    """A file without ladderbot's schema: refused if it holds tables (another program's
+    database), or if this command must not create a database. Version and tables are read
+    in one statement, one snapshot: another process migrating the new file meanwhile
+    commits both at once and is not mistaken for a foreign program."""
+    rows = list(
+        await connection.execute_fetchall(
+            "SELECT (SELECT user_version FROM pragma_user_version),"
+            " (SELECT count(*) FROM sqlite_master WHERE type = 'table')"
+        )
+    )
+    version, tables = rows[0]
+    if version:
+        return
+    if tables:
+        raise DatabaseUnavailable("the file holds tables that are not ladderbot's")
+    if not create:
+        raise DatabaseUnavailable("the file holds no ladderbot database yet")
 
 
 class SqliteEngine(Engine):
@@ -228,35 +294,34 @@ class SqliteEngine(Engine):
         self.reader = SqliteSession(reader)
 
     @classmethod
-    async def open(cls, path: str) -> SqliteEngine:
-        """Open (creating if needed) and migrate the database file at `path`."""
+    async def open(cls, path: str, create: bool) -> SqliteEngine:
+        """Open and migrate the database file at `path`; `create`: an empty or new file
+        becomes a ladderbot database (else it is refused, unchanged). A file holding tables
+        of something else is refused either way."""
         writer = await _connect(path)
         try:
-            for pragma in ("journal_mode = WAL", "synchronous = FULL", "foreign_keys = ON"):
-                await writer.execute(f"PRAGMA {pragma}")
+            with _refused():
+                version = await _checked_version(writer)
+                if version == 0:
+                    await _refuse_foreign_or_new(writer, create)
+                for pragma in ("journal_mode = WAL", "synchronous = FULL", "foreign_keys = ON"):
+                    await writer.execute(f"PRAGMA {pragma}")
             reader = await _connect(path)
         except BaseException:
             await writer.close()
             raise
-        await reader.execute("PRAGMA query_only = ON")
         engine = cls(writer, reader)
         try:
+            with _refused():
+                await reader.execute("PRAGMA query_only = ON")
             await engine._migrate()
         except BaseException:
             await engine.close()
             raise
         return engine
 
-    async def _begin(self) -> None:
-        with _busy_refused():
-            await self._writer_connection.execute("BEGIN IMMEDIATE")
-
     async def _version(self) -> int:
-        row = await self._writer.one("PRAGMA user_version")
-        version = 0 if row is None else int(row[0])
-        if version > len(MIGRATIONS):
-            raise newer_than_this_code(version)
-        return version
+        return await _checked_version(self._writer_connection)
 
     async def _migrate(self) -> None:
         """Apply the migrations the file has not seen yet, each in its own transaction (the
@@ -274,15 +339,12 @@ class SqliteEngine(Engine):
     async def transaction(self, guild_id: int | None) -> AsyncIterator[Session]:
         """SQLite has one writer at a time: BEGIN IMMEDIATE takes the whole file."""
         async with self._lock:
-            await self._begin()
+            with _refused():
+                await self._writer_connection.execute("BEGIN IMMEDIATE")
             try:
                 yield self._writer
-            except BaseException:
-                if self._writer_connection.in_transaction:
-                    await self._writer_connection.execute("ROLLBACK")
-                raise
-            try:
-                await self._writer_connection.execute("COMMIT")
+                with _refused():
+                    await self._writer_connection.execute("COMMIT")
             except BaseException:
                 if self._writer_connection.in_transaction:
                     await self._writer_connection.execute("ROLLBACK")

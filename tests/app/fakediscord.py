@@ -272,6 +272,7 @@ class FakeDiscord:
         guilds: Sequence[int] = (GUILD_ID,),
         recommended_shards: int = 1,
         role_rate: RoleRateLimit | None = None,
+        port: int = 0,
     ) -> None:
         self.members = {member.id: member for member in [BOT, *members]}
         self.role_rate = role_rate or RoleRateLimit()
@@ -286,7 +287,10 @@ class FakeDiscord:
         self.events: list[Event] = []
         self.messages: dict[int, JsonDict] = {}
         self.deleted: set[int] = set()
-        self.port = 0
+        self.port = port
+        """Where it listens (0 until started: any free port)."""
+        self.refuse_token = False
+        """Answer the login with 401, as Discord answers a token it does not know."""
         self._cond = threading.Condition()
         self._ids = itertools.count(950_000_000_000_000_001)
         self._sequence = itertools.count(1)
@@ -324,7 +328,7 @@ class FakeDiscord:
         app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
         server = site._server
         assert server is not None
@@ -552,6 +556,8 @@ class FakeDiscord:
         body, files = await self._body(request)
         method = request.method
         if method == "GET" and path == "/users/@me":
+            if self.refuse_token:
+                return _json({"code": 0, "message": "401: Unauthorized"}, 401)
             return _json(BOT.user_payload())
         if method == "GET" and path == "/oauth2/applications/@me":
             return _json(self._application())
@@ -931,6 +937,27 @@ class FakeDiscord:
             data["guild_id"] = top["guild_id"]
         return self._interaction(user, 2, data, guild_id=guild_id)
 
+    def autocomplete(
+        self, user: Member, command: str, option: str, typed: str, guild_id: int = GUILD_ID
+    ) -> Interaction:
+        """A user typing `typed` into the string option `option` of `/command [sub]`: the bot
+        answers with choices (callback type 8, recorded as kind "other")."""
+        words = command.split()
+        top = next(c for c in self.synced_commands() if c["name"] == words[0])
+        schema = top.get("options", [])
+        nested: list[JsonDict] = []
+        target = nested
+        for word in words[1:]:
+            sub = next(o for o in schema if o["name"] == word)
+            inner: list[JsonDict] = []
+            target.append({"name": word, "type": sub["type"], "options": inner})
+            target, schema = inner, sub.get("options", [])
+        target.append({"name": option, "type": 3, "value": typed, "focused": True})
+        data: JsonDict = {"id": top["id"], "name": top["name"], "type": 1, "options": nested}
+        if top.get("guild_id"):
+            data["guild_id"] = top["guild_id"]
+        return self._interaction(user, 4, data, guild_id=guild_id)
+
     def _value(self, value: Any, resolved: JsonDict) -> Any:
         if isinstance(value, Member):
             resolved.setdefault("users", {})[str(value.id)] = value.user_payload()
@@ -957,6 +984,14 @@ class FakeDiscord:
         data = {"custom_id": custom_id, "component_type": 2}
         guild_id = int((seen or self.messages[message_id])["guild_id"])
         return self._interaction(user, 3, data, message_id, seen, guild_id)
+
+    def select(
+        self, user: Member, message_id: int, custom_id: str, values: Sequence[str]
+    ) -> Interaction:
+        """Choose `values` in a select menu of a message."""
+        data = {"custom_id": custom_id, "component_type": 3, "values": list(values)}
+        guild_id = int(self.messages[message_id]["guild_id"])
+        return self._interaction(user, 3, data, message_id, None, guild_id)
 
     def message(self, message_id: int) -> JsonDict:
         """A snapshot of a message as it is now."""

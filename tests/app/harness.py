@@ -122,6 +122,16 @@ class BotProcess:
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")[-5000:]
 
+    def log_size(self) -> int:
+        return self.log.stat().st_size
+
+    def output_since(self, size: int) -> str:
+        """What the bot logged after `log_size()` returned `size`: one test's share of a
+        bot shared by the session."""
+        with self.log.open("rb") as log:
+            log.seek(size)
+            return log.read().decode("utf-8", errors="replace")
+
 
 class Players:
     """Hands out players never used before, so each test's ratings start fresh."""

@@ -87,6 +87,9 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
             ("provisional_games", INTEGER, False, None),
             ("inactive_days", INTEGER, False, None),
             ("rank_margin", NUMBER, False, None),
+            ("no_show_minutes", INTEGER, False, None),
+            ("lobby_hours", NUMBER, False, None),
+            ("web", BOOLEAN, False, None),  # SPEC 11.1
         ],
         "channel": [("channel", CHANNEL, True, None)],
         "modlog": [("channel", CHANNEL, False, None), ("off", BOOLEAN, False, None)],
@@ -102,9 +105,58 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
             "sync": [],
         },
         "post": [],
+        "web": [],  # SPEC 11.1
         "recompute": [],
+        "evaluate": [("last", INTEGER, False, None), ("tune", BOOLEAN, False, None)],  # SPEC 12
         "export": [],
         "season start": [("name", STRING, True, None), ("carry", NUMBER, False, None)],
+        "queue": {  # SPEC 10.1
+            "create": [
+                ("name", STRING, True, None),
+                ("channel", CHANNEL, True, None),
+                ("size", INTEGER, True, None),
+                ("format", STRING, False, ["teams", "ffa"]),
+                ("teams", INTEGER, False, None),
+                ("mode", STRING, False, ["balance", "captains", "random"]),
+                ("ready_seconds", INTEGER, False, None),
+                ("expire_minutes", INTEGER, False, None),
+                ("maps", STRING, False, None),
+                ("pick_order", STRING, False, None),
+            ],
+            "edit": [
+                ("name", STRING, True, None),
+                ("new_name", STRING, False, None),
+                ("channel", CHANNEL, False, None),
+                ("size", INTEGER, False, None),
+                ("format", STRING, False, ["teams", "ffa"]),
+                ("teams", INTEGER, False, None),
+                ("mode", STRING, False, ["balance", "captains", "random"]),
+                ("ready_seconds", INTEGER, False, None),
+                ("expire_minutes", INTEGER, False, None),
+                ("maps", STRING, False, None),
+                ("pick_order", STRING, False, None),
+            ],
+            "delete": [("name", STRING, True, None)],
+        },
+        "lobby": {  # SPEC 10.3
+            "sub": [
+                ("id", INTEGER, True, None),
+                ("out", USER, True, None),
+                ("in", USER, True, None),
+            ],
+            "cancel": [("id", INTEGER, True, None)],
+        },
+    },
+    "queue": {  # SPEC 10.1, 10.3
+        "join": [("name", STRING, False, None)],
+        "leave": [("name", STRING, False, None)],
+        "list": [],
+        "result": [
+            ("lobby", INTEGER, True, None),
+            ("winner", STRING, False, ["a", "b", "c", "d", "draw"]),
+            ("order", STRING, False, None),
+            ("minutes", NUMBER, False, None),
+        ],
     },
 }
 """A subcommand of a group is named "group subcommand"."""

@@ -47,7 +47,7 @@ def test_rating_card_shows_peak_streak_form_win_rate_and_provisional(
     fields = _fields(reply)
     assert reply.embeds[0]["description"].startswith("Provisional")  # 3 matches < 5
     assert fields["Streak"] == "W3"  # the record counts 2nd of four as a win
-    assert fields["Win rate"] == "100%"
+    assert fields["Win rate"] == "100% of 3 games (all seasons)"
     lines = fields["Recent form"].splitlines()
     matches = [FORM_LINE.fullmatch(line) for line in lines]
     assert all(matches), lines

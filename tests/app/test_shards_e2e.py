@@ -31,9 +31,9 @@ from tests.app.harness import (
     bot_environment,
     write_config,
 )
-from tests.storage.engines import _empty, postgres_url
+from tests.storage.engines import _empty, postgres_admin, postgres_url
 
-__all__ = ["postgres_url"]
+__all__ = ["postgres_admin", "postgres_url"]
 
 SHARD_COUNT = 2
 GUILDS_BY_SHARD = {

@@ -3,23 +3,21 @@ every report is applied and the stored ratings equal a replay. Nothing here is t
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from bench.processes import GUILDS, Sizes, run_layout
-from tests.storage.engines import _unavailable
+from tests.storage.engines import postgres_admin
+
+__all__ = ["postgres_admin"]
 
 TINY = Sizes(reports_per_guild=3)
 
 
 @pytest.mark.parametrize("processes", [1, 2])
-def test_every_layout_applies_every_report_agreeing_with_the_replay(processes: int) -> None:
-    admin = os.environ.get("LADDERBOT_TEST_POSTGRES")
-    if not admin:
-        _unavailable("LADDERBOT_TEST_POSTGRES is not set (a PostgreSQL admin URL)")
-    assert admin is not None
-    figure = run_layout(admin, processes, TINY)
+def test_every_layout_applies_every_report_agreeing_with_the_replay(
+    processes: int, postgres_admin: str
+) -> None:
+    figure = run_layout(postgres_admin, processes, TINY)
     assert figure.processes == processes
     assert figure.applied == figure.reports == GUILDS * TINY.reports_per_guild
     assert figure.seconds > 0 and figure.disagreements == 0

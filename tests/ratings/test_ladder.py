@@ -12,47 +12,16 @@ from hypothesis import strategies as st
 from bot.ratings.ladder import (
     LadderSettings,
     duel_scores,
-    expected_score,
+    ladder_expected_score,
     match_minutes,
     match_outcomes,
     placement_scores,
     rating_changes,
     team_scores,
+    zonestats_changes,
 )
 
 DEFAULTS = LadderSettings()
-
-
-def literal_update(
-    ratings: list[float],
-    sides: list[int],
-    scores: list[float],
-    minutes: list[float],
-    s: LadderSettings,
-) -> list[float]:
-    """Steps 1-8 written out as the seed states them, one pair at a time (the test oracle)."""
-    n = len(ratings)
-    offsets = [0.0] * n
-    for p in range(n):
-        for q in range(n):
-            if sides[p] == sides[q]:
-                continue
-            predicted = 1.0 / (1.0 + math.exp((ratings[q] - ratings[p]) / s.t))
-            # SPH_p against SPH_q as step 4 says to compare them: score_p·minutes_q against
-            # score_q·minutes_p (dividing would make 50 pts in 5 min beat 19 in 1.9 min).
-            mine, theirs = scores[p] * minutes[q], scores[q] * minutes[p]
-            result = 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
-            time = min(s.max_game_length, minutes[p], minutes[q])
-            offsets[p] += (result - predicted) * s.game_mult * time
-    largest = max(abs(o) for o in offsets)
-    if largest == 0:
-        return offsets
-    tied = [p for p in range(n) if abs(offsets[p]) >= largest - 1e-9]
-    # Fewest minutes; among those the largest |offset| (offsets within 1e-9 may include 0).
-    h = min(tied, key=lambda p: (minutes[p], -abs(offsets[p])))
-    cap = min(minutes[h], s.max_game_length) * s.game_mult
-    scale = 1.0 if abs(offsets[h]) <= cap else cap / abs(offsets[h])
-    return [o * scale for o in offsets]
 
 
 # --- the worked examples of SPEC 2.3 -------------------------------------------------------
@@ -84,6 +53,8 @@ def test_worked_examples(
 ) -> None:
     changes = rating_changes(ratings, sides, scores, minutes, DEFAULTS)
     assert np.round(changes, 4).tolist() == pytest.approx(expected, abs=1e-12)
+    literal = zonestats_changes(ratings, sides, scores, minutes, DEFAULTS)
+    assert np.round(literal, 4).tolist() == pytest.approx(expected, abs=1e-12)
 
 
 def test_integer_side_labels_work_like_text_labels() -> None:
@@ -115,17 +86,17 @@ def test_settings_change_the_update() -> None:
     fast = LadderSettings(t=60.0, game_mult=3.0, max_game_length=10.0)
     changes = rating_changes([400, 650], "ab", [1, 0], [20, 20], fast)
     assert changes.tolist() == pytest.approx(
-        literal_update([400, 650], [0, 1], [1, 0], [20, 20], fast)
+        zonestats_changes([400, 650], [0, 1], [1, 0], [20, 20], fast)
     )
     assert abs(changes[0]) <= fast.max_change
 
 
-def test_expected_score_is_the_logistic_of_step_3() -> None:
+def test_ladder_expected_score_is_the_logistic_of_step_3() -> None:
     for difference in (-300.0, -1.0, 0.0, 17.5, 1000.0):
-        assert float(expected_score(difference, 0.0, 120.0)) == pytest.approx(
+        assert float(ladder_expected_score(difference, 0.0, 120.0)) == pytest.approx(
             1 / (1 + math.exp(-difference / 120.0)), abs=1e-15
         )
-    assert float(expected_score(1e6, 0.0, 1.0)) == 1.0  # no overflow warning, no NaN
+    assert float(ladder_expected_score(1e6, 0.0, 1.0)) == 1.0  # no overflow warning, no NaN
 
 
 # --- invalid input -------------------------------------------------------------------------
@@ -209,13 +180,13 @@ def matches(draw: st.DrawFn) -> tuple[list[float], list[int], list[float], list[
 
 @settings(max_examples=200, deadline=None)
 @given(match=matches(), ladder=settings_st)
-def test_zero_sum_bounded_and_as_the_seed_says(
+def test_the_fast_path_is_the_steps_as_written_zero_sum_and_bounded(
     match: tuple[list[float], list[int], list[float], list[float]], ladder: LadderSettings
 ) -> None:
     changes = rating_changes(*match, ladder)
     assert abs(changes.sum()) < 1e-9
     assert np.abs(changes).max() <= ladder.max_change + 1e-9
-    assert changes.tolist() == pytest.approx(literal_update(*match, ladder), abs=1e-9)
+    assert changes.tolist() == pytest.approx(zonestats_changes(*match, ladder), abs=1e-9)
 
 
 @settings(max_examples=100, deadline=None)

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import io
 import math
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.ratings.solver import expected_score, solve_segments
-from bot.ratings.variants import FictitiousGame
+from bot.ratings.elo import elo_expected_score
+from bot.ratings.gamelist import Game, parse_games
+from bot.ratings.performance import Stability, format_stability, stability
+from bot.ratings.solver import SharedPowers, solve_segments
+from bot.ratings.variants import VARIANTS, FictitiousGame
 
 DRAW_WITH_ZERO = (FictitiousGame(0.1, 0.5, 0.0),)
 
 
 def test_expected_score_is_the_elo_curve() -> None:
-    assert expected_score(np.array([0.0, 400.0, -400.0])).tolist() == pytest.approx(
+    assert elo_expected_score(np.array([0.0, 400.0, -400.0])).tolist() == pytest.approx(
         [0.5, 1 / 11, 10 / 11]
     )
-    assert expected_score(np.array([1e6, -1e6])).tolist() == [0.0, 1.0]
+    assert elo_expected_score(np.array([1e6, -1e6])).tolist() == [0.0, 1.0]
 
 
 def test_one_win_and_one_loss_against_equals_is_their_rating() -> None:
@@ -109,3 +114,75 @@ def test_every_segment_is_the_root_of_its_own_equation_solved_alone_or_together(
         assert root == pytest.approx(alone, abs=1e-6)
         assert spec_value(*columns, root - 1e-6) > -1e-12
         assert spec_value(*columns, root + 1e-6) < 1e-12
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    segments=st.lists(segment_games, min_size=1, max_size=8),
+    spread=st.sampled_from((1.0, 10.0, 2e3)),
+)
+def test_shared_powers_give_the_roots_of_every_variant(
+    segments: list[list[tuple[float, float, float]]], spread: float
+) -> None:
+    """The powers shared by several solves of the same games (each variant's weights and
+    fictitious games) give the roots solved without them, warning nothing; ratings too far
+    apart to split (spread 2e3: up to 4e7 Elo) fall back to one exponential per game."""
+    flat = [game for games in segments for game in games]
+    results, ratings, weights = (
+        (np.array(column, dtype=np.float64) for column in zip(*flat, strict=True))
+        if flat
+        else (np.zeros(0),) * 3
+    )
+    ratings = ratings * spread / 10.0
+    offsets = np.cumsum([0, *(len(games) for games in segments)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        shared = SharedPowers(ratings, offsets)
+        for variant in VARIANTS.values():
+            alone = solve_segments(results, ratings, weights, offsets, variant.fictitious)
+            together = solve_segments(
+                results, ratings, weights, offsets, variant.fictitious, shared
+            )
+            np.testing.assert_allclose(together, alone, rtol=1e-12, atol=1e-8)
+
+
+def test_shared_powers_of_other_games_are_refused() -> None:
+    shared = SharedPowers(np.array([1500.0, 1600.0]), np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match="shared powers of other game lists"):
+        solve_segments(np.ones(2), np.ones(2), np.ones(2), np.array([0, 2]), (), shared)
+
+
+def _stability_without_warnings(games: list[Game], variant: str) -> Stability:
+    """stability() with every warning (numpy's RuntimeWarnings) raised as an error."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return stability(games, variant)
+
+
+def test_p8_of_one_draw_at_minus_211771_warns_nothing() -> None:
+    """Issue 17 item 7: `echo '-211771.498' | ladderbot p8` printed a RuntimeWarning (the
+    Newton step overflowed where f is flat, far from the fictitious games' 1500)."""
+    (game,) = parse_games(io.StringIO("-211771.498\n"))
+    assert format_stability(_stability_without_warnings([game], "p8")) == "1500 +417 -417"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    games=st.lists(
+        st.builds(
+            Game,
+            result=st.sampled_from((0.0, 0.5, 1.0)),
+            rating=st.floats(-1e6, 1e6),
+            opponent=st.sampled_from(("a", "b")),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    variant=st.sampled_from(tuple(VARIANTS)),
+)
+def test_game_lists_within_the_bounds_raise_no_numpy_warning(
+    games: list[Game], variant: str
+) -> None:
+    """Numpy's errors raised: the answer is found without one (and is the same)."""
+    strict = _stability_without_warnings(games, variant)
+    assert format_stability(strict) == format_stability(stability(games, variant))

@@ -9,9 +9,15 @@ import pytest
 from bot.config import GuildSettings
 from bot.services import Ladder
 from bot.storage import Database
-from tests.storage.engines import database, database_url, fresh_database, postgres_url
+from tests.storage.engines import (
+    database,
+    database_url,
+    fresh_database,
+    postgres_admin,
+    postgres_url,
+)
 
-__all__ = ["database", "database_url", "fresh_database", "postgres_url"]
+__all__ = ["database", "database_url", "fresh_database", "postgres_admin", "postgres_url"]
 
 
 class Clock:

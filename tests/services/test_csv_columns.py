@@ -13,8 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.services import UserError, csvio
-from bot.services.csvio import CsvMatches, CsvSeason, parse_csv, read_csv
+from bot.services import UserError
+from bot.services.matchcsv import columns
+from bot.services.matchcsv.columns import read_csv
+from bot.services.matchcsv.parsed import CsvMatches, CsvSeason
+from bot.services.matchcsv.rows import parse_csv
 from tests.services.conftest import Clock
 from tests.services.test_csv_hygiene import HEADER, hostile_csv, valid_rows
 
@@ -111,7 +114,7 @@ def test_a_clean_file_with_blank_lines_is_read_without_going_row_by_row(
     def refused(*_: object) -> None:
         raise AssertionError("read row by row")
 
-    monkeypatch.setattr(csvio, "parse_csv", refused)
+    monkeypatch.setattr(columns, "parse_csv", refused)
     matches, starts = read_csv(text, NOW)
     assert_same(matches, CsvMatches.of(expected[0]))
     assert matches.labels == ["10", "1"]  # log order: played_at, then the label

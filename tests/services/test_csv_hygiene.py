@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder, UserError, parse_lineup
-from bot.services.csvio import format_time, neutralised, unmarked
 from bot.services.errors import quoted
-from bot.storage import Database
+from bot.services.matchcsv.export import export_matches
+from bot.services.matchcsv.format import format_time, neutralised, unmarked
+from bot.storage import Database, Match, Participant
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
 
@@ -229,6 +230,121 @@ async def test_an_unknown_status_is_refused(ladder: Ladder, db_path: Path) -> No
     assert (await refused(ladder, db_path, data)).startswith("line 2: status 'aplied' must be")
 
 
+# --- control characters and the label's bound (issue 17) ------------------------------------
+
+
+async def assert_refused_leaving_the_guild_as_it_was(ladder: Ladder, data: str) -> str:
+    """The refusal of importing `data` (one line) on either engine, nothing stored."""
+    before = await matches_of(ladder, GUILD), await ratings(ladder, GUILD)
+    with pytest.raises(UserError) as refusal:
+        await ladder.import_csv(GUILD, MOD, data)
+    assert "\n" not in str(refusal.value)
+    assert (await matches_of(ladder, GUILD), await ratings(ladder, GUILD)) == before
+    return str(refusal.value)
+
+
+def quoted_rows(*rows: list[str]) -> str:
+    """Rows as CSV, every cell holding a CR or LF quoted (csv.writer quotes the characters
+    of its line end only)."""
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\r\n").writerows([HEADER.split(","), *rows])
+    return text.getvalue()
+
+
+@pytest.mark.parametrize("label", ["x\r=1+2", "x\n=1+2", "x\x00y", "a" * 2700, "a" * 65])
+async def test_a_label_with_cr_lf_nul_or_over_64_characters_is_refused_with_its_line(
+    ladder: Ladder, label: str
+) -> None:
+    data = quoted_rows(
+        ["ok", "2023-01-01", "a", "1", "3", "20"],
+        [label, "2023-01-02", "a", "1", "3", "20"],
+        [label, "2023-01-02", "b", "2", "1", "20"],
+    )
+    message = await assert_refused_leaving_the_guild_as_it_was(ladder, data)
+    assert message.startswith(f"line 3: match label {quoted(label)} must be 1 to 64 printable")
+
+
+async def test_a_label_with_a_nul_is_refused_again_on_a_second_import(ladder: Ladder) -> None:
+    data = quoted_rows(["m\x00", "2023-01-01", "a", "1", "3", "20"])
+    first = await assert_refused_leaving_the_guild_as_it_was(ladder, data)
+    assert await assert_refused_leaving_the_guild_as_it_was(ladder, data) == first
+
+
+async def test_a_label_of_64_printable_characters_is_imported_and_exported_back(
+    ladder: Ladder,
+) -> None:
+    label = "Zoë's final, game 1 " + "x" * 44
+    data = quoted_rows(
+        [label, "2023-01-01", "a", "1", "3", "20"], [label, "2023-01-01", "b", "2", "1", "20"]
+    )
+    assert (await ladder.import_csv(GUILD, MOD, data)).matches == 1
+    exported = await ladder.export_csv(GUILD)
+    assert [row["match"] for row in csv.DictReader(io.StringIO(exported))] == [label, label]
+    assert (await ladder.import_csv(GUILD, MOD, exported)).skipped == 1
+
+
+def stored_match(import_key: str) -> Match:
+    """A match as an old database may hold it: imported before labels had bounds."""
+    participants = tuple(
+        Participant(n, n + 1, None, "", side, 1.0, 20.0, True, "win", 500.0, 501.0)
+        for n, side in enumerate("ab")
+    )
+    return Match(
+        1,
+        GUILD,
+        "applied",
+        None,
+        0.0,
+        0.0,
+        0.0,
+        "r",
+        None,
+        None,
+        None,
+        None,
+        participants,
+        import_key,
+    )
+
+
+@pytest.mark.parametrize("label", ["x\r=1+2", "x\n=1+2", "x\r\n=1", "\r=1"])
+def test_a_carriage_return_in_a_label_is_exported_quoted(label: str) -> None:
+    """csv.reader, like a spreadsheet, ends a row at a bare CR outside quotes: the label
+    stays one cell of one row (unquoted, `=1+2` started a row of its own)."""
+    exported = export_matches([stored_match(label)])
+    rows = list(csv.reader(io.StringIO(exported, newline="")))
+    assert [len(row) for row in rows] == [9, 9, 9]
+    assert [row[0] for row in rows[1:]] == [neutralised(label)] * 2
+
+
+@pytest.mark.parametrize("control", ["\r", "\n", "\x00"])
+async def test_cr_lf_or_nul_in_any_cell_is_refused_or_stored_without_it(
+    ladder: Ladder, control: str
+) -> None:
+    """On both engines (PostgreSQL refuses NUL in text): every cell of a row in turn, at its
+    start, middle and end, quoted."""
+    row = ["m1", "2023-01-01T00:00:00Z", "b", "2", "1", "20"]
+    for guild_id, (column, at) in enumerate(
+        ((column, at) for column in range(len(row)) for at in (0, 1, -1)), start=100
+    ):
+        cell = row[column]
+        hurt = [*row]
+        hurt[column] = cell[:at] + control + cell[at:] if at != -1 else cell + control
+        data = quoted_rows(["m1", "2023-01-01T00:00:00Z", "a", "1", "3", "20"], hurt)
+        try:
+            await ladder.import_csv(guild_id, MOD, data)
+        except UserError as refusal:
+            assert str(refusal).startswith("line ")
+            assert "\n" not in str(refusal)
+            assert await matches_of(ladder, guild_id) == []
+            continue
+        texts = [m.import_key for m in await ladder.db.read.all_matches(guild_id)]
+        texts += [
+            p.side for m in await ladder.db.read.all_matches(guild_id) for p in m.participants
+        ]
+        assert all(text is not None and text.isprintable() for text in texts)
+
+
 # --- formulas ------------------------------------------------------------------------------
 
 FORMULAS = ["=1+1", '=HYPERLINK("http://x","y")', "@SUM(1+1)", "+1", "-1", "\t=1", "'=1", "''@x"]
@@ -331,6 +447,8 @@ HOSTILE_BY_COLUMN = [
 ]
 """Hostile values for each column of HEADER (the scores are where ratings break)."""
 HOSTILE = [*HOSTILE_NUMBERS, *HOSTILE_TIMES, *HOSTILE_PLAYERS, *HOSTILE_TEXTS]
+CONTROLS = ["\r", "\n", "\r\n", "\x00"]
+"""Put into any cell (the header's too), quoted or not: each breaks a row or a value."""
 
 
 @st.composite
@@ -377,10 +495,19 @@ def hostile_csv(draw: st.DrawFn) -> bytes:
         for row in rows:
             if row is chosen or (whole_match and row[0] == chosen[0]):
                 row[column] = cell
+    table = [HEADER.split(","), *rows]
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):  # a line break or NUL in any cell
+        cells = draw(st.sampled_from(table))
+        column = draw(st.integers(0, len(cells) - 1))
+        at = draw(st.integers(0, len(cells[column])))
+        control = draw(st.sampled_from(CONTROLS))
+        cells[column] = cells[column][:at] + control + cells[column][at:]
     text = io.StringIO()
-    csv.writer(text, lineterminator=draw(st.sampled_from(["\n", "\r\n", "\r"]))).writerows(
-        [HEADER.split(","), *rows]
-    )
+    csv.writer(
+        text,
+        lineterminator=draw(st.sampled_from(["\n", "\r\n", "\r"])),
+        quoting=draw(st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL])),
+    ).writerows(table)
     data = text.getvalue().encode("utf-8", "surrogatepass")
     if draw(st.booleans()):
         data = b"\xef\xbb\xbf" + data

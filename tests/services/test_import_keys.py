@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.services import Actor, Ladder, UserError, parse_lineup
-from bot.services.csvio import match_key, native_id
+from bot.services.matchcsv.format import match_key, native_id
 from tests.services.conftest import Clock
 
 GUILD = 5

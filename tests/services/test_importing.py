@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from bot.config import GuildSettings
 from bot.services import UserError
-from bot.services.csvio import CsvMatch, CsvMatches
-from bot.services.importing import imported_columns
 from bot.services.lineup import LineupEntry, Player
+from bot.services.matchcsv.building import imported_columns
+from bot.services.matchcsv.parsed import CsvMatch, CsvMatches
 from bot.services.matches import build_participants, check_lineup
 from bot.storage import Member, NewMatchColumns, NewParticipant
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.config import VARIANTS, GuildSettings
 from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError
-from bot.services.csvio import format_time
+from bot.services.matchcsv.format import format_time
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth, assert_performances_are_fresh
 from tests.storage.engines import OpenDatabase

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
 from bot.config import GuildSettings
-from bot.ratings.ladder import expected_score
+from bot.ratings.ladder import ladder_expected_score
 from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError, parse_lineup
 from bot.services.matchups import Matchups, parse_players
 from bot.storage import Database, Match
@@ -147,7 +147,7 @@ async def test_balance_rates_guests_and_newcomers_at_initial_rating(ladder: Ladd
     assert first.average == pytest.approx(average)
     # the team P is the ladder's P between the team averages (SPEC 2.3 step 3)
     assert first.win_probability == pytest.approx(
-        float(expected_score(first.average, second.average, 120.0))
+        float(ladder_expected_score(first.average, second.average, 120.0))
     )
 
 
@@ -159,7 +159,7 @@ async def test_balance_of_uneven_ratings_uses_the_ladder_scale(ladder: Ladder) -
     assert [e.player.user_id for e in strong.players + weak.players] == [1, 3]
     assert strong.win_probability > 0.5 > weak.win_probability
     assert strong.win_probability == pytest.approx(
-        float(expected_score(strong.average, weak.average, 120.0))
+        float(ladder_expected_score(strong.average, weak.average, 120.0))
     )
 
 

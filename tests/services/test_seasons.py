@@ -8,7 +8,7 @@ import pytest
 
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder, UserError, parse_lineup
-from bot.services.csvio import parse_csv
+from bot.services.matchcsv.rows import parse_csv
 from bot.services.seasons import FIRST_SEASON
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth

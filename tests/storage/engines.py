@@ -47,11 +47,22 @@ async def _admin(url: str, statement: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A fresh database on the test server for the whole session, dropped at its end."""
+def postgres_admin() -> str:
+    """The test server's admin URL, once it answered (else skipped, or failed in CI)."""
     admin = os.environ.get("LADDERBOT_TEST_POSTGRES", "")
     if not admin:
         _unavailable("LADDERBOT_TEST_POSTGRES is not set (a PostgreSQL admin URL)")
+    try:
+        asyncio.run(_admin(admin, "SELECT 1"))
+    except (OSError, asyncpg.PostgresError) as error:
+        _unavailable(f"cannot reach PostgreSQL at {admin}: {error!r}")
+    return admin
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres_admin: str) -> Iterator[str]:
+    """A fresh database on the test server for the whole session, dropped at its end."""
+    admin = postgres_admin
     name = f"ladderbot_test_{uuid.uuid4().hex[:12]}"
     try:
         asyncio.run(_admin(admin, f"CREATE DATABASE {name}"))

@@ -17,7 +17,7 @@ import pytest
 
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder
-from bot.services.csvio import format_time
+from bot.services.matchcsv.format import format_time
 from bot.storage import Database, NewMatch, NewParticipant, Performance, postgres, sqlite
 from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth

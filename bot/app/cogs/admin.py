@@ -12,16 +12,21 @@ from discord.ext import commands
 from bot.app.bot import LadderBot
 from bot.app.buttons import match_decided_elsewhere
 from bot.app.embeds import (
+    evaluation_embed,
     leaderboard_embed,
     match_embed,
     match_stored,
     season_started,
     settings_embed,
+    web_address_note,
 )
 from bot.app.members import actor, guild_of, is_moderator
+from bot.app.options import MatchId
 from bot.app.replies import defer, note_stored
 from bot.config import CONFIRM_MODES, VARIANTS
+from bot.ratings.evaluation import DEFAULT_LAST
 from bot.services import UserError
+from bot.services.evaluation import MAX_LAST, EvaluationService
 
 
 class NotModerator(app_commands.CheckFailure):
@@ -51,7 +56,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     @app_commands.command(name="void", description="Void a match and replay the matches after it")
     @app_commands.describe(id="The match number", reason="Why it is voided (shown on the match)")
     async def void(
-        self, interaction: discord.Interaction[LadderBot], id: int, reason: str | None = None
+        self, interaction: discord.Interaction[LadderBot], id: MatchId, reason: str | None = None
     ) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction)
@@ -78,6 +83,9 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         provisional_games="Members with fewer applied matches are marked provisional (default 5)",
         inactive_days="Days without a match after which a member is hidden (0 = off, default)",
         rank_margin="Points below a rank role's min_rating a member may fall and keep it (25)",
+        no_show_minutes="Minutes a member who missed a queue's ready check cannot queue (0 = off)",
+        lobby_hours="Hours after which a queue lobby with no result is cancelled (default 3)",
+        web="Show this server's standings on the web pages and API (default off; /admin web)",
     )
     @app_commands.choices(variant=_choices(VARIANTS), confirm=_choices(CONFIRM_MODES))
     async def settings(
@@ -94,6 +102,9 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         provisional_games: int | None = None,
         inactive_days: int | None = None,
         rank_margin: float | None = None,
+        no_show_minutes: int | None = None,
+        lobby_hours: float | None = None,
+        web: bool | None = None,
     ) -> None:
         guild_id = guild_of(interaction).id
         given: dict[str, object] = {
@@ -108,6 +119,9 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             "provisional_games": provisional_games,
             "inactive_days": inactive_days,
             "rank_margin": rank_margin,
+            "no_show_minutes": no_show_minutes,
+            "lobby_hours": lobby_hours,
+            "web": web,
         }
         changes = {name: value for name, value in given.items() if value is not None}
         if not changes:
@@ -152,6 +166,14 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         page = await self.bot.ladder.leaderboard(guild_id)
         await interaction.edit_original_response(embed=leaderboard_embed(page))
 
+    @app_commands.command(name="web", description="This server's address on the web pages")
+    async def web(self, interaction: discord.Interaction[LadderBot]) -> None:
+        guild_id = guild_of(interaction).id
+        settings = await self.bot.ladder.settings(guild_id)
+        await interaction.response.send_message(
+            web_address_note(self.bot.config.web, guild_id, settings.web), ephemeral=True
+        )
+
     @app_commands.command(name="recompute", description="Replay every match of this server")
     async def recompute(self, interaction: discord.Interaction[LadderBot]) -> None:
         guild_id = guild_of(interaction).id
@@ -161,6 +183,24 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         await interaction.edit_original_response(
             content=f"Replayed {replayed} matches; the ratings now follow the log."
         )
+
+    @app_commands.command(
+        name="evaluate", description="How well each rating predicted this server's matches"
+    )
+    @app_commands.describe(
+        last="How many of the latest matches to predict (default 5,000)",
+        tune="Also try other ladder constants t and game_mult (changes nothing)",
+    )
+    async def evaluate(
+        self,
+        interaction: discord.Interaction[LadderBot],
+        last: app_commands.Range[int, 1, MAX_LAST] = DEFAULT_LAST,
+        tune: bool = False,
+    ) -> None:
+        guild_id = guild_of(interaction).id
+        await defer(interaction, ephemeral=True)
+        found = await EvaluationService(self.bot.ladder).evaluate(guild_id, last, tune=tune)
+        await interaction.edit_original_response(embed=evaluation_embed(found))
 
     season = app_commands.Group(name="season", description="Seasons of the ladder")
 

@@ -17,6 +17,7 @@ from bot.app.buttons import match_decided_elsewhere
 from bot.app.cogs.admin import check_moderator
 from bot.app.embeds import add_edits, match_embed, match_stored
 from bot.app.members import actor, guild_of, resolve_members
+from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, note_stored
 from bot.app.roles import RankRoles
 from bot.services import UserError, parse_lineup
@@ -185,7 +186,7 @@ async def modlog(
 )
 async def edit(
     interaction: discord.Interaction[LadderBot],
-    id: int,
+    id: MatchId,
     lineup: str,
     minutes: float | None = None,
 ) -> None:

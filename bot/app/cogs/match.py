@@ -12,6 +12,7 @@ from bot.app.bot import LadderBot
 from bot.app.buttons import already_applied, match_decided_elsewhere, match_page_view
 from bot.app.embeds import add_edits, match_embed, match_page_embed, match_stored
 from bot.app.members import actor, guild_of, member_info
+from bot.app.options import MatchId
 from bot.app.replies import note_stored
 from bot.services.matchups import Matchups
 
@@ -47,7 +48,7 @@ class Matches(
 
     @app_commands.command(name="show", description="Show one match, its players and rating changes")
     @app_commands.describe(id="The match number")
-    async def show(self, interaction: discord.Interaction[LadderBot], id: int) -> None:
+    async def show(self, interaction: discord.Interaction[LadderBot], id: MatchId) -> None:
         guild_id = guild_of(interaction).id
         match = await self.bot.ladder.show_match(guild_id, id)
         edits = await self.bot.ladder.match_edits(guild_id, id)
@@ -57,7 +58,7 @@ class Matches(
         name="confirm", description="Apply a pending match (opponent or moderator)"
     )
     @app_commands.describe(id="The match number")
-    async def confirm(self, interaction: discord.Interaction[LadderBot], id: int) -> None:
+    async def confirm(self, interaction: discord.Interaction[LadderBot], id: MatchId) -> None:
         guild_id = guild_of(interaction).id
         result = await self.bot.ladder.confirm(guild_id, actor(interaction), id)
         if not result.applied_now:

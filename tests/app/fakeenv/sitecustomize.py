@@ -43,3 +43,10 @@ if _url:
             _original_session_init(self, *args, **kwargs)
 
         aiohttp.ClientSession.__init__ = _tagged_session_init  # type: ignore[method-assign]
+
+_pick_seconds = os.environ.get("LADDERBOT_TEST_PICK_SECONDS")
+if _pick_seconds:
+    import bot.services.queue_rules
+
+    # the captains' pick timeout (60 s) made short, so a test need not wait a minute
+    bot.services.queue_rules.PICK_SECONDS = float(_pick_seconds)

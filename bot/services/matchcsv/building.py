@@ -14,10 +14,11 @@ import numpy as np
 
 from bot.config import GuildSettings
 from bot.ratings.ladder import outcome_codes, side_codes
-from bot.services.csvio import BoolArray, CsvMatches, IntArray
 from bot.services.errors import UserError
+from bot.services.matchcsv.parsed import CsvMatches
 from bot.services.matches import MAX_PARTICIPANTS, build_participants, check_lineup
 from bot.storage import Member, NewMatchColumns
+from bot.storage.models import BoolArray, IntArray
 
 OUTCOME_NAMES: Final = np.array(["draw", "win", "loss"], dtype=object)
 """The record of each outcome code (0, 1, -1) of bot.ratings.ladder.outcome_codes."""

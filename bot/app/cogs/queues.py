@@ -1,0 +1,716 @@
+"""Matchmaking queues in Discord (SPEC 10): /queue join|leave|list|result, /admin queue
+create|edit|delete, /admin lobby sub|cancel, the persistent Join/Leave, Ready/Leave and
+result buttons and the captains' select menu, the queue and lobby messages, and the timed
+actions.
+
+Only the process owning a guild (SPEC 8.4) edits its messages and runs its timed actions;
+interactions reach that process anyway (Discord sends them on the guild's shard). Every
+message edit follows the one change path: a change marks the guild, and `QueueMessages`
+redraws the queues and lobbies whose rows are newer than their messages (version >
+shown_version), each message at most once per EDIT_SECONDS, and posts the messages that are
+missing. After a restart the same sweep brings every message up to date, and the timed
+actions that fell due while the bot was down are done first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+from dataclasses import fields
+from typing import Any, Final, Literal, cast
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app.bot import LadderBot
+from bot.app.buttons import match_view
+from bot.app.cogs.admin import check_moderator
+from bot.app.embeds import match_embed, match_stored
+from bot.app.members import actor, guild_of, member_info
+from bot.app.options import LobbyId
+from bot.app.queue_views import (
+    lobby_content,
+    lobby_embed,
+    lobby_view,
+    queue_embed,
+    queue_list_text,
+    queue_view,
+)
+from bot.app.replies import answer_error, note_stored
+from bot.services import UserError
+from bot.services.changes import Change
+from bot.services.core import elo_bridge
+from bot.services.match_rules import opponents_to_ask
+from bot.services.queue_rules import (
+    EXPIRE_MINUTES,
+    FORMATS,
+    MAX_SIZE,
+    MIN_SIZE,
+    MODES,
+    READY_SECONDS,
+    parse_maps,
+    team_letter,
+)
+from bot.services.queues import JoinResult, QueueService
+from bot.storage.queues import Queue, QueueSettings
+
+log = logging.getLogger(__name__)
+
+EDIT_SECONDS: Final = 2.0
+"""A queue or lobby message is edited at most once per this long (SPEC 10.1)."""
+TIMER_POLL_SECONDS: Final = 5.0
+"""The timed actions are looked for at least this often (and at each deadline)."""
+MENTION: Final = re.compile(r"<@!?([0-9]+)>")
+
+
+def service_of(bot: LadderBot) -> QueueService:
+    cog = bot.get_cog("QueueCog")
+    assert isinstance(cog, QueueCog)
+    return cog.service
+
+
+def popped_text(result: JoinResult, user_id: int) -> str:
+    for lobby in result.lobbies:
+        if lobby.player(user_id) is not None:
+            return (
+                f"The queue {result.queue.name} popped: you play in lobby #{lobby.lobby_id} "
+                "(its message follows in the queue's channel)."
+            )
+    return ""
+
+
+def joined_text(result: JoinResult, user_id: int) -> str:
+    name = result.queue.name
+    if result.already:
+        return f"You are already in the queue {name} (place {result.place}); nothing changed."
+    popped = popped_text(result, user_id)
+    if popped:
+        return popped
+    return f"You joined the queue {name}: place {result.place} of {result.queue.settings.size}."
+
+
+# -- persistent components ------------------------------------------------------------------
+
+
+class QueueButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"ladderbot:queue:(?P<action>join|leave):(?P<queue_id>\d+)",
+):
+    """Join or Leave on a queue's message; the queue's number is in the custom id."""
+
+    def __init__(self, action: str, queue_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(label=action, custom_id=f"ladderbot:queue:{action}:{queue_id}")
+        )
+        self.action = action
+        self.queue_id = queue_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str], /,
+    ) -> QueueButton:  # fmt: skip
+        return cls(match["action"], int(match["queue_id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            service = service_of(interaction.client)
+            guild_id = guild_of(interaction).id
+            if self.action == "join":
+                result = await service.join(
+                    guild_id, member_info(interaction.user), queue_id=self.queue_id
+                )
+                text = joined_text(result, interaction.user.id)
+            else:
+                left = await service.leave(guild_id, interaction.user.id, queue_id=self.queue_id)
+                text = f"You left the queue {left.left[0].name}." if left.left else "You left."
+            note_stored(interaction, text)
+            await interaction.response.send_message(text, ephemeral=True)
+        except Exception as error:  # every failure gets an answer (views have no tree.on_error)
+            await answer_error(interaction, error)
+
+
+LobbyAction = Literal["ready", "leave", "a", "b", "c", "d", "draw"]
+
+
+class LobbyButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"ladderbot:lobby:(?P<action>ready|leave|a|b|c|d|draw):(?P<lobby_id>\d+)",
+):
+    """Ready and Leave in a lobby's ready check; A won … D won and Draw once it plays."""
+
+    def __init__(self, action: LobbyAction, lobby_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(label=action, custom_id=f"ladderbot:lobby:{action}:{lobby_id}")
+        )
+        self.action: LobbyAction = action
+        self.lobby_id = lobby_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str], /,
+    ) -> LobbyButton:  # fmt: skip
+        return cls(cast(LobbyAction, match["action"]), int(match["lobby_id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await self._act(interaction)
+        except Exception as error:
+            await answer_error(interaction, error)
+
+    async def _act(self, interaction: discord.Interaction[Any]) -> None:
+        bot: LadderBot = interaction.client
+        service = service_of(bot)
+        guild_id = guild_of(interaction).id
+        user_id = interaction.user.id
+        if self.action == "ready":
+            update = await service.ready(guild_id, user_id, self.lobby_id)
+            lobby = update.lobby
+            if update.already:
+                text = f"You are already ready in lobby #{self.lobby_id}."
+            elif lobby.state == "ready":
+                ready = sum(1 for p in lobby.players if p.ready)
+                text = f"You are ready ({ready}/{len(lobby.players)})."
+            else:
+                text = f"Everyone is ready: lobby #{self.lobby_id} is on."
+            note_stored(interaction, text)
+            await interaction.response.send_message(text, ephemeral=True)
+        elif self.action == "leave":
+            await service.decline(guild_id, user_id, self.lobby_id)
+            text = f"You left lobby #{self.lobby_id}; it is dissolved."
+            note_stored(interaction, text)
+            await interaction.response.send_message(text, ephemeral=True)
+        else:
+            await report_result(interaction, service, self.lobby_id, self.action, None, None)
+
+
+class PickSelect(
+    discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
+    template=r"ladderbot:pick:(?P<lobby_id>\d+):(?P<part>\d+)",
+):
+    """The captains' select menu: the captain whose turn it is picks a player."""
+
+    def __init__(self, lobby_id: int, part: int) -> None:
+        super().__init__(discord.ui.Select(custom_id=f"ladderbot:pick:{lobby_id}:{part}"))
+        self.lobby_id = lobby_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str], /,
+    ) -> PickSelect:  # fmt: skip
+        return cls(int(match["lobby_id"]), int(match["part"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            data = cast(dict[str, Any], interaction.data or {})
+            values = data.get("values") or []
+            if not values:
+                raise UserError("pick one player from the menu")
+            picked = int(cast(list[str], values)[0])
+            service = service_of(interaction.client)
+            update = await service.pick(
+                guild_of(interaction).id, interaction.user.id, self.lobby_id, picked
+            )
+            team = update.lobby.player(picked)
+            letter = "" if team is None or team.team is None else team_letter(team.team)
+            text = f"You picked <@{picked}> for team {letter}."
+            note_stored(interaction, text)
+            await interaction.response.send_message(text, ephemeral=True)
+        except Exception as error:
+            await answer_error(interaction, error)
+
+
+async def report_result(
+    interaction: discord.Interaction[Any],
+    service: QueueService,
+    lobby_id: int,
+    winner: str | None,
+    order: list[int] | None,
+    minutes: float | None,
+) -> None:
+    """Record a lobby's result; the answer is the match's message with Confirm/Dispute
+    for the other team when it is pending (SPEC 4), as /report's."""
+    guild_id = guild_of(interaction).id
+    done = await service.result(
+        guild_id, actor(interaction), lobby_id, winner=winner, order=order, minutes=minutes
+    )
+    match = done.report.match
+    note_stored(interaction, match_stored(match))
+    content = f"Lobby #{lobby_id}: result recorded as match #{match.id}."
+    if match.status == "pending":
+        asked = opponents_to_ask(interaction.user.id, match.participants)
+        content += " " + " ".join(f"<@{user_id}>" for user_id in asked)
+        content += " — confirm or dispute this result with the buttons below."
+    response = await interaction.response.send_message(
+        content,
+        embed=match_embed(match),
+        view=match_view(match) or discord.utils.MISSING,
+        allowed_mentions=discord.AllowedMentions(users=True),
+    )
+    channel_id, message_id = interaction.channel_id, response.message_id
+    if match.status == "pending" and channel_id is not None and message_id is not None:
+        await interaction.client.ladder.set_match_message(
+            guild_id, match.id, channel_id, message_id
+        )
+
+
+# -- the messages ---------------------------------------------------------------------------
+
+
+class QueueMessages:
+    """Keeps the queue and lobby messages of the guilds this process owns current."""
+
+    def __init__(self, bot: LadderBot, service: QueueService) -> None:
+        self.bot = bot
+        self.service = service
+        self._dirty: set[int] = set()
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._edited: dict[tuple[int, str, int], float] = {}
+        self._closing = False
+        self._drawing: set[int] = set()
+
+    def touch(self, guild_id: int) -> None:
+        if self._closing or not self.bot.config.discord.owns_guild(guild_id):
+            return
+        self._dirty.add(guild_id)
+        if guild_id not in self._tasks:
+            self._tasks[guild_id] = asyncio.create_task(self._run(guild_id))
+
+    async def close(self, timeout: float = 3.0) -> None:
+        """At shutdown: let the redraws under way finish (a message posted is then always
+        recorded, so a restart never posts it twice), the later ones are left for the next
+        start; past `timeout`, cancel."""
+        self._closing = True
+        for guild_id, task in self._tasks.items():
+            if guild_id not in self._drawing:  # waiting for its turn: nothing half done
+                task.cancel()
+        tasks = list(self._tasks.values())
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=timeout)
+            for task in late:
+                task.cancel()
+
+    async def _run(self, guild_id: int) -> None:
+        try:
+            while guild_id in self._dirty and not self._closing:
+                self._dirty.discard(guild_id)
+                self._drawing.add(guild_id)
+                try:
+                    wait = await self.refresh(guild_id)
+                except Exception:
+                    log.exception("could not update the queue messages of guild %s", guild_id)
+                    wait = None
+                finally:
+                    self._drawing.discard(guild_id)
+                if wait is not None and not self._closing:
+                    self._dirty.add(guild_id)
+                    await asyncio.sleep(wait)
+        finally:
+            del self._tasks[guild_id]
+
+    def _too_soon(self, key: tuple[int, str, int]) -> float:
+        last = self._edited.get(key)
+        return 0.0 if last is None else max(0.0, last + EDIT_SECONDS - time.monotonic())
+
+    async def refresh(self, guild_id: int) -> float | None:
+        """Redraw every stale message of the guild that may be edited now; how long until
+        the others may (None: none left)."""
+        queues, lobbies = await self.service.unshown(guild_id)
+        if not queues and not lobbies:
+            return None
+        later: list[float] = []
+        for queue in queues:
+            wait = self._too_soon((guild_id, "queue", queue.queue_id))
+            if wait:
+                later.append(wait)
+            else:
+                await self._show_queue(queue)
+        if lobbies:
+            bridge = elo_bridge(await self.bot.ladder.settings(guild_id))
+            names = await self.service.names(
+                guild_id, [p.user_id for lobby in lobbies for p in lobby.players]
+            )
+            for lobby in lobbies:
+                wait = self._too_soon((guild_id, "lobby", lobby.lobby_id))
+                if wait:
+                    later.append(wait)
+                    continue
+                view = lobby_view(lobby, bridge, names)
+                await self._show(
+                    guild_id, "lobby", lobby.lobby_id, lobby.version, lobby.channel_id,
+                    lobby.message_id,
+                    {"content": lobby_content(lobby), "embed": lobby_embed(lobby, bridge),
+                     "view": view},
+                )  # fmt: skip
+        return min(later) if later else None
+
+    async def _show_queue(self, queue: Queue) -> None:
+        await self._show(
+            queue.guild_id, "queue", queue.queue_id, queue.version, queue.settings.channel_id,
+            queue.message_id, {"embed": queue_embed(queue), "view": queue_view(queue)},
+        )  # fmt: skip
+
+    async def _show(
+        self,
+        guild_id: int,
+        kind: str,
+        number: int,
+        version: int,
+        channel_id: int,
+        message_id: int | None,
+        parts: dict[str, Any],
+    ) -> None:
+        """Edit the message (post it when it is missing or was deleted), then mark the
+        version shown. A message Discord refuses is marked shown too (no retry storm)."""
+        channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
+        self._edited[(guild_id, kind, number)] = time.monotonic()
+        view = parts.pop("view", None)
+        try:
+            if message_id is not None:
+                try:
+                    await channel.get_partial_message(message_id).edit(
+                        **parts, view=view, allowed_mentions=discord.AllowedMentions.none()
+                    )
+                except discord.NotFound:
+                    message_id = None
+            if message_id is None:
+                sent = await channel.send(
+                    **parts,
+                    view=view or discord.utils.MISSING,
+                    allowed_mentions=discord.AllowedMentions(users=True),
+                )
+                message_id = sent.id
+        except discord.HTTPException as error:
+            log.warning("could not show %s %s of guild %s: %s", kind, number, guild_id, error)
+        await self.service.mark_shown(guild_id, kind, number, version, message_id)
+
+
+# -- commands -------------------------------------------------------------------------------
+
+
+async def queue_names(
+    service: QueueService, interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    """The server's queue names starting with what was typed (Discord shows up to 25)."""
+    if interaction.guild_id is None:
+        return []
+    typed = current.strip().lower()
+    return [
+        app_commands.Choice(name=queue.name, value=queue.name)
+        for queue in await service.queues(interaction.guild_id)
+        if queue.name.lower().startswith(typed)
+    ][:25]
+
+
+def _choices(values: tuple[str, ...]) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=value, value=value) for value in values]
+
+
+@app_commands.guild_only()
+class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchmaking queues"):
+    def __init__(self, bot: LadderBot, service: QueueService) -> None:
+        self.bot = bot
+        self.service = service
+        self.messages = QueueMessages(bot, service)
+        self._wake = asyncio.Event()
+        self._timers: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        self._timers = asyncio.create_task(self._run_timers())
+
+    async def cog_unload(self) -> None:
+        if self._timers is not None:
+            self._timers.cancel()
+        await self.messages.close()
+
+    async def _run_timers(self) -> None:
+        """Every timed action of the owned guilds, at its deadline; at start, first those
+        that fell due while the bot was down, then every stale message."""
+        owns = self.bot.config.discord.owns_guild
+        started = False
+        while True:
+            self._wake.clear()
+            delay = TIMER_POLL_SECONDS
+            try:
+                await self.service.run_due(owns)
+                if not started:
+                    for guild_id in await self.service.guilds():
+                        self.messages.touch(guild_id)
+                    started = True
+                deadline = await self.service.next_deadline()
+                if deadline is not None:
+                    left = deadline - self.service.clock()
+                    # a deadline already passed is another process's guild (or failing): poll
+                    delay = min(delay, left) if left > 0 else 1.0
+            except Exception:
+                log.exception("the queues' timed actions failed; retrying")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(delay, 0.05))
+
+    @commands.Cog.listener()
+    async def on_ladder_change(self, change: Change) -> None:
+        """Any change may concern a queue or lobby (a lobby's result is a match change)."""
+        self.messages.touch(change.guild_id)
+        self._wake.set()
+
+    @app_commands.command(name="join", description="Join a queue (no name: this channel's)")
+    @app_commands.describe(name="The queue's name")
+    async def join(
+        self, interaction: discord.Interaction[LadderBot], name: str | None = None
+    ) -> None:
+        guild = guild_of(interaction)
+        result = await self.service.join(
+            guild.id, member_info(interaction.user), name, interaction.channel_id
+        )
+        text = joined_text(result, interaction.user.id)
+        note_stored(interaction, text)
+        await interaction.response.send_message(text, ephemeral=True)
+
+    @app_commands.command(name="leave", description="Leave a queue (no name: every queue)")
+    @app_commands.describe(name="The queue's name (leave it out to leave every queue)")
+    async def leave(
+        self, interaction: discord.Interaction[LadderBot], name: str | None = None
+    ) -> None:
+        left = await self.service.leave(guild_of(interaction).id, interaction.user.id, name)
+        text = f"You left: {', '.join(q.name for q in left.left)}."
+        note_stored(interaction, text)
+        await interaction.response.send_message(text, ephemeral=True)
+
+    @join.autocomplete("name")
+    @leave.autocomplete("name")
+    async def _queue_names(
+        self, interaction: discord.Interaction[LadderBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await queue_names(self.service, interaction, current)
+
+    @app_commands.command(name="list", description="Every queue, its count and your place")
+    async def list(self, interaction: discord.Interaction[LadderBot]) -> None:
+        queues = await self.service.queues(guild_of(interaction).id)
+        await interaction.response.send_message(
+            queue_list_text(queues, interaction.user.id), ephemeral=True
+        )
+
+    @app_commands.command(name="result", description="Report a lobby's result")
+    @app_commands.describe(
+        lobby="The lobby number",
+        winner="The winning team, or draw (team lobbies)",
+        order="Free-for-all: every player's mention, first to last",
+        minutes="Minutes played (default: the server's max_game_length)",
+    )
+    @app_commands.choices(winner=_choices(("a", "b", "c", "d", "draw")))
+    async def result(
+        self,
+        interaction: discord.Interaction[LadderBot],
+        lobby: LobbyId,
+        winner: str | None = None,
+        order: str | None = None,
+        minutes: float | None = None,
+    ) -> None:
+        ids = None if order is None else [int(found) for found in MENTION.findall(order)]
+        if order is not None and not ids:
+            raise UserError("order must list the players' mentions, first to last")
+        await report_result(interaction, self.service, lobby, winner, ids, minutes)
+
+
+class AdminQueue(app_commands.Group):
+    """/admin queue create|edit|delete"""
+
+    def __init__(self, bot: LadderBot, service: QueueService) -> None:
+        super().__init__(name="queue", description="Create, change or delete queues")
+        self.bot = bot
+        self.service = service
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        return check_moderator(interaction)
+
+    @app_commands.command(name="create", description="Create a queue and post its message")
+    @app_commands.describe(
+        name="1 to 32 characters, unique in the server",
+        channel="Where its message (Join/Leave) and its lobbies go",
+        size=f"Players per match ({MIN_SIZE} to {MAX_SIZE}; a multiple of teams)",
+        format="teams (default) or ffa",
+        teams="Number of teams (2 to 4, default 2)",
+        mode="balance (default), captains or random",
+        ready_seconds="Ready check length (0 = none, at most 600; default 60)",
+        expire_minutes="Members leave after waiting this long (1 to 1440; default 60)",
+        maps="Up to 25 map names separated by commas",
+        pick_order="Captains' pick order, letters a-d (default the snake abba…)",
+    )
+    @app_commands.choices(format=_choices(FORMATS), mode=_choices(MODES))
+    async def create(
+        self,
+        interaction: discord.Interaction[LadderBot],
+        name: str,
+        channel: discord.TextChannel,
+        size: app_commands.Range[int, MIN_SIZE, MAX_SIZE],
+        format: str = "teams",
+        teams: app_commands.Range[int, 2, 4] = 2,
+        mode: str = "balance",
+        ready_seconds: app_commands.Range[int, READY_SECONDS[0], READY_SECONDS[1]] = 60,
+        expire_minutes: app_commands.Range[int, EXPIRE_MINUTES[0], EXPIRE_MINUTES[1]] = 60,
+        maps: str | None = None,
+        pick_order: str | None = None,
+    ) -> None:
+        guild = guild_of(interaction)
+        allowed = channel.permissions_for(guild.me)
+        if not (allowed.view_channel and allowed.send_messages):
+            raise UserError(
+                f"I cannot post in {channel.mention}: give me View Channel and Send Messages "
+                "there, then run /admin queue create again."
+            )
+        settings = QueueSettings(
+            name, channel.id, size, cast(Any, format), teams, cast(Any, mode), ready_seconds,
+            expire_minutes, parse_maps(maps or ""), pick_order or "",
+        )  # fmt: skip
+        queue = await self.service.create_queue(
+            guild.id, actor(interaction), settings, pick_order_given=pick_order is not None
+        )
+        note_stored(interaction, f"The queue {queue.name} was created.")
+        await interaction.response.send_message(
+            f"The queue {queue.name} was created; its message is in {channel.mention}.",
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="edit", description="Change a queue's settings")
+    @app_commands.describe(
+        name="The queue's name",
+        new_name="A new name",
+        channel="Move its message to this channel",
+        size=f"Players per match ({MIN_SIZE} to {MAX_SIZE})",
+        format="teams or ffa",
+        teams="Number of teams (2 to 4)",
+        mode="balance, captains or random",
+        ready_seconds="Ready check length (0 = none, at most 600)",
+        expire_minutes="Members leave after waiting this long (1 to 1440)",
+        maps="Map names separated by commas (a single - for none)",
+        pick_order="Captains' pick order, letters a-d",
+    )
+    @app_commands.choices(format=_choices(FORMATS), mode=_choices(MODES))
+    async def edit(
+        self,
+        interaction: discord.Interaction[LadderBot],
+        name: str,
+        new_name: str | None = None,
+        channel: discord.TextChannel | None = None,
+        size: app_commands.Range[int, MIN_SIZE, MAX_SIZE] | None = None,
+        format: str | None = None,
+        teams: app_commands.Range[int, 2, 4] | None = None,
+        mode: str | None = None,
+        ready_seconds: app_commands.Range[int, READY_SECONDS[0], READY_SECONDS[1]] | None = None,
+        expire_minutes: app_commands.Range[int, EXPIRE_MINUTES[0], EXPIRE_MINUTES[1]] | None = None,
+        maps: str | None = None,
+        pick_order: str | None = None,
+    ) -> None:
+        guild = guild_of(interaction)
+        given: dict[str, Any] = {
+            "name": new_name, "channel_id": None if channel is None else channel.id,
+            "size": size, "format": format, "teams": teams, "mode": mode,
+            "ready_seconds": ready_seconds, "expire_minutes": expire_minutes,
+            "maps": None if maps is None else parse_maps("" if maps.strip() == "-" else maps),
+            "pick_order": pick_order,
+        }  # fmt: skip
+        changes = {key: value for key, value in given.items() if value is not None}
+        if not changes:
+            names = ", ".join(f.name for f in fields(QueueSettings) if f.name != "channel_id")
+            raise UserError(f"give something to change: {names}, channel")
+        before = await self.service.find(guild.id, name)
+        result = await self.service.edit_queue(guild.id, actor(interaction), name, changes)
+        note_stored(interaction, f"The queue {result.queue.name} was changed.")
+        if channel is not None and channel.id != before.settings.channel_id:
+            await _delete_message(self.bot, before)
+            await self.service.set_queue_message(guild.id, before.queue_id, None)
+        await interaction.response.send_message(
+            f"The queue {result.queue.name} was changed.", ephemeral=True
+        )
+
+    @app_commands.command(name="delete", description="Delete a queue (open lobbies stay)")
+    @app_commands.describe(name="The queue's name")
+    async def delete(self, interaction: discord.Interaction[LadderBot], name: str) -> None:
+        guild = guild_of(interaction)
+        queue = await self.service.delete_queue(guild.id, actor(interaction), name)
+        note_stored(interaction, f"The queue {queue.name} was deleted.")
+        if queue.message_id is not None:
+            channel = self.bot.get_partial_messageable(queue.settings.channel_id, guild_id=guild.id)
+            try:
+                await channel.get_partial_message(queue.message_id).edit(
+                    embed=queue_embed(queue, deleted=True), view=None
+                )
+            except discord.HTTPException as error:
+                log.info("could not mark queue %s deleted: %s", queue.queue_id, error)
+        await interaction.response.send_message(
+            f"The queue {queue.name} was deleted ({len(queue.waiting)} waiting members were "
+            "taken out; its open lobbies go on).",
+            ephemeral=True,
+        )
+
+    @edit.autocomplete("name")
+    @delete.autocomplete("name")
+    async def _queue_names(
+        self, interaction: discord.Interaction[LadderBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await queue_names(self.service, interaction, current)
+
+
+async def _delete_message(bot: LadderBot, queue: Queue) -> None:
+    if queue.message_id is None:
+        return
+    channel = bot.get_partial_messageable(queue.settings.channel_id, guild_id=queue.guild_id)
+    try:
+        await channel.get_partial_message(queue.message_id).delete()
+    except discord.HTTPException as error:
+        log.info("could not delete the old message of queue %s: %s", queue.queue_id, error)
+
+
+class AdminLobby(app_commands.Group):
+    """/admin lobby sub|cancel"""
+
+    def __init__(self, service: QueueService) -> None:
+        super().__init__(name="lobby", description="Substitute a player or cancel a lobby")
+        self.service = service
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        return check_moderator(interaction)
+
+    @app_commands.command(name="sub", description="Swap a lobby's player for another member")
+    @app_commands.describe(id="The lobby number", out="The player who leaves", in_="Who comes in")
+    @app_commands.rename(in_="in")
+    async def sub(
+        self,
+        interaction: discord.Interaction[LadderBot],
+        id: LobbyId,
+        out: discord.Member,
+        in_: discord.Member,
+    ) -> None:
+        update = await self.service.substitute(
+            guild_of(interaction).id, actor(interaction), id, out.id, member_info(in_)
+        )
+        note_stored(interaction, f"{in_.mention} plays in lobby #{id} instead of {out.mention}.")
+        await interaction.response.send_message(
+            f"{in_.mention} plays in lobby #{update.lobby.lobby_id} instead of {out.mention}.",
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="cancel", description="Cancel a lobby before its result")
+    @app_commands.describe(id="The lobby number")
+    async def cancel(self, interaction: discord.Interaction[LadderBot], id: LobbyId) -> None:
+        update = await self.service.cancel(guild_of(interaction).id, actor(interaction), id)
+        note_stored(interaction, f"Lobby #{id} was cancelled.")
+        await interaction.response.send_message(
+            f"Lobby #{update.lobby.lobby_id} was cancelled.", ephemeral=True
+        )
+
+
+async def setup(bot: LadderBot) -> None:
+    service = QueueService(bot.ladder)
+    admin = bot.get_cog("Admin")
+    assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
+    admin.app_command.add_command(AdminQueue(bot, service))
+    admin.app_command.add_command(AdminLobby(service))
+    bot.add_dynamic_items(QueueButton, LobbyButton, PickSelect)
+    await bot.add_cog(QueueCog(bot, service))

@@ -1,0 +1,44 @@
+"""Option types shared by the cogs: bounds declared to Discord and checked again on arrival."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import discord
+from discord import app_commands
+
+from bot.services import UserError
+
+MAX_OPTION_ID: Final = 2**53
+"""The largest id an `id:<int>` option takes (SPEC 7): every integer up to it is exact in
+the JSON numbers of Discord's clients."""
+
+
+class IdOption(app_commands.Transformer):
+    """A match or lobby number, 1 ≤ id ≤ 2^53. Declared as the option's bounds, so Discord
+    refuses others; one that arrives anyway (from a client that ignores them) is refused here
+    with the bounds named, before any query."""
+
+    def __init__(self, noun: str) -> None:
+        self.noun = noun
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.integer
+
+    @property
+    def min_value(self) -> int:
+        return 1
+
+    @property
+    def max_value(self) -> int:
+        return MAX_OPTION_ID
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> int:
+        if not isinstance(value, int) or not 1 <= value <= MAX_OPTION_ID:
+            raise UserError(f"{self.noun} id {value} must be from 1 to 2^53 ({MAX_OPTION_ID})")
+        return value
+
+
+MatchId = app_commands.Transform[int, IdOption("match")]
+LobbyId = app_commands.Transform[int, IdOption("lobby")]

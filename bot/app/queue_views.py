@@ -1,0 +1,242 @@
+"""What the queue and lobby messages show (SPEC 10), within Discord's limits at 32 players
+and 25 queues: embeds, content and their persistent components (plain buttons and selects
+whose custom ids the DynamicItems of bot.app.cogs.queues answer after any restart).
+
+Members are shown as mentions: Discord shows their current display name, and a mention in
+an embed pings nobody. Wait times are Discord timestamps (`<t:…:R>`), which every client
+keeps current by itself, so the message needs no edit for the clock to move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+import discord
+
+from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, ladder_number, whole_lines
+from bot.ratings.elo import EloBridge
+from bot.services.errors import shorten
+from bot.services.queue_rules import chances, picking_team, team_letter
+from bot.storage.queues import Lobby, LobbyPlayer, Queue
+
+QUEUE_ID: Final = "ladderbot:queue:{action}:{queue_id}"
+LOBBY_ID: Final = "ladderbot:lobby:{action}:{lobby_id}"
+PICK_ID: Final = "ladderbot:pick:{lobby_id}:{part}"
+SELECT_OPTIONS: Final = 25
+"""Discord's most options in one select menu; more players are split over two menus."""
+CONTENT_LIMIT: Final = 2000
+STATE_TITLE: Final = {
+    "ready": "ready check",
+    "picking": "captains are picking",
+    "playing": "playing",
+    "reported": "result reported",
+    "cancelled": "cancelled",
+    "dissolved": "dissolved",
+}
+
+
+def when(moment: float) -> str:
+    """A time every client shows relative to now ("in 40 seconds", "3 minutes ago")."""
+    return f"<t:{int(moment)}:R>"
+
+
+def queue_kind(queue: Queue) -> str:
+    spec = queue.settings
+    if spec.format == "ffa":
+        return f"free-for-all of {spec.size}"
+    per_team = spec.size // spec.teams
+    return f"{spec.teams} teams of {per_team} · {spec.mode}"
+
+
+def queue_embed(queue: Queue, deleted: bool = False) -> discord.Embed:
+    """The queue's message: name, format, size, the members waiting in order with how long
+    they have waited, and the last thing that happened to it."""
+    spec = queue.settings
+    count = f"{len(queue.waiting)}/{spec.size}"
+    title = f"Queue {spec.name} — {count}" if not deleted else f"Queue {spec.name} (deleted)"
+    lines = [
+        f"{place}. <@{w.user_id}> · joined {when(w.joined_at)}"
+        for place, w in enumerate(queue.waiting, 1)
+    ]
+    if deleted:
+        gone = " ".join(f"<@{w.user_id}>" for w in queue.waiting)
+        head = "This queue was deleted by a moderator"
+        text = f"{head}; these members were taken out of it: {gone}" if gone else head + "."
+        return discord.Embed(title=title, description=shorten(text, DESCRIPTION_LIMIT))
+    head = f"{queue_kind(queue)} · ready check " + (
+        f"{spec.ready_seconds} s" if spec.ready_seconds else "off"
+    )
+    head += f" · leaves after {spec.expire_minutes} min"
+    if spec.maps:
+        head += f"\nMaps: {shorten(', '.join(spec.maps), 600)}"
+    notice = f"\n\n{shorten(queue.notice, 600)}" if queue.notice else ""
+    body = whole_lines(lines, DESCRIPTION_LIMIT - len(head) - len(notice) - 10, "Nobody yet.")
+    embed = discord.Embed(
+        title=title,
+        description=f"{head}\n\n{body}{notice}",
+        colour=discord.Colour.blurple(),
+    )
+    embed.set_footer(text="Join or Leave with the buttons, or /queue join and /queue leave.")
+    return embed
+
+
+def queue_view(queue: Queue) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for action, label, style in (
+        ("join", "Join", discord.ButtonStyle.success),
+        ("leave", "Leave", discord.ButtonStyle.secondary),
+    ):
+        view.add_item(
+            discord.ui.Button(
+                label=label,
+                style=style,
+                custom_id=QUEUE_ID.format(action=action, queue_id=queue.queue_id),
+            )
+        )
+    return view
+
+
+def _player_line(player: LobbyPlayer, bridge: EloBridge, lobby: Lobby) -> str:
+    mark = ""
+    if lobby.state == "ready":
+        mark = "✅ " if player.ready else "⌛ "
+    captain = " (captain)" if player.captain else ""
+    rating = ladder_number(float(bridge.from_elo(player.rating)))
+    return f"{mark}<@{player.user_id}> — {rating}{captain}"
+
+
+def lobby_content(lobby: Lobby) -> str | None:
+    """Who the message calls: the players to the ready check, the captain whose turn it is."""
+    if lobby.state == "ready":
+        waiting = [p for p in lobby.players if not p.ready]
+        mentions = " ".join(f"<@{p.user_id}>" for p in waiting)
+        deadline = f" {when(lobby.ready_deadline)}" if lobby.ready_deadline else ""
+        return shorten(
+            f"{mentions} — your {lobby.queue_name} match is ready: click Ready (closes{deadline}).",
+            CONTENT_LIMIT,
+        )
+    if lobby.state == "picking":
+        team = picking_team(lobby.players, lobby.teams, lobby.pick_order)
+        captain = next((p for p in lobby.players if p.captain and p.team == team), None)
+        if team is not None and captain is not None:
+            deadline = f" (auto-pick {when(lobby.pick_deadline)})" if lobby.pick_deadline else ""
+            return f"<@{captain.user_id}>, pick a player for team {team_letter(team)}{deadline}."
+    if lobby.state == "playing":
+        mentions = " ".join(f"<@{p.user_id}>" for p in lobby.players)
+        return shorten(f"{mentions} — teams are made: good luck!", CONTENT_LIMIT)
+    return None
+
+
+def lobby_embed(lobby: Lobby, bridge: EloBridge) -> discord.Embed:
+    """The lobby: its id, state, players (ready marks), teams named A to D with each team's
+    chance to win, the map, the random seed, and how it ended."""
+    embed = discord.Embed(
+        title=f"Lobby #{lobby.lobby_id} · {lobby.queue_name} — {STATE_TITLE[lobby.state]}",
+        colour=discord.Colour.green() if lobby.is_open else discord.Colour.light_grey(),
+    )
+    lines: list[str] = []
+    if lobby.map:
+        lines.append(f"Map: {lobby.map}")
+    if lobby.seed is not None:
+        lines.append(f"Random split, seed {lobby.seed}")
+    if lobby.state == "ready" and lobby.ready_deadline:
+        ready = sum(1 for p in lobby.players if p.ready)
+        lines.append(f"{ready}/{len(lobby.players)} ready · closes {when(lobby.ready_deadline)}")
+    if lobby.match_id is not None:
+        lines.append(
+            f"Result recorded as match #{lobby.match_id} (/match show id:{lobby.match_id})."
+        )
+    if lobby.notice:
+        lines.append(shorten(lobby.notice, 500))
+    teams_made = lobby.format == "teams" and any(p.team is not None for p in lobby.players)
+    if teams_made:
+        embed.description = "\n".join(lines) or None
+        _team_fields(embed, lobby, bridge)
+    else:
+        players = [_player_line(p, bridge, lobby) for p in lobby.players]
+        if lobby.format == "ffa" and lobby.state != "ready":
+            lines.append("Free-for-all: report with /queue result lobby:… order:@first @second …")
+        head = "\n".join(lines)
+        body = whole_lines(players, DESCRIPTION_LIMIT - len(head) - 4, "—")
+        embed.description = f"{head}\n\n{body}" if head else body
+    return embed
+
+
+def _team_fields(embed: discord.Embed, lobby: Lobby, bridge: EloBridge) -> None:
+    complete = all(p.team is not None for p in lobby.players)
+    odds = chances(lobby.players, lobby.teams) if complete else None
+    for team in range(lobby.teams):
+        members = [p for p in lobby.players if p.team == team]
+        chance = "" if odds is None else f" — {odds[team]:.0%} to win"
+        lines = [_player_line(p, bridge, lobby) for p in members]
+        embed.add_field(
+            name=f"Team {team_letter(team)}{chance}",
+            value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"),
+            inline=True,
+        )
+    waiting = [p for p in lobby.players if p.team is None]
+    if waiting:
+        embed.add_field(
+            name="Still to pick",
+            value=whole_lines(
+                [_player_line(p, bridge, lobby) for p in waiting], FIELD_VALUE_LIMIT, "—"
+            ),
+            inline=False,
+        )
+
+
+def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> discord.ui.View | None:
+    """Ready/Leave in the ready check, the picking captain's select menu(s), the result
+    buttons (A won … D won, Draw) while playing; nothing once it has ended."""
+    view = discord.ui.View(timeout=None)
+
+    def button(action: str, label: str, style: discord.ButtonStyle) -> None:
+        custom_id = LOBBY_ID.format(action=action, lobby_id=lobby.lobby_id)
+        view.add_item(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+
+    if lobby.state == "ready":
+        button("ready", "Ready", discord.ButtonStyle.success)
+        button("leave", "Leave", discord.ButtonStyle.danger)
+    elif lobby.state == "picking":
+        left = sorted(
+            (p for p in lobby.players if p.team is None), key=lambda p: (-p.rating, p.position)
+        )
+        for part, start in enumerate(range(0, len(left), SELECT_OPTIONS)):
+            chunk = left[start : start + SELECT_OPTIONS]
+            select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
+                custom_id=PICK_ID.format(lobby_id=lobby.lobby_id, part=part),
+                placeholder="Captain: pick a player" if part == 0 else "… or one of these",
+                options=[
+                    discord.SelectOption(
+                        label=shorten(names.get(p.user_id, str(p.user_id)), 100),
+                        value=str(p.user_id),
+                        description=f"rating {ladder_number(float(bridge.from_elo(p.rating)))}",
+                    )
+                    for p in chunk
+                ],
+            )
+            view.add_item(select)
+    elif lobby.state == "playing" and lobby.format == "teams":
+        for team in range(lobby.teams):
+            letter = team_letter(team)
+            button(letter.lower(), f"{letter} won", discord.ButtonStyle.primary)
+        button("draw", "Draw", discord.ButtonStyle.secondary)
+    else:
+        return None
+    return view
+
+
+def queue_list_text(queues: Sequence[Queue], user_id: int) -> str:
+    """/queue list: every queue with its count and the caller's place."""
+    if not queues:
+        return "This server has no queues yet; a moderator creates one with /admin queue create."
+    lines = []
+    for queue in queues:
+        place = queue.place_of(user_id)
+        mine = f" · you are {place}." if place is not None else ""
+        lines.append(
+            f"**{discord.utils.escape_markdown(queue.name)}** ({queue_kind(queue)}) in "
+            f"<#{queue.settings.channel_id}>: {len(queue.waiting)}/{queue.settings.size}{mine}"
+        )
+    return shorten("\n".join(lines), CONTENT_LIMIT)

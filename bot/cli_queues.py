@@ -1,0 +1,139 @@
+"""`ladderbot queue list --guild ID [--json]` (SPEC 10.4): the queues with their waiting
+members, and the open lobbies."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bot.services import Ladder
+from bot.services.matchcsv.format import format_time
+from bot.services.queue_rules import team_letter, wait_text
+from bot.storage.queues import Lobby, Queue
+
+
+async def queue_view(ladder: Ladder, guild_id: int) -> dict[str, Any]:
+    """The queues and open lobbies as plain data (the --json output)."""
+    read = ladder.db.read
+    queues = await read.queues(guild_id)
+    lobbies = await read.open_lobbies(guild_id)
+    user_ids = {w.user_id for q in queues for w in q.waiting}
+    user_ids |= {p.user_id for lobby in lobbies for p in lobby.players}
+    names = {m.user_id: m.name for m in await read.members_by_id(guild_id, user_ids)}
+    now = ladder.clock()
+    return {
+        "queues": [_queue(queue, names, now) for queue in queues],
+        "lobbies": [_lobby(lobby, names) for lobby in lobbies],
+    }
+
+
+def _queue(queue: Queue, names: dict[int, str], now: float) -> dict[str, Any]:
+    spec = queue.settings
+    return {
+        "id": queue.queue_id,
+        "name": spec.name,
+        "channel_id": spec.channel_id,
+        "message_id": queue.message_id,
+        "size": spec.size,
+        "format": spec.format,
+        "teams": spec.teams,
+        "mode": spec.mode,
+        "ready_seconds": spec.ready_seconds,
+        "expire_minutes": spec.expire_minutes,
+        "maps": list(spec.maps),
+        "pick_order": spec.pick_order,
+        "waiting": [
+            {
+                "place": place,
+                "user_id": w.user_id,
+                "name": names.get(w.user_id, str(w.user_id)),
+                "joined_at": format_time(w.joined_at),
+                "waited_seconds": round(max(0.0, now - w.joined_at), 1),
+            }
+            for place, w in enumerate(queue.waiting, 1)
+        ],
+    }
+
+
+def _time(moment: float | None) -> str | None:
+    return None if moment is None else format_time(moment)
+
+
+def _lobby(lobby: Lobby, names: dict[int, str]) -> dict[str, Any]:
+    return {
+        "id": lobby.lobby_id,
+        "queue_id": lobby.queue_id,
+        "queue": lobby.queue_name,
+        "state": lobby.state,
+        "format": lobby.format,
+        "mode": lobby.mode,
+        "map": lobby.map,
+        "seed": lobby.seed,
+        "created_at": format_time(lobby.created_at),
+        "ready_deadline": _time(lobby.ready_deadline if lobby.state == "ready" else None),
+        "pick_deadline": _time(lobby.pick_deadline if lobby.state == "picking" else None),
+        "close_deadline": format_time(lobby.close_deadline),
+        "players": [
+            {
+                "user_id": p.user_id,
+                "name": names.get(p.user_id, str(p.user_id)),
+                "rating": p.rating,
+                "ready": p.ready,
+                "team": None if p.team is None or lobby.format == "ffa" else team_letter(p.team),
+                "captain": p.captain,
+            }
+            for p in lobby.players
+        ],
+    }
+
+
+def queue_lines(view: dict[str, Any]) -> list[str]:
+    """The view as text, a line per queue, waiting member, lobby."""
+    lines: list[str] = []
+    for q in view["queues"]:
+        maps = f", maps {', '.join(q['maps'])}" if q["maps"] else ""
+        kind = "ffa" if q["format"] == "ffa" else f"{q['teams']} teams, {q['mode']}"
+        lines.append(
+            f"queue {q['id']} {q['name']}: {len(q['waiting'])}/{q['size']} waiting "
+            f"({kind}, ready {q['ready_seconds']} s, expire {q['expire_minutes']} min{maps})"
+        )
+        lines += [
+            f"  {w['place']}. {w['name']} ({w['user_id']}) waited {wait_text(w['waited_seconds'])}"
+            for w in q["waiting"]
+        ]
+    if not view["queues"]:
+        lines.append("no queues")
+    for lobby in view["lobbies"]:
+        players = ", ".join(
+            f"{p['name']}{'' if p['team'] is None else ' ' + p['team']}"
+            f"{' (ready)' if lobby['state'] == 'ready' and p['ready'] else ''}"
+            for p in lobby["players"]
+        )
+        where = f", map {lobby['map']}" if lobby["map"] else ""
+        lines.append(
+            f"lobby #{lobby['id']} of {lobby['queue']}: {lobby['state']}{where}: {players}"
+        )
+    if not view["lobbies"]:
+        lines.append("no open lobbies")
+    return lines
+
+
+def run_queue_list(arguments: argparse.Namespace, streams: Any) -> int:
+    from bot.cli import _print_json, _print_lines, _with_ladder
+
+    view = _with_ladder(arguments, lambda ladder: queue_view(ladder, arguments.guild))
+    if arguments.json:
+        return _print_json(view, streams)
+    return _print_lines(queue_lines(view), streams)
+
+
+def add_queue_commands(commands: Any, database_command: Any) -> None:
+    queue = commands.add_parser("queue", help="the matchmaking queues and open lobbies")
+    actions = queue.add_subparsers(dest="queue_command", required=True, metavar="ACTION")
+    listed = database_command(
+        actions, "list", run_queue_list, "every queue with its waiting members, and open lobbies"
+    )
+    listed.add_argument("--json", action="store_true", help="one JSON object")
+    for listed_action in actions._choices_actions:
+        command = actions.choices[listed_action.dest]
+        command.description = command.description or listed_action.help

@@ -1,0 +1,792 @@
+"""Matchmaking queues (SPEC 10): join, leave, expire, pop, ready check, teams, captains'
+picks, substitutes, cancel, and a lobby's result as one match of the ladder.
+
+Every use case is one write transaction under the guild's write lock (bot.storage), so a
+queue never holds more than its size, a pop takes the first `size` joiners once, and no
+member is in two open lobbies (the storage's unique index says so too), whatever arrives at
+once. Each reports one Change of kind "queue" (a result: the match's own Change) once
+committed; the front end redraws the messages whose rows changed (version > shown_version).
+
+Timed actions (expiry, ready deadline, pick timeout, lobby timeout) are `run_due`, called by
+the process that owns the guild; each re-checks its deadline inside its own transaction, so
+a second run, or a click that came first, finds nothing left to do.
+
+Decisions the spec leaves open (with what users of NeatQueue and PUBobot2 expect):
+- `/queue join` without a name joins the queue of the channel it is used in, else the
+  guild's only queue; with several and none in the channel it asks for a name.
+- A lobby's players are taken out of every queue of the guild at the pop (SPEC 10.2); while
+  a lobby is open its players cannot join any queue (PUBobot2: "you are in a match").
+- A dissolved lobby's ready players go back to the front of their queue in their old order
+  with their wait restarted (they do not expire at once); when the queue was deleted
+  meanwhile, nobody is put back.
+- Ready check Leave: the leaver is not put back and counts as a no-show (penalty when
+  no_show_minutes > 0); the players who had not answered yet are not put back either (SPEC
+  10.2) but not penalized: their time had not run out. On the deadline every player who is
+  not ready is a no-show.
+- Leave exists only during the ready check; once the teams are made a moderator substitutes
+  or cancels.
+- A pick timeout that passed while the bot was down is caught up once at start: the captain
+  gets the highest-rated player left and the next captain 60 s from then.
+- lobby_hours counts from the pop. A cancelled or timed-out lobby puts nobody back.
+- A substitute takes the place of the player they replace (team, captain, pick) and counts
+  as ready (a moderator chose them); teams are not remade, their chances are.
+- A queue's size may be changed while members wait: if it is then full, it pops.
+- The result of a lobby is recorded with the request id `lobby:<id>`: a retry records
+  nothing twice, and a second report is refused with the first match's id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from bot.config import GuildSettings
+from bot.services.changes import Change
+from bot.services.core import Actor, _must_moderate, _Unit, elo_bridge, ladder_rating
+from bot.services.errors import UserError, quoted
+from bot.services.matches import MatchUseCases, ReportResult, check_lineup
+from bot.services.queue_rules import (
+    MAX_QUEUES,
+    PICK_SECONDS,
+    TEAM_LETTERS,
+    balanced,
+    checked_settings,
+    draw_map,
+    parse_maps,
+    pick,
+    picking_team,
+    random_split,
+    result_lineup,
+    team_letter,
+    wait_text,
+    with_captains,
+)
+from bot.storage import Member, MemberInfo, WriteTransaction
+from bot.storage.queues import Lobby, LobbyPlayer, Queue, QueueSettings
+
+__all__ = [
+    "JoinResult",
+    "LeaveResult",
+    "LobbyUpdate",
+    "QueueService",
+    "ResultOfLobby",
+    "parse_maps",
+]
+
+NO_QUEUES: Final = "this server has no queues yet; a moderator creates one with /admin queue create"
+_STATE_WORDS: Final = {
+    "ready": "is still in its ready check",
+    "picking": "is still picking its teams",
+    "playing": "is being played",
+    "reported": "already has its result",
+    "cancelled": "was cancelled",
+    "dissolved": "was dissolved",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class JoinResult:
+    queue: Queue
+    """The queue as the join left it (after a pop: without the lobby's players)."""
+    place: int | None
+    """The member's place in line; None when the join popped the queue."""
+    already: bool
+    """The member was already waiting: nothing changed."""
+    lobbies: tuple[Lobby, ...] = ()
+    """Lobbies the join popped."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveResult:
+    left: tuple[Queue, ...]
+    """The queues the member left (as they are now)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyUpdate:
+    lobby: Lobby
+    """The lobby as the use case left it."""
+    already: bool = False
+    """Nothing changed (a second Ready click)."""
+    lobbies: tuple[Lobby, ...] = ()
+    """Lobbies popped by ready players going back to a full queue."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResultOfLobby:
+    lobby: Lobby
+    report: ReportResult
+
+
+def _player_of(lobby: Lobby, user_id: int) -> LobbyPlayer:
+    found = lobby.player(user_id)
+    if found is None:
+        raise UserError(f"<@{user_id}> is not a player of lobby #{lobby.lobby_id}")
+    return found
+
+
+def _must_be_open(lobby: Lobby, *states: str) -> None:
+    if lobby.state not in states:
+        detail = f" (match #{lobby.match_id})" if lobby.match_id is not None else ""
+        raise UserError(f"lobby #{lobby.lobby_id} {_STATE_WORDS[lobby.state]}{detail}")
+
+
+class QueueService:
+    """The queue use cases over the match use cases (a lobby's result is a report)."""
+
+    def __init__(
+        self,
+        matches: MatchUseCases,
+        *,
+        rng: random.Random | None = None,
+        pick_seconds: float = PICK_SECONDS,
+    ) -> None:
+        self.matches = matches
+        self.db = matches.db
+        self.rng = rng or random.SystemRandom()
+        self.pick_seconds = pick_seconds
+        """How long a captain has to pick (tests make it short)."""
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.matches.clock
+
+    def _write(self, guild_id: int) -> AbstractAsyncContextManager[_Unit]:
+        return self.matches._write(guild_id)
+
+    async def _settings(self, tx: WriteTransaction, guild_id: int) -> GuildSettings:
+        return await tx.ensure_guild(guild_id, self.matches.defaults)
+
+    @staticmethod
+    def _changed(unit: _Unit, guild_id: int, actor_id: int | None, detail: str = "") -> None:
+        unit.change = Change(guild_id, "queue", actor_id=actor_id, detail=detail)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def queues(self, guild_id: int) -> list[Queue]:
+        return await self.db.read.queues(guild_id)
+
+    async def open_lobbies(self, guild_id: int) -> list[Lobby]:
+        return await self.db.read.open_lobbies(guild_id)
+
+    async def lobby(self, guild_id: int, lobby_id: int) -> Lobby:
+        lobby = await self.db.read.lobby(guild_id, lobby_id)
+        if lobby is None:
+            raise UserError(f"there is no lobby #{lobby_id} in this server")
+        return lobby
+
+    async def queue(self, guild_id: int, queue_id: int) -> Queue | None:
+        return await self.db.read.queue(guild_id, queue_id)
+
+    async def names(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
+        """The members' display names as last seen."""
+        members = await self.db.read.members_by_id(guild_id, set(user_ids))
+        return {m.user_id: m.name for m in members}
+
+    async def guilds(self) -> list[int]:
+        """Every guild with a queue or a lobby."""
+        return await self.db.read.guilds_with_queues()
+
+    async def unshown(self, guild_id: int) -> tuple[list[Queue], list[Lobby]]:
+        """The queues and lobbies whose messages are older than their rows."""
+        read = self.db.read
+        return await read.unshown_queues(guild_id), await read.unshown_lobbies(guild_id)
+
+    async def mark_shown(
+        self, guild_id: int, kind: str, number: int, version: int, message_id: int | None
+    ) -> None:
+        """The front end showed this version of a queue or lobby (a write of no Change)."""
+        async with self.db.write(guild_id) as tx:
+            await tx.mark_shown(guild_id, "queue" if kind == "queue" else "lobby", number,
+                                version, message_id)  # fmt: skip
+
+    @staticmethod
+    def _find(queues: Sequence[Queue], name: str | None, channel_id: int | None) -> Queue:
+        if not queues:
+            raise UserError(NO_QUEUES)
+        if name is not None and name.strip():
+            wanted = name.strip().lower()
+            for queue in queues:
+                if queue.name.lower() == wanted:
+                    return queue
+            names = ", ".join(q.name for q in queues)
+            raise UserError(f"there is no queue {quoted(name)}; the queues are: {names}")
+        in_channel = [q for q in queues if q.settings.channel_id == channel_id]
+        if len(in_channel) == 1:
+            return in_channel[0]
+        if len(queues) == 1:
+            return queues[0]
+        names = ", ".join(q.name for q in (in_channel or queues))
+        raise UserError(f"name the queue: {names}")
+
+    async def find(self, guild_id: int, name: str | None, channel_id: int | None = None) -> Queue:
+        return self._find(await self.db.read.queues(guild_id), name, channel_id)
+
+    # -- queues ----------------------------------------------------------------------------
+
+    async def create_queue(
+        self, guild_id: int, actor: Actor, settings: QueueSettings, *, pick_order_given: bool
+    ) -> Queue:
+        _must_moderate(actor, "create queues")
+        checked = checked_settings(settings, pick_order_given)
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            await self._settings(tx, guild_id)
+            queues = await tx.queues(guild_id)
+            if len(queues) >= MAX_QUEUES:
+                raise UserError(f"this server has {MAX_QUEUES} queues, the most it can have")
+            if any(q.name.lower() == checked.name.lower() for q in queues):
+                raise UserError(f"there is a queue named {quoted(checked.name)} already")
+            queue_id = await tx.add_queue(guild_id, checked)
+            self._changed(unit, guild_id, actor.user_id, f"queue {checked.name} created")
+            created = await tx.queue(guild_id, queue_id)
+        assert created is not None
+        return created
+
+    async def edit_queue(
+        self, guild_id: int, actor: Actor, name: str, changes: Mapping[str, Any]
+    ) -> JoinResult:
+        """Change some settings of a queue (names as QueueSettings'). A size it already holds
+        pops it."""
+        _must_moderate(actor, "edit queues")
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await self._settings(tx, guild_id)
+            queues = await tx.queues(guild_id)
+            queue = self._find(queues, name, None)
+            given = "pick_order" in changes or changes.get("teams", queue.settings.teams) == (
+                queue.settings.teams
+            )
+            checked = checked_settings(replace(queue.settings, **changes), given)
+            if any(
+                q.name.lower() == checked.name.lower() and q.queue_id != queue.queue_id
+                for q in queues
+            ):
+                raise UserError(f"there is a queue named {quoted(checked.name)} already")
+            await tx.set_queue_settings(guild_id, queue.queue_id, checked)
+            lobbies, edited = await self._pop_full(tx, guild_id, settings, queue.queue_id)
+            self._changed(unit, guild_id, actor.user_id, f"queue {checked.name} edited")
+        assert edited is not None
+        return JoinResult(edited, None, False, tuple(lobbies))
+
+    async def set_queue_message(self, guild_id: int, queue_id: int, message_id: int | None) -> None:
+        async with self.db.write(guild_id) as tx:
+            await tx.set_queue_message(guild_id, queue_id, message_id)
+
+    async def set_lobby_message(self, guild_id: int, lobby_id: int, message_id: int) -> None:
+        async with self.db.write(guild_id) as tx:
+            await tx.update_lobby(guild_id, lobby_id, message_id=message_id)
+
+    async def delete_queue(self, guild_id: int, actor: Actor, name: str) -> Queue:
+        """Remove a queue and its waiting members (returned as they were, for its message);
+        its open lobbies stay."""
+        _must_moderate(actor, "delete queues")
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            queue = self._find(await tx.queues(guild_id), name, None)
+            await tx.delete_queue(guild_id, queue.queue_id)
+            self._changed(unit, guild_id, actor.user_id, f"queue {queue.name} deleted")
+        return queue
+
+    # -- joining and leaving ---------------------------------------------------------------
+
+    async def join(
+        self,
+        guild_id: int,
+        member: MemberInfo,
+        name: str | None = None,
+        channel_id: int | None = None,
+        *,
+        queue_id: int | None = None,
+    ) -> JoinResult:
+        """The member joins a queue (by number, name, or channel), which pops when full."""
+        if member.is_bot:
+            raise UserError("bots cannot join queues")
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await self._settings(tx, guild_id)
+            queue = await self._queue_for(tx, guild_id, name, channel_id, queue_id)
+            place = queue.place_of(member.user_id)
+            if place is not None:  # says so, and writes nothing
+                return JoinResult(queue, place, already=True)
+            stored = (await tx.upsert_members(guild_id, [member]))[0]
+            await self._may_queue(tx, guild_id, stored)
+            now = self.clock()
+            await tx.add_waiting(guild_id, queue.queue_id, [member.user_id], now, front=False)
+            lobbies, after = await self._pop_full(tx, guild_id, settings, queue.queue_id)
+            self._changed(unit, guild_id, member.user_id)
+        assert after is not None
+        return JoinResult(after, after.place_of(member.user_id), False, tuple(lobbies))
+
+    async def _queue_for(
+        self,
+        tx: WriteTransaction,
+        guild_id: int,
+        name: str | None,
+        channel_id: int | None,
+        queue_id: int | None,
+    ) -> Queue:
+        if queue_id is not None:
+            queue = await tx.queue(guild_id, queue_id)
+            if queue is None:
+                raise UserError("this queue was deleted")
+            return queue
+        return self._find(await tx.queues(guild_id), name, channel_id)
+
+    async def _may_queue(self, tx: WriteTransaction, guild_id: int, member: Member) -> None:
+        user_id = member.user_id
+        if member.is_bot:
+            raise UserError("bots cannot join queues")
+        if not member.enabled:
+            raise UserError("you left the ladder; use /ladder join to be rated, then queue")
+        lobby_id = await tx.open_lobby_of(guild_id, user_id)
+        if lobby_id is not None:
+            raise UserError(
+                f"you are playing in lobby #{lobby_id}; join again once it has its result"
+            )
+        now = self.clock()
+        until = await tx.penalty_until(guild_id, user_id, now)
+        if until is not None:
+            raise UserError(
+                f"you missed a ready check and cannot queue for {wait_text(until - now)} more"
+            )
+
+    async def leave(
+        self,
+        guild_id: int,
+        user_id: int,
+        name: str | None = None,
+        *,
+        queue_id: int | None = None,
+    ) -> LeaveResult:
+        """Leave one queue (by name or number), or every queue the member waits in."""
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            queues = await tx.queues(guild_id)
+            if queue_id is not None or (name is not None and name.strip()):
+                one = await self._queue_for(tx, guild_id, name, None, queue_id)
+                if one.place_of(user_id) is None:
+                    raise UserError(f"you are not in the queue {one.name}")
+                chosen = [one.queue_id]
+            else:
+                chosen = [q.queue_id for q in queues if q.place_of(user_id) is not None]
+                if not chosen:
+                    raise UserError("you are not in any queue")
+            left: list[int] = []
+            for number in chosen:
+                left += await tx.remove_waiting(guild_id, [user_id], number)
+            self._changed(unit, guild_id, user_id)
+            after = [await tx.queue(guild_id, number) for number in left]
+        return LeaveResult(tuple(q for q in after if q is not None))
+
+    # -- the pop ---------------------------------------------------------------------------
+
+    async def _pop_full(
+        self, tx: WriteTransaction, guild_id: int, settings: GuildSettings, queue_id: int
+    ) -> tuple[list[Lobby], Queue | None]:
+        """Pop the queue while it holds its size: the first `size` form a lobby and leave
+        every queue of the guild. The lobbies, and the queue as it is left."""
+        lobbies: list[Lobby] = []
+        while True:
+            queue = await tx.queue(guild_id, queue_id)
+            if queue is None or len(queue.waiting) < queue.settings.size:
+                return lobbies, queue
+            lobbies.append(await self._pop(tx, settings, queue))
+
+    async def _pop(self, tx: WriteTransaction, settings: GuildSettings, queue: Queue) -> Lobby:
+        guild_id, spec, now = queue.guild_id, queue.settings, self.clock()
+        user_ids = [w.user_id for w in queue.waiting[: spec.size]]
+        await tx.remove_waiting(guild_id, user_ids)
+        players = await self._players(tx, guild_id, settings, user_ids)
+        chosen_map = draw_map(spec.maps, queue.previous_map, self.rng)
+        if chosen_map is not None:
+            await tx.set_queue_notice(guild_id, queue.queue_id, None, previous_map=chosen_map)
+        seed = self.rng.getrandbits(32) if spec.mode == "random" else None
+        draft = Lobby(
+            guild_id=guild_id,
+            lobby_id=0,
+            queue_id=queue.queue_id,
+            queue_name=spec.name,
+            channel_id=spec.channel_id,
+            message_id=None,
+            state="ready",
+            format=spec.format,
+            teams=spec.teams if spec.format == "teams" else len(players),
+            mode=spec.mode,
+            pick_order=spec.pick_order,
+            created_at=now,
+            ready_deadline=now + spec.ready_seconds,
+            pick_deadline=None,
+            close_deadline=now + settings.lobby_hours * 3600.0,
+            map=chosen_map,
+            seed=seed,
+            match_id=None,
+            closed_at=None,
+            notice=None,
+            version=1,
+            shown_version=0,
+            players=tuple(players),
+        )
+        if spec.ready_seconds == 0:
+            draft = await self._teams_made(replace(draft, ready_deadline=None))
+        lobby_id = await tx.add_lobby(draft)
+        lobby = await tx.lobby(guild_id, lobby_id)
+        assert lobby is not None
+        return lobby
+
+    async def _players(
+        self, tx: WriteTransaction, guild_id: int, settings: GuildSettings, user_ids: list[int]
+    ) -> list[LobbyPlayer]:
+        """The players in queue order, with their ladder ratings in Elo units (SPEC 3.1)."""
+        members = {m.user_id: m for m in await tx.members_by_id(guild_id, user_ids)}
+        bridge = elo_bridge(settings)
+        return [
+            LobbyPlayer(
+                user_id,
+                position,
+                float(bridge.to_elo(ladder_rating(members[user_id], settings))),
+            )
+            for position, user_id in enumerate(user_ids)
+        ]
+
+    async def _teams_made(self, lobby: Lobby) -> Lobby:
+        """The lobby once its ready check passed: teams made (or the captains' picking
+        begun), and the state that follows."""
+        players: Sequence[LobbyPlayer] = lobby.players
+        now = self.clock()
+        if lobby.format == "ffa":
+            players = [replace(p, team=p.position) for p in players]
+        elif lobby.mode == "balance":
+            players = await asyncio.to_thread(balanced, players, lobby.teams)
+        elif lobby.mode == "random":
+            assert lobby.seed is not None
+            players = random_split(players, lobby.teams, lobby.seed)
+        else:
+            players = with_captains(players, lobby.teams)
+            if picking_team(players, lobby.teams, lobby.pick_order) is not None:
+                return replace(
+                    lobby,
+                    state="picking",
+                    players=tuple(players),
+                    pick_deadline=now + self.pick_seconds,
+                )
+        return replace(lobby, state="playing", players=tuple(players), pick_deadline=None)
+
+    async def _store(self, tx: WriteTransaction, before: Lobby, after: Lobby) -> Lobby:
+        """Store what changed between two states of an open lobby; the lobby as stored."""
+        changed = [p for p in after.players if p != before.player(p.user_id)]
+        if changed:
+            await tx.set_players(after.guild_id, after.lobby_id, changed)
+        values = {
+            name: getattr(after, name)
+            for name in ("state", "ready_deadline", "pick_deadline", "closed_at", "notice")
+            if getattr(after, name) != getattr(before, name)
+        }
+        await tx.update_lobby(after.guild_id, after.lobby_id, **values)
+        stored = await tx.lobby(after.guild_id, after.lobby_id)
+        assert stored is not None
+        return stored
+
+    async def _open_lobby(self, tx: WriteTransaction, guild_id: int, lobby_id: int) -> Lobby:
+        lobby = await tx.lobby(guild_id, lobby_id)
+        if lobby is None:
+            raise UserError(f"there is no lobby #{lobby_id} in this server")
+        return lobby
+
+    # -- the ready check -------------------------------------------------------------------
+
+    async def ready(self, guild_id: int, user_id: int, lobby_id: int) -> LobbyUpdate:
+        """A player is ready; when all are, the teams are made."""
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            lobby = await self._open_lobby(tx, guild_id, lobby_id)
+            player = _player_of(lobby, user_id)
+            if lobby.state in ("picking", "playing"):
+                return LobbyUpdate(lobby, already=True)
+            _must_be_open(lobby, "ready")
+            if player.ready:
+                return LobbyUpdate(lobby, already=True)
+            players = tuple(replace(p, ready=True) if p is player else p for p in lobby.players)
+            after = replace(lobby, players=players)
+            if all(p.ready for p in players):
+                after = await self._teams_made(replace(after, ready_deadline=None))
+            stored = await self._store(tx, lobby, after)
+            self._changed(unit, guild_id, user_id)
+        return LobbyUpdate(stored)
+
+    async def decline(self, guild_id: int, user_id: int, lobby_id: int) -> LobbyUpdate:
+        """A player leaves during the ready check: the lobby is dissolved."""
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await self._settings(tx, guild_id)
+            lobby = await self._open_lobby(tx, guild_id, lobby_id)
+            _player_of(lobby, user_id)
+            _must_be_open(lobby, "ready")
+            update = await self._dissolve(tx, settings, lobby, [user_id], f"<@{user_id}> left")
+            self._changed(unit, guild_id, user_id)
+        return update
+
+    async def _dissolve(
+        self,
+        tx: WriteTransaction,
+        settings: GuildSettings,
+        lobby: Lobby,
+        no_shows: Sequence[int],
+        why: str,
+    ) -> LobbyUpdate:
+        """Dissolve a lobby in its ready check: the ready players (but `no_shows`) go back
+        to the front of the queue in their order, `no_shows` get the no-show penalty."""
+        guild_id, now = lobby.guild_id, self.clock()
+        back = [p.user_id for p in lobby.players if p.ready and p.user_id not in no_shows]
+        stored = await self._store(
+            tx,
+            lobby,
+            replace(lobby, state="dissolved", closed_at=now, notice=f"dissolved: {why}"),
+        )
+        if settings.no_show_minutes > 0 and no_shows:
+            await tx.penalize(guild_id, no_shows, now + settings.no_show_minutes * 60.0)
+        lobbies: list[Lobby] = []
+        if back and await tx.queue(guild_id, lobby.queue_id) is not None:
+            await tx.remove_waiting(guild_id, back, lobby.queue_id)  # never twice in line
+            await tx.add_waiting(guild_id, lobby.queue_id, back, now, front=True)
+            lobbies, _ = await self._pop_full(tx, guild_id, settings, lobby.queue_id)
+        return LobbyUpdate(stored, lobbies=tuple(lobbies))
+
+    # -- captains --------------------------------------------------------------------------
+
+    async def pick(self, guild_id: int, user_id: int, lobby_id: int, picked_id: int) -> LobbyUpdate:
+        """The captain whose turn it is picks a player."""
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            lobby = await self._open_lobby(tx, guild_id, lobby_id)
+            _must_be_open(lobby, "picking")
+            team = picking_team(lobby.players, lobby.teams, lobby.pick_order)
+            assert team is not None
+            captain = next(p for p in lobby.players if p.captain and p.team == team)
+            if captain.user_id != user_id:
+                raise UserError(
+                    f"it is <@{captain.user_id}>'s turn to pick (captain of team "
+                    f"{team_letter(team)})"
+                )
+            chosen = _player_of(lobby, picked_id)
+            if chosen.team is not None:
+                raise UserError(f"<@{picked_id}> is in team {team_letter(chosen.team)} already")
+            stored = await self._picked(tx, lobby, picked_id)
+            self._changed(unit, guild_id, user_id)
+        return LobbyUpdate(stored)
+
+    async def _picked(self, tx: WriteTransaction, lobby: Lobby, picked_id: int | None) -> Lobby:
+        players = pick(lobby.players, lobby.teams, lobby.pick_order, picked_id)
+        after = replace(lobby, players=tuple(players))
+        if picking_team(players, lobby.teams, lobby.pick_order) is None:
+            after = replace(after, state="playing", pick_deadline=None)
+        else:
+            after = replace(after, pick_deadline=self.clock() + self.pick_seconds)
+        return await self._store(tx, lobby, after)
+
+    # -- moderators ------------------------------------------------------------------------
+
+    async def substitute(
+        self, guild_id: int, actor: Actor, lobby_id: int, out_id: int, member: MemberInfo
+    ) -> LobbyUpdate:
+        """Swap a player of an open lobby for another member (before its result)."""
+        _must_moderate(actor, "substitute players")
+        if member.is_bot:
+            raise UserError(f"<@{member.user_id}> is a bot; bots cannot play in ladder matches")
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await self._settings(tx, guild_id)
+            lobby = await self._open_lobby(tx, guild_id, lobby_id)
+            _must_be_open(lobby, "ready", "picking", "playing")
+            out = _player_of(lobby, out_id)
+            if lobby.player(member.user_id) is not None:
+                raise UserError(f"<@{member.user_id}> plays in lobby #{lobby_id} already")
+            stored = (await tx.upsert_members(guild_id, [member]))[0]
+            if not stored.enabled:
+                raise UserError(f"<@{member.user_id}> left the ladder and cannot play")
+            other = await tx.open_lobby_of(guild_id, member.user_id)
+            if other is not None:
+                raise UserError(f"<@{member.user_id}> plays in lobby #{other}")
+            await tx.remove_waiting(guild_id, [member.user_id])
+            rating = (await self._players(tx, guild_id, settings, [member.user_id]))[0].rating
+            incoming = replace(out, user_id=member.user_id, rating=rating, ready=True)
+            await tx.swap_player(guild_id, lobby_id, out_id, incoming)
+            after = await self._open_lobby(tx, guild_id, lobby_id)
+            if after.state == "ready" and all(p.ready for p in after.players):
+                after = await self._store(
+                    tx, after, await self._teams_made(replace(after, ready_deadline=None))
+                )
+            self._changed(
+                unit, guild_id, actor.user_id,
+                f"lobby #{lobby_id}: <@{member.user_id}> in for <@{out_id}>",
+            )  # fmt: skip
+        return LobbyUpdate(after)
+
+    async def cancel(self, guild_id: int, actor: Actor, lobby_id: int) -> LobbyUpdate:
+        """A moderator cancels an open lobby; nobody is put back in a queue."""
+        _must_moderate(actor, "cancel lobbies")
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            lobby = await self._open_lobby(tx, guild_id, lobby_id)
+            _must_be_open(lobby, "ready", "picking", "playing")
+            stored = await self._store(
+                tx,
+                lobby,
+                replace(lobby, state="cancelled", closed_at=self.clock(),
+                        notice="cancelled by a moderator"),
+            )  # fmt: skip
+            self._changed(unit, guild_id, actor.user_id, f"lobby #{lobby_id} cancelled")
+        return LobbyUpdate(stored)
+
+    # -- the result ------------------------------------------------------------------------
+
+    async def result(
+        self,
+        guild_id: int,
+        actor: Actor,
+        lobby_id: int,
+        *,
+        winner: str | None = None,
+        order: Sequence[int] | None = None,
+        minutes: float | None = None,
+        members: Iterable[MemberInfo] = (),
+    ) -> ResultOfLobby:
+        """Record the lobby's match: `winner` a team letter or "draw" (teams), or `order`
+        the players first to last (free-for-all). Goes through the guild's confirmation
+        (SPEC 4) like any report; the lobby closes with it."""
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            lobby = await self._open_lobby(tx, guild_id, lobby_id)
+            if lobby.match_id is not None:
+                raise UserError(
+                    f"lobby #{lobby_id} already has its result: match #{lobby.match_id}"
+                )
+            _must_be_open(lobby, "playing")
+            if not actor.is_moderator and lobby.player(actor.user_id) is None:
+                raise UserError(
+                    f"only the players of lobby #{lobby_id} or a moderator can report its result"
+                )
+            lineup = result_lineup(lobby.players, *self._outcome(lobby, winner, order))
+            check_lineup(lineup, minutes)
+            report = await self.matches.record_report(
+                unit,
+                guild_id,
+                actor,
+                lineup,
+                request_id=f"lobby:{lobby_id}",
+                minutes=minutes,
+                members=members,
+            )
+            await tx.update_lobby(
+                guild_id,
+                lobby_id,
+                state="reported",
+                match_id=report.match.id,
+                closed_at=self.clock(),
+            )
+            stored = await self._open_lobby(tx, guild_id, lobby_id)
+        return ResultOfLobby(stored, report)
+
+    @staticmethod
+    def _outcome(
+        lobby: Lobby, winner: str | None, order: Sequence[int] | None
+    ) -> tuple[int | None, Sequence[int] | None]:
+        if lobby.format == "ffa":
+            if order is None:
+                raise UserError(
+                    f"lobby #{lobby.lobby_id} is a free-for-all: give the order of its "
+                    "players, first to last"
+                )
+            ids = list(order)
+            expected = {p.user_id for p in lobby.players}
+            if len(ids) != len(set(ids)) or set(ids) != expected:
+                raise UserError(
+                    f"the order must name each of the {len(expected)} players of lobby "
+                    f"#{lobby.lobby_id} once"
+                )
+            return None, ids
+        if order is not None or winner is None:
+            raise UserError(f"lobby #{lobby.lobby_id} has teams: give the winner or draw")
+        letters = TEAM_LETTERS[: lobby.teams]
+        text = winner.strip().lower()
+        if text == "draw":
+            return None, None
+        if len(text) != 1 or text not in letters:
+            raise UserError(f"winner {quoted(winner)} must be one of {', '.join(letters)} or draw")
+        return letters.index(text), None
+
+    # -- timed actions ---------------------------------------------------------------------
+
+    async def next_deadline(self) -> float | None:
+        return await self.db.read.next_deadline()
+
+    async def run_due(self, owned: Callable[[int], bool] = lambda guild_id: True) -> int:
+        """Every timed action due now in the guilds `owned` accepts (the owner process's):
+        expiries, ready deadlines, pick timeouts, lobby timeouts. How many were done."""
+        work = await self.db.read.due_work(self.clock())
+        done = 0
+        by_queue: dict[tuple[int, int], list[int]] = {}
+        for guild_id, queue_id, user_id in work.expired:
+            if owned(guild_id):
+                by_queue.setdefault((guild_id, queue_id), []).append(user_id)
+        for (guild_id, queue_id), user_ids in by_queue.items():
+            done += await self._expire(guild_id, queue_id, user_ids)
+        for guild_id, lobby_id in work.lobbies:
+            if owned(guild_id):
+                done += await self._lobby_due(guild_id, lobby_id)
+        return done
+
+    async def _expire(self, guild_id: int, queue_id: int, user_ids: Sequence[int]) -> int:
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            queue = await tx.queue(guild_id, queue_id)
+            if queue is None:
+                return 0
+            now = self.clock()
+            limit = queue.settings.expire_minutes * 60.0
+            due = [
+                w.user_id
+                for w in queue.waiting
+                if w.user_id in user_ids and w.joined_at + limit <= now
+            ]
+            if not due:
+                return 0
+            await tx.remove_waiting(guild_id, due, queue_id)
+            mentions = ", ".join(f"<@{user_id}>" for user_id in due)
+            await tx.set_queue_notice(
+                guild_id,
+                queue_id,
+                f"{mentions} left the queue after waiting {wait_text(limit)}",
+            )
+            self._changed(unit, guild_id, None)
+        return len(due)
+
+    async def _lobby_due(self, guild_id: int, lobby_id: int) -> int:
+        async with self._write(guild_id) as unit:
+            tx = unit.tx
+            settings = await self._settings(tx, guild_id)
+            lobby = await tx.lobby(guild_id, lobby_id)
+            now = self.clock()
+            if lobby is None or not lobby.is_open:
+                return 0
+            if lobby.close_deadline <= now:
+                hours = f"{settings.lobby_hours:g}"
+                await self._store(
+                    tx,
+                    lobby,
+                    replace(lobby, state="cancelled", closed_at=now,
+                            notice=f"cancelled: no result after {hours} h"),
+                )  # fmt: skip
+            elif lobby.state == "ready" and (lobby.ready_deadline or 0.0) <= now:
+                no_shows = [p.user_id for p in lobby.players if not p.ready]
+                await self._dissolve(tx, settings, lobby, no_shows, "not everyone was ready")
+            elif lobby.state == "picking" and (lobby.pick_deadline or 0.0) <= now:
+                await self._picked(tx, lobby, None)
+            else:
+                return 0
+            self._changed(unit, guild_id, None)
+        return 1

@@ -1,0 +1,548 @@
+"""The queues aggregate (SPEC 10): queues and their waiting members, lobbies and their
+players, no-show penalties, and the timed actions that are due.
+
+Queues and lobbies are numbered per guild, the next number taken under the guild's write
+lock. Each changed row counts one more `version`; its Discord message shows `shown_version`
+(the front end marks what it showed, so a restart knows which messages are stale).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Final, Literal
+
+from bot.storage.engine import Row, Session
+
+QueueFormat = Literal["teams", "ffa"]
+TeamMode = Literal["balance", "captains", "random"]
+LobbyState = Literal["ready", "picking", "playing", "reported", "cancelled", "dissolved"]
+OPEN_STATES: Final[tuple[LobbyState, ...]] = ("ready", "picking", "playing")
+_OPEN: Final = "('ready', 'picking', 'playing')"
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSettings:
+    """What a moderator chooses for a queue (SPEC 10.1)."""
+
+    name: str
+    channel_id: int
+    size: int
+    format: QueueFormat = "teams"
+    teams: int = 2
+    mode: TeamMode = "balance"
+    ready_seconds: int = 60
+    expire_minutes: int = 60
+    maps: tuple[str, ...] = ()
+    pick_order: str = ""
+    """Letters a-d; empty: the snake of the teams (bot.services.queue_rules)."""
+
+
+_SETTING_NAMES: Final = tuple(field.name for field in fields(QueueSettings))
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    user_id: int
+    joined_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    guild_id: int
+    queue_id: int
+    settings: QueueSettings
+    message_id: int | None
+    previous_map: str | None
+    """The map of the queue's last lobby (never drawn twice in a row)."""
+    notice: str | None
+    """The last thing that happened to it that its message tells (an expiry)."""
+    version: int
+    shown_version: int
+    waiting: tuple[Waiting, ...]
+    """In queue order: the first `size` pop."""
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    def place_of(self, user_id: int) -> int | None:
+        """1 for the first in line; None if not waiting."""
+        for place, waiting in enumerate(self.waiting, 1):
+            if waiting.user_id == user_id:
+                return place
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyPlayer:
+    user_id: int
+    position: int
+    """Order in the queue when it popped (0: the first)."""
+    rating: float
+    """Ladder rating in Elo units when it popped (SPEC 3.1)."""
+    ready: bool = False
+    team: int | None = None
+    """0 for team A, 1 for B, …; in a free-for-all each player's own position."""
+    captain: bool = False
+    pick: int | None = None
+    """The turn at which a captain picked this player (0 first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lobby:
+    guild_id: int
+    lobby_id: int
+    queue_id: int
+    queue_name: str
+    channel_id: int
+    message_id: int | None
+    state: LobbyState
+    format: QueueFormat
+    teams: int
+    mode: TeamMode
+    pick_order: str
+    created_at: float
+    ready_deadline: float | None
+    pick_deadline: float | None
+    close_deadline: float
+    map: str | None
+    seed: int | None
+    """The random split's seed (mode random), shown on the lobby."""
+    match_id: int | None
+    closed_at: float | None
+    notice: str | None
+    version: int
+    shown_version: int
+    players: tuple[LobbyPlayer, ...]
+    """In queue order (position)."""
+
+    @property
+    def is_open(self) -> bool:
+        return self.state in OPEN_STATES
+
+    def player(self, user_id: int) -> LobbyPlayer | None:
+        return next((p for p in self.players if p.user_id == user_id), None)
+
+
+LOBBY_COLUMNS: Final = frozenset(
+    {"message_id", "state", "ready_deadline", "pick_deadline", "map", "seed", "match_id",
+     "closed_at", "notice"}
+)  # fmt: skip
+"""The columns of a lobby that change after its pop (`update_lobby`)."""
+_QUEUE_COLUMNS: Final = (
+    "guild_id, queue_id, name, channel_id, message_id, size, format, teams, mode, "
+    "ready_seconds, expire_minutes, maps, pick_order, previous_map, notice, version, "
+    "shown_version"
+)
+_LOBBY_COLUMNS: Final = (
+    "guild_id, lobby_id, queue_id, queue_name, channel_id, message_id, state, format, teams, "
+    "mode, pick_order, created_at, ready_deadline, pick_deadline, close_deadline, map, seed, "
+    "match_id, closed_at, notice, version, shown_version"
+)
+_PLAYER_COLUMNS: Final = "user_id, position, rating, ready, team, captain, pick"
+MAP_SEPARATOR: Final = ","
+
+
+def _queue(row: Row, waiting: Sequence[Waiting]) -> Queue:
+    settings = QueueSettings(
+        **{name: row[name] for name in _SETTING_NAMES if name != "maps"},
+        maps=tuple(row["maps"].split(MAP_SEPARATOR)) if row["maps"] else (),
+    )
+    return Queue(
+        row["guild_id"],
+        row["queue_id"],
+        settings,
+        row["message_id"],
+        row["previous_map"],
+        row["notice"],
+        row["version"],
+        row["shown_version"],
+        tuple(waiting),
+    )
+
+
+def _player(row: Row) -> LobbyPlayer:
+    return LobbyPlayer(
+        row["user_id"],
+        row["position"],
+        row["rating"],
+        bool(row["ready"]),
+        row["team"],
+        bool(row["captain"]),
+        row["pick"],
+    )
+
+
+def _lobby(row: Row, players: Sequence[LobbyPlayer]) -> Lobby:
+    values = {name.strip(): row[name.strip()] for name in _LOBBY_COLUMNS.split(",")}
+    return Lobby(**values, players=tuple(players))
+
+
+def _settings_row(settings: QueueSettings) -> dict[str, Any]:
+    return {**asdict(settings), "maps": MAP_SEPARATOR.join(settings.maps)}
+
+
+@dataclass(frozen=True, slots=True)
+class DueWork:
+    """The timed actions due at a time, across guilds (SPEC 10.4)."""
+
+    expired: tuple[tuple[int, int, int], ...]
+    """(guild, queue, member) of every member who has waited the queue's expire_minutes."""
+    lobbies: tuple[tuple[int, int], ...]
+    """(guild, lobby) of every open lobby with a passed ready, pick or close deadline."""
+
+    def guilds(self) -> list[int]:
+        return sorted({guild for guild, *_ in self.expired} | {g for g, _ in self.lobbies})
+
+
+class QueueReads:
+    _session: Session
+
+    async def queues(self, guild_id: int) -> list[Queue]:
+        """The guild's queues by number, each with its waiting members in order."""
+        rows = await self._session.all(
+            f"SELECT {_QUEUE_COLUMNS} FROM queues WHERE guild_id = :guild_id ORDER BY queue_id",
+            {"guild_id": guild_id},
+        )
+        waiting = await self._waiting(guild_id, None)
+        return [_queue(row, waiting.get(row["queue_id"], ())) for row in rows]
+
+    async def queue(self, guild_id: int, queue_id: int) -> Queue | None:
+        row = await self._session.one(
+            f"SELECT {_QUEUE_COLUMNS} FROM queues "
+            "WHERE guild_id = :guild_id AND queue_id = :queue_id",
+            {"guild_id": guild_id, "queue_id": queue_id},
+        )
+        if row is None:
+            return None
+        waiting = await self._waiting(guild_id, queue_id)
+        return _queue(row, waiting.get(queue_id, ()))
+
+    async def _waiting(self, guild_id: int, queue_id: int | None) -> dict[int, list[Waiting]]:
+        one_queue = "" if queue_id is None else "AND queue_id = :queue_id "
+        rows = await self._session.all(
+            "SELECT queue_id, user_id, joined_at FROM queue_members WHERE guild_id = :guild_id "
+            f"{one_queue}ORDER BY queue_id, place",
+            {"guild_id": guild_id, **({} if queue_id is None else {"queue_id": queue_id})},
+        )
+        found: dict[int, list[Waiting]] = {}
+        for row in rows:
+            found.setdefault(row["queue_id"], []).append(Waiting(row["user_id"], row["joined_at"]))
+        return found
+
+    async def lobby(self, guild_id: int, lobby_id: int) -> Lobby | None:
+        lobbies = await self._lobbies(guild_id, "lobby_id = :lobby_id", {"lobby_id": lobby_id})
+        return lobbies[0] if lobbies else None
+
+    async def open_lobbies(self, guild_id: int) -> list[Lobby]:
+        return await self._lobbies(guild_id, f"state IN {_OPEN}", {})
+
+    async def lobby_of_match(self, guild_id: int, match_id: int) -> Lobby | None:
+        """The lobby whose result recorded the match (None: a match reported otherwise)."""
+        lobbies = await self._lobbies(guild_id, "match_id = :match_id", {"match_id": match_id})
+        return lobbies[0] if lobbies else None
+
+    async def _lobbies(
+        self, guild_id: int, where: str, parameters: Mapping[str, Any]
+    ) -> list[Lobby]:
+        rows = await self._session.all(
+            f"SELECT {_LOBBY_COLUMNS} FROM lobbies WHERE guild_id = :guild_id AND {where} "
+            "ORDER BY lobby_id",
+            {"guild_id": guild_id, **parameters},
+        )
+        if not rows:
+            return []
+        dialect = self._session.dialect
+        players = await self._session.all(
+            f"SELECT lobby_id, {_PLAYER_COLUMNS} FROM lobby_players WHERE guild_id = :guild_id "
+            f"AND {dialect.in_list('lobby_id', ':lobby_ids', 'bigint')} "
+            "ORDER BY lobby_id, position",
+            {"guild_id": guild_id, "lobby_ids": dialect.encode_list(r["lobby_id"] for r in rows)},
+        )
+        by_lobby: dict[int, list[LobbyPlayer]] = {}
+        for player in players:
+            by_lobby.setdefault(player["lobby_id"], []).append(_player(player))
+        return [_lobby(row, by_lobby.get(row["lobby_id"], ())) for row in rows]
+
+    async def open_lobby_of(self, guild_id: int, user_id: int) -> int | None:
+        """The open lobby the member plays in, if any."""
+        row = await self._session.one(
+            "SELECT lobby_id FROM lobby_players WHERE guild_id = :guild_id "
+            "AND user_id = :user_id AND open = :open",
+            {"guild_id": guild_id, "user_id": user_id, "open": True},
+        )
+        return None if row is None else int(row["lobby_id"])
+
+    async def penalty_until(self, guild_id: int, user_id: int, now: float) -> float | None:
+        """When the member's no-show penalty ends, if it has not yet."""
+        row = await self._session.one(
+            "SELECT until FROM queue_penalties WHERE guild_id = :guild_id "
+            "AND user_id = :user_id AND until > :now",
+            {"guild_id": guild_id, "user_id": user_id, "now": now},
+        )
+        return None if row is None else float(row["until"])
+
+    async def due_work(self, now: float) -> DueWork:
+        """Every timed action due at `now`, in every guild."""
+        expired = await self._session.all(
+            "SELECT w.guild_id, w.queue_id, w.user_id FROM queue_members w "
+            "JOIN queues q ON q.guild_id = w.guild_id AND q.queue_id = w.queue_id "
+            "WHERE w.joined_at + q.expire_minutes * 60 <= :now "
+            "ORDER BY w.guild_id, w.queue_id, w.place",
+            {"now": now},
+        )
+        lobbies = await self._session.all(
+            f"SELECT guild_id, lobby_id FROM lobbies WHERE state IN {_OPEN} "
+            "AND (close_deadline <= :now OR (state = 'ready' AND ready_deadline <= :now) "
+            "OR (state = 'picking' AND pick_deadline <= :now)) ORDER BY guild_id, lobby_id",
+            {"now": now},
+        )
+        return DueWork(
+            tuple((r["guild_id"], r["queue_id"], r["user_id"]) for r in expired),
+            tuple((r["guild_id"], r["lobby_id"]) for r in lobbies),
+        )
+
+    async def next_deadline(self) -> float | None:
+        """The earliest time a timed action falls due (None: nothing waits)."""
+        row = await self._session.one(
+            "SELECT min(at) AS at FROM ("
+            "SELECT min(w.joined_at + q.expire_minutes * 60) AS at FROM queue_members w "
+            "JOIN queues q ON q.guild_id = w.guild_id AND q.queue_id = w.queue_id "
+            f"UNION ALL SELECT min(close_deadline) FROM lobbies WHERE state IN {_OPEN} "
+            "UNION ALL SELECT min(ready_deadline) FROM lobbies WHERE state = 'ready' "
+            "UNION ALL SELECT min(pick_deadline) FROM lobbies WHERE state = 'picking'"
+            ") AS deadlines"
+        )
+        return None if row is None or row["at"] is None else float(row["at"])
+
+    async def unshown_queues(self, guild_id: int) -> list[Queue]:
+        """Queues whose message is older than their last change."""
+        return [q for q in await self.queues(guild_id) if q.version > q.shown_version]
+
+    async def unshown_lobbies(self, guild_id: int) -> list[Lobby]:
+        return await self._lobbies(guild_id, "version > shown_version", {})
+
+    async def guilds_with_queues(self) -> list[int]:
+        rows = await self._session.all(
+            "SELECT guild_id FROM queues UNION SELECT guild_id FROM lobbies ORDER BY guild_id"
+        )
+        return [int(row["guild_id"]) for row in rows]
+
+
+class QueueWrites(QueueReads):
+    async def _next_number(self, table: str, column: str, guild_id: int) -> int:
+        row = await self._session.one(
+            f"SELECT coalesce(max({column}), 0) + 1 AS next FROM {table} "
+            "WHERE guild_id = :guild_id",
+            {"guild_id": guild_id},
+        )
+        assert row is not None
+        return int(row["next"])
+
+    async def add_queue(self, guild_id: int, settings: QueueSettings) -> int:
+        queue_id = await self._next_number("queues", "queue_id", guild_id)
+        values = _settings_row(settings)
+        await self._session.run(
+            f"INSERT INTO queues (guild_id, queue_id, {', '.join(values)}) "
+            f"VALUES (:guild_id, :queue_id, {', '.join(f':{name}' for name in values)})",
+            {"guild_id": guild_id, "queue_id": queue_id, **values},
+        )
+        return queue_id
+
+    async def set_queue_settings(
+        self, guild_id: int, queue_id: int, settings: QueueSettings
+    ) -> None:
+        values = _settings_row(settings)
+        await self._update("queues", "queue_id", guild_id, queue_id, values)
+
+    async def set_queue_message(self, guild_id: int, queue_id: int, message_id: int | None) -> None:
+        """The queue's message (None: to be posted anew); its version stays."""
+        await self._session.run(
+            "UPDATE queues SET message_id = :message_id WHERE guild_id = :guild_id "
+            "AND queue_id = :queue_id",
+            {"message_id": message_id, "guild_id": guild_id, "queue_id": queue_id},
+        )
+
+    async def set_queue_notice(
+        self, guild_id: int, queue_id: int, notice: str | None, previous_map: str | None = None
+    ) -> None:
+        values: dict[str, Any] = {"notice": notice}
+        if previous_map is not None:
+            values["previous_map"] = previous_map
+        await self._update("queues", "queue_id", guild_id, queue_id, values)
+
+    async def delete_queue(self, guild_id: int, queue_id: int) -> None:
+        parameters = {"guild_id": guild_id, "queue_id": queue_id}
+        for table in ("queue_members", "queues"):
+            await self._session.run(
+                f"DELETE FROM {table} WHERE guild_id = :guild_id AND queue_id = :queue_id",
+                parameters,
+            )
+
+    async def touch_queues(self, guild_id: int, queue_ids: Iterable[int]) -> None:
+        """Their waiting members changed: their messages need an edit."""
+        dialect = self._session.dialect
+        await self._session.run(
+            "UPDATE queues SET version = version + 1 WHERE guild_id = :guild_id "
+            f"AND {dialect.in_list('queue_id', ':queue_ids', 'bigint')}",
+            {"guild_id": guild_id, "queue_ids": dialect.encode_list(queue_ids)},
+        )
+
+    async def add_waiting(
+        self, guild_id: int, queue_id: int, members: Sequence[int], joined_at: float, front: bool
+    ) -> None:
+        """Put members in line in the given order: at the back, or (`front`) before
+        everyone waiting."""
+        row = await self._session.one(
+            "SELECT coalesce(min(place), 0) AS first, coalesce(max(place), 0) AS last "
+            "FROM queue_members WHERE guild_id = :guild_id AND queue_id = :queue_id",
+            {"guild_id": guild_id, "queue_id": queue_id},
+        )
+        assert row is not None
+        start = row["first"] - len(members) if front else row["last"] + 1
+        await self._session.run_many(
+            "INSERT INTO queue_members (guild_id, queue_id, user_id, place, joined_at) "
+            "VALUES (:guild_id, :queue_id, :user_id, :place, :joined_at)",
+            [
+                {
+                    "guild_id": guild_id,
+                    "queue_id": queue_id,
+                    "user_id": user_id,
+                    "place": start + offset,
+                    "joined_at": joined_at,
+                }
+                for offset, user_id in enumerate(members)
+            ],
+        )
+        await self.touch_queues(guild_id, [queue_id])
+
+    async def remove_waiting(
+        self, guild_id: int, user_ids: Iterable[int], queue_id: int | None = None
+    ) -> list[int]:
+        """Take members out of one queue (or, queue None, every queue of the guild); the
+        queues they left, whose messages need an edit."""
+        dialect = self._session.dialect
+        one_queue = "" if queue_id is None else "AND queue_id = :queue_id "
+        rows = await self._session.all(
+            f"DELETE FROM queue_members WHERE guild_id = :guild_id {one_queue}"
+            f"AND {dialect.in_list('user_id', ':user_ids', 'bigint')} RETURNING queue_id",
+            {
+                "guild_id": guild_id,
+                "user_ids": dialect.encode_list(user_ids),
+                **({} if queue_id is None else {"queue_id": queue_id}),
+            },
+        )
+        left = sorted({int(row["queue_id"]) for row in rows})
+        if left:
+            await self.touch_queues(guild_id, left)
+        return left
+
+    async def add_lobby(self, lobby: Lobby) -> int:
+        """Store a lobby just popped (its number is taken here) with its players, who are in
+        it while it is open."""
+        lobby_id = await self._next_number("lobbies", "lobby_id", lobby.guild_id)
+        values = {name.strip(): getattr(lobby, name.strip()) for name in _LOBBY_COLUMNS.split(",")}
+        values.update(lobby_id=lobby_id, version=1, shown_version=0)
+        await self._session.run(
+            f"INSERT INTO lobbies ({_LOBBY_COLUMNS}) "
+            f"VALUES ({', '.join(f':{name}' for name in values)})",
+            values,
+        )
+        await self._session.run_many(
+            f"INSERT INTO lobby_players (guild_id, lobby_id, {_PLAYER_COLUMNS}, open) "
+            "VALUES (:guild_id, :lobby_id, :user_id, :position, :rating, :ready, :team, "
+            ":captain, :pick, :open)",
+            [
+                {"guild_id": lobby.guild_id, "lobby_id": lobby_id, "open": True, **asdict(p)}
+                for p in lobby.players
+            ],
+        )
+        return lobby_id
+
+    async def update_lobby(self, guild_id: int, lobby_id: int, **values: Any) -> None:
+        """Change some of LOBBY_COLUMNS; leaving the open states frees its players."""
+        unknown = values.keys() - LOBBY_COLUMNS
+        assert not unknown, unknown
+        await self._update("lobbies", "lobby_id", guild_id, lobby_id, values)
+        if "state" in values and values["state"] not in OPEN_STATES:
+            await self._session.run(
+                "UPDATE lobby_players SET open = :closed WHERE guild_id = :guild_id "
+                "AND lobby_id = :lobby_id",
+                {"closed": False, "guild_id": guild_id, "lobby_id": lobby_id},
+            )
+
+    async def set_players(
+        self, guild_id: int, lobby_id: int, players: Iterable[LobbyPlayer]
+    ) -> None:
+        """Store the ready flags, teams, captains and picks of players of an open lobby."""
+        await self._session.run_many(
+            "UPDATE lobby_players SET ready = :ready, team = :team, captain = :captain, "
+            "pick = :pick WHERE guild_id = :guild_id AND lobby_id = :lobby_id "
+            "AND user_id = :user_id",
+            [
+                {
+                    "guild_id": guild_id,
+                    "lobby_id": lobby_id,
+                    "user_id": p.user_id,
+                    "ready": p.ready,
+                    "team": p.team,
+                    "captain": p.captain,
+                    "pick": p.pick,
+                }
+                for p in players
+            ],
+        )
+        await self._update("lobbies", "lobby_id", guild_id, lobby_id, {})
+
+    async def swap_player(
+        self, guild_id: int, lobby_id: int, out_id: int, player: LobbyPlayer
+    ) -> None:
+        """Put `player` in the place of member `out_id` in an open lobby."""
+        await self._session.run(
+            "DELETE FROM lobby_players WHERE guild_id = :guild_id AND lobby_id = :lobby_id "
+            "AND user_id = :user_id",
+            {"guild_id": guild_id, "lobby_id": lobby_id, "user_id": out_id},
+        )
+        await self._session.run(
+            f"INSERT INTO lobby_players (guild_id, lobby_id, {_PLAYER_COLUMNS}, open) "
+            "VALUES (:guild_id, :lobby_id, :user_id, :position, :rating, :ready, :team, "
+            ":captain, :pick, :open)",
+            {"guild_id": guild_id, "lobby_id": lobby_id, "open": True, **asdict(player)},
+        )
+        await self._update("lobbies", "lobby_id", guild_id, lobby_id, {})
+
+    async def penalize(self, guild_id: int, user_ids: Iterable[int], until: float) -> None:
+        await self._session.run_many(
+            "INSERT INTO queue_penalties (guild_id, user_id, until) "
+            "VALUES (:guild_id, :user_id, :until) "
+            "ON CONFLICT (guild_id, user_id) DO UPDATE SET until = excluded.until",
+            [{"guild_id": guild_id, "user_id": user_id, "until": until} for user_id in user_ids],
+        )
+
+    async def mark_shown(
+        self,
+        guild_id: int,
+        kind: Literal["queue", "lobby"],
+        number: int,
+        version: int,
+        message_id: int | None,
+    ) -> None:
+        """The front end showed this version of a queue or lobby in its message."""
+        table, key = ("queues", "queue_id") if kind == "queue" else ("lobbies", "lobby_id")
+        await self._session.run(
+            f"UPDATE {table} SET shown_version = :version, "
+            "message_id = coalesce(:message_id, message_id) "
+            f"WHERE guild_id = :guild_id AND {key} = :number",
+            {"version": version, "message_id": message_id, "guild_id": guild_id, "number": number},
+        )
+
+    async def _update(
+        self, table: str, key: str, guild_id: int, number: int, values: Mapping[str, Any]
+    ) -> None:
+        assignments = "".join(f"{name} = :{name}, " for name in values)
+        await self._session.run(
+            f"UPDATE {table} SET {assignments}version = version + 1 "
+            f"WHERE guild_id = :guild_id AND {key} = :number",
+            {**values, "guild_id": guild_id, "number": number},
+        )

@@ -1,0 +1,517 @@
+"""The web application (SPEC 11): the pages and the read API of the guilds that show them.
+
+Every request of a guild first reads the guild's stamp (bot.web.reading.WebReads.stamp): a
+hidden or unknown guild answers the one NOT_FOUND (no ETag, nothing else that differs), so
+turning `web` off hides a guild at the next request. A shown guild's responses are made once
+per stamp and kept (ResponseCache); their ETag is a hash of the stamp and the request, so
+`If-None-Match` answers 304 until the guild changes.
+
+Only GET and HEAD are served; every response carries the security headers, and nothing a
+request holds reaches a 500 or a traceback (a bad parameter is a 400 naming it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any, Final
+
+import jinja2
+from aiohttp import web
+from multidict import MultiMapping
+
+from bot.config import VARIANTS
+from bot.services import Ladder, UserError
+from bot.services.lineup import parse_id
+from bot.services.standings import MEASURES
+from bot.storage import DatabaseBusy, DatabaseUnavailable
+from bot.web.chart import rating_chart
+from bot.web.openapi import openapi_document
+from bot.web.reading import (
+    MATCHES_LIMIT,
+    MAX_MATCHES_LIMIT,
+    MAX_PAGE,
+    GuildHiddenError,
+    NotFoundError,
+    WebReads,
+)
+
+log = logging.getLogger(__name__)
+
+CACHE_SECONDS: Final = 10
+"""Cache-Control max-age of a guild's responses: a browser asks again (If-None-Match) after."""
+STATIC_SECONDS: Final = 3600
+CACHE_ENTRIES: Final = 512
+SECURITY_HEADERS: Final = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+JSON_TYPE: Final = "application/json"
+HTML_TYPE: Final = "text/html"
+NOT_FOUND_MESSAGE: Final = "not found"
+"""The one answer for an unknown or hidden guild (and any unknown address)."""
+STATIC_FILES: Final = {"style.css": "text/css", "favicon.svg": "image/svg+xml"}
+
+
+class BadParameterError(Exception):
+    """A parameter that is not acceptable; str() says which and why (400)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    body: bytes
+    content_type: str
+    status: int = 200
+
+
+class ResponseCache:
+    """Responses by ETag, the newest CACHE_ENTRIES; a response being made is made once,
+    whoever else asks for it meanwhile waits for that one."""
+
+    def __init__(self, size: int = CACHE_ENTRIES) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, asyncio.Future[Rendered]] = OrderedDict()
+
+    async def get(self, key: str, make: Callable[[], Awaitable[Rendered]]) -> Rendered:
+        found = self._entries.get(key)
+        if found is not None:
+            self._entries.move_to_end(key)
+            return await asyncio.shield(found)
+        future: asyncio.Future[Rendered] = asyncio.get_running_loop().create_future()
+        self._entries[key] = future
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        try:
+            rendered = await make()
+        except BaseException as error:
+            self._entries.pop(key, None)
+            future.set_exception(error)
+            future.exception()  # retrieved: no "never retrieved" warning without waiters
+            raise
+        future.set_result(rendered)
+        return rendered
+
+
+def _is_api(request: web.Request) -> bool:
+    return request.path.startswith("/api/")
+
+
+# --- parameters ---------------------------------------------------------------------------
+
+
+def _one(query: MultiMapping[str], name: str) -> str | None:
+    values = query.getall(name, [])
+    if len(values) > 1:
+        raise BadParameterError(f"{name} is given {len(values)} times; give it once")
+    return values[0] if values else None
+
+
+def _choice(query: MultiMapping[str], name: str, choices: tuple[str, ...], default: str) -> str:
+    value = _one(query, name)
+    if value is None:
+        return default
+    if value not in choices:
+        raise BadParameterError(f"{name} {_quoted(value)} must be one of {', '.join(choices)}")
+    return value
+
+
+def _whole(query: MultiMapping[str], name: str, low: int, high: int) -> int | None:
+    value = _one(query, name)
+    if value is None:
+        return None
+    digits = value.lstrip("0")
+    if not (value.isascii() and value.isdigit() and len(digits) <= len(str(high))):
+        raise BadParameterError(
+            f"{name} {_quoted(value)} must be a whole number from {low} to {high:,}"
+        )
+    number = int(digits or "0")
+    if not low <= number <= high:
+        raise BadParameterError(
+            f"{name} {_quoted(value)} must be a whole number from {low} to {high:,}"
+        )
+    return number
+
+
+def _quoted(text: str, longest: int = 40) -> str:
+    return repr(text if len(text) <= longest else text[: longest - 1] + "…")
+
+
+def _path_id(request: web.Request, name: str, what: str) -> int:
+    try:
+        return parse_id(request.match_info[name], what)
+    except UserError as error:
+        raise BadParameterError(str(error)) from None
+
+
+# --- the application ----------------------------------------------------------------------
+
+
+class WebSite:
+    """The handlers over one WebReads, with the templates and the response cache."""
+
+    def __init__(self, ladder: Ladder, *, clock: Callable[[], float] = time.time) -> None:
+        self.reads = WebReads(ladder, clock)
+        self.cache = ResponseCache()
+        self.templates = jinja2.Environment(
+            loader=jinja2.PackageLoader("bot.web", "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.templates.filters["fixed"] = _fixed
+        self.templates.filters["sides"] = _sides
+        self.templates.filters["when"] = _when
+        self.static = {
+            name: (resources.files("bot.web").joinpath("static", name).read_bytes(), kind)
+            for name, kind in STATIC_FILES.items()
+        }
+        self.openapi = json.dumps(openapi_document(), indent=1).encode()
+
+    # --- responses ------------------------------------------------------------------------
+
+    def _html(self, template: str, code: int = 200, **context: Any) -> Rendered:
+        text = self.templates.get_template(template).render(**context)
+        return Rendered(text.encode(), HTML_TYPE, code)
+
+    @staticmethod
+    def _json(found: Any, status: int = 200) -> Rendered:
+        return Rendered(json.dumps(found, allow_nan=False).encode(), JSON_TYPE, status)
+
+    def error(self, request: web.Request, status: int, message: str) -> web.Response:
+        """An error answer: JSON `{"error": …}` for the API, a page otherwise."""
+        if _is_api(request):
+            rendered = self._json({"error": message}, status)
+        else:
+            rendered = self._html("error.html", status, status=status, message=message)
+        return _response(rendered)
+
+    async def _guild_response(
+        self,
+        request: web.Request,
+        guild_id: int,
+        asked: tuple[object, ...],
+        make: Callable[[], Awaitable[Rendered]],
+    ) -> web.Response:
+        """The response of a shown guild's address: made once per stamp (and the parameters
+        `asked`), 304 for a client that has it."""
+        stamp = await self.reads.stamp(guild_id)
+        key = hashlib.blake2b(
+            repr((stamp, request.path, asked)).encode(), digest_size=16
+        ).hexdigest()
+        tag = f'"{key}"'
+        rendered = await self.cache.get(key, make)
+        headers = {"ETag": tag, "Cache-Control": f"public, max-age={CACHE_SECONDS}"}
+        if rendered.status == 200 and _matches(request.headers.get("If-None-Match"), tag):
+            return web.Response(status=304, headers=headers)
+        return _response(rendered, headers)
+
+    # --- the API --------------------------------------------------------------------------
+
+    async def api_openapi(self, request: web.Request) -> web.Response:
+        tag = '"' + hashlib.blake2b(self.openapi, digest_size=16).hexdigest() + '"'
+        headers = {"ETag": tag, "Cache-Control": f"public, max-age={STATIC_SECONDS}"}
+        if _matches(request.headers.get("If-None-Match"), tag):
+            return web.Response(status=304, headers=headers)
+        return _response(Rendered(self.openapi, JSON_TYPE), headers)
+
+    async def api_leaderboard(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+        by, page, season = _board_parameters(request.query)
+
+        async def make() -> Rendered:
+            return self._json(await self.reads.leaderboard(guild_id, by, page, season))
+
+        return await self._guild_response(
+            request, guild_id, (by, page, season), lambda: self._api(make)
+        )
+
+    async def api_member(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+        user_id = _path_id(request, "user_id", "user id")
+        variant = _variant(request.query)
+
+        async def make() -> Rendered:
+            return self._json((await self.reads.player(guild_id, user_id, variant)).card)
+
+        return await self._guild_response(request, guild_id, (variant,), lambda: self._api(make))
+
+    async def api_matches(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+        before, limit = _list_parameters(request.query)
+
+        async def make() -> Rendered:
+            return self._json(await self.reads.matches(guild_id, before, limit))
+
+        return await self._guild_response(
+            request, guild_id, (before, limit), lambda: self._api(make)
+        )
+
+    async def api_match(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+        match_id = _path_id(request, "match_id", "match id")
+
+        async def make() -> Rendered:
+            return self._json(await self.reads.match(guild_id, match_id))
+
+        return await self._guild_response(request, guild_id, (), lambda: self._api(make))
+
+    async def api_seasons(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+
+        async def make() -> Rendered:
+            return self._json(await self.reads.seasons(guild_id))
+
+        return await self._guild_response(request, guild_id, (), lambda: self._api(make))
+
+    async def _api(self, make: Callable[[], Awaitable[Rendered]]) -> Rendered:
+        try:
+            return await make()
+        except NotFoundError as missing:
+            return self._json({"error": str(missing)}, 404)
+
+    # --- the pages ------------------------------------------------------------------------
+
+    async def _page(self, make: Callable[[], Awaitable[Rendered]]) -> Rendered:
+        try:
+            return await make()
+        except NotFoundError as missing:
+            return self._html("error.html", 404, status=404, message=str(missing))
+
+    async def page_leaderboard(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+        by, page, season = _board_parameters(request.query)
+
+        async def make() -> Rendered:
+            board = await self.reads.leaderboard(guild_id, by, page, season)
+            seasons = await self.reads.seasons(guild_id)
+            return self._html(
+                "leaderboard.html",
+                board=board,
+                seasons=[s["name"] for s in seasons["seasons"] if not s["current"]],
+                measures=MEASURES,
+                guild_id=guild_id,
+            )
+
+        return await self._guild_response(
+            request, guild_id, (by, page, season), lambda: self._page(make)
+        )
+
+    async def page_player(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+        user_id = _path_id(request, "user_id", "user id")
+        variant = _variant(request.query)
+
+        async def make() -> Rendered:
+            view = await self.reads.player(guild_id, user_id, variant)
+            chart = None if view.start is None else rating_chart(view.start, view.history)
+            return self._html(
+                "player.html", card=view.card, chart=chart, guild_id=guild_id, variants=VARIANTS
+            )
+
+        return await self._guild_response(request, guild_id, (variant,), lambda: self._page(make))
+
+    async def page_matches(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+        before, limit = _list_parameters(request.query)
+
+        async def make() -> Rendered:
+            listed = await self.reads.matches(guild_id, before, limit)
+            return self._html("matches.html", listed=listed, guild_id=guild_id)
+
+        return await self._guild_response(
+            request, guild_id, (before, limit), lambda: self._page(make)
+        )
+
+    async def page_match(self, request: web.Request) -> web.Response:
+        guild_id = _path_id(request, "guild_id", "guild id")
+        match_id = _path_id(request, "match_id", "match id")
+
+        async def make() -> Rendered:
+            match = await self.reads.match(guild_id, match_id)
+            return self._html("match.html", match=match, guild_id=guild_id)
+
+        return await self._guild_response(request, guild_id, (), lambda: self._page(make))
+
+    async def page_index(self, request: web.Request) -> web.Response:
+        return _response(self._html("index.html"), {"Cache-Control": f"max-age={STATIC_SECONDS}"})
+
+    async def static_file(self, request: web.Request) -> web.Response:
+        found = self.static.get(request.match_info["name"])
+        if found is None:
+            raise web.HTTPNotFound
+        body, kind = found
+        tag = '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
+        headers = {"ETag": tag, "Cache-Control": f"public, max-age={STATIC_SECONDS}"}
+        if _matches(request.headers.get("If-None-Match"), tag):
+            return web.Response(status=304, headers=headers)
+        return web.Response(body=body, content_type=kind, headers=headers)
+
+    # --- errors and headers ---------------------------------------------------------------
+
+    @web.middleware
+    async def guard(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        """Only GET and HEAD; every failure an answer of its own kind, never a traceback;
+        the security headers on everything."""
+        response = await self._answer(request, handler)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+    def _not_allowed(self, request: web.Request) -> web.Response:
+        response = self.error(request, 405, f"{request.method} is not served: only GET and HEAD")
+        response.headers["Allow"] = "GET, HEAD"
+        return response
+
+    async def _answer(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if request.method not in ("GET", "HEAD"):
+            response = self.error(
+                request, 405, f"{request.method} is not served: only GET and HEAD"
+            )
+            response.headers["Allow"] = "GET, HEAD"
+            return response
+        try:
+            return await handler(request)
+        except GuildHiddenError:
+            return self.error(request, 404, NOT_FOUND_MESSAGE)
+        except BadParameterError as error:
+            return self.error(request, 400, str(error))
+        except web.HTTPNotFound:
+            return self.error(request, 404, NOT_FOUND_MESSAGE)
+        except web.HTTPMethodNotAllowed:
+            response = self.error(
+                request, 405, f"{request.method} is not served: only GET and HEAD"
+            )
+            response.headers["Allow"] = "GET, HEAD"
+            return response
+        except web.HTTPException as error:  # aiohttp's own refusals (a bad request line, …)
+            return self.error(request, error.status, error.reason)
+        except (DatabaseBusy, DatabaseUnavailable):
+            response = self.error(request, 503, "the database is busy; try again in a moment")
+            response.headers["Retry-After"] = "5"
+            return response
+        except Exception:
+            log.exception("the web request %s %s failed", request.method, request.path_qs)
+            return self.error(request, 500, "something went wrong on our side")
+
+
+def _fixed(value: float | None, digits: int) -> str:
+    """A number with `digits` decimals; a dash for none (an undefined measure)."""
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _when(moment: str) -> str:
+    """An ISO-8601 UTC time as people read it: 2025-12-06 06:21 UTC."""
+    try:
+        parsed = datetime.fromisoformat(moment)
+    except ValueError:
+        return moment
+    return parsed.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+@dataclass(frozen=True, slots=True)
+class _Side:
+    name: str
+    players: list[dict[str, Any]]
+    outcome: str | None
+    """won, drew or lost (its rated players' record), None when nobody on it was rated."""
+
+
+OUTCOME_WORDS: Final = {"win": "won", "draw": "drew", "loss": "lost"}
+
+
+def _sides(participants: list[dict[str, Any]]) -> list[_Side]:
+    """A match's participants by side, the sides in lineup order."""
+    sides: dict[str, list[dict[str, Any]]] = {}
+    for participant in participants:
+        sides.setdefault(participant["side"], []).append(participant)
+    return [
+        _Side(
+            name,
+            players,
+            next((OUTCOME_WORDS[p["outcome"]] for p in players if p["outcome"]), None),
+        )
+        for name, players in sides.items()
+    ]
+
+
+def _response(rendered: Rendered, headers: Mapping[str, str] | None = None) -> web.Response:
+    content_type = rendered.content_type
+    return web.Response(
+        body=rendered.body,
+        status=rendered.status,
+        content_type=content_type,
+        charset="utf-8",
+        headers=headers,
+    )
+
+
+def _matches(if_none_match: str | None, tag: str) -> bool:
+    """Whether an If-None-Match header names `tag` (weakly, as RFC 9110 says) or is *."""
+    if if_none_match is None:
+        return False
+    wanted = [part.strip().removeprefix("W/") for part in if_none_match.split(",")]
+    return "*" in wanted or tag in wanted
+
+
+def _board_parameters(query: MultiMapping[str]) -> tuple[str, int, str | None]:
+    by = _choice(query, "by", MEASURES, "ladder")
+    page = _whole(query, "page", 1, MAX_PAGE) or 1
+    season = _one(query, "season")
+    if season is not None and not season.strip():
+        season = None
+    return by, page, season
+
+
+def _list_parameters(query: MultiMapping[str]) -> tuple[int | None, int]:
+    before = _whole(query, "before", 1, 2**63 - 1)
+    limit = _whole(query, "limit", 1, MAX_MATCHES_LIMIT) or MATCHES_LIMIT
+    return before, limit
+
+
+def _variant(query: MultiMapping[str]) -> str | None:
+    value = _one(query, "variant")
+    if value is None:
+        return None
+    if value not in VARIANTS:
+        raise BadParameterError(f"variant {_quoted(value)} must be one of {', '.join(VARIANTS)}")
+    return value
+
+
+SITE: Final = web.AppKey("site", WebSite)
+
+
+def create_app(ladder: Ladder, *, clock: Callable[[], float] = time.time) -> web.Application:
+    """The application over `ladder` (read only: it never writes)."""
+    site = WebSite(ladder, clock=clock)
+    app = web.Application(middlewares=[site.guard])
+    app[SITE] = site
+    guild = "/api/v1/guilds/{guild_id}"
+    app.router.add_get("/", site.page_index)
+    app.router.add_get("/api/v1/openapi.json", site.api_openapi)
+    app.router.add_get(f"{guild}/leaderboard", site.api_leaderboard)
+    app.router.add_get(f"{guild}/members/{{user_id}}", site.api_member)
+    app.router.add_get(f"{guild}/matches", site.api_matches)
+    app.router.add_get(f"{guild}/matches/{{match_id}}", site.api_match)
+    app.router.add_get(f"{guild}/seasons", site.api_seasons)
+    app.router.add_get("/g/{guild_id}", site.page_leaderboard)
+    app.router.add_get("/g/{guild_id}/players/{user_id}", site.page_player)
+    app.router.add_get("/g/{guild_id}/matches", site.page_matches)
+    app.router.add_get("/g/{guild_id}/matches/{match_id}", site.page_match)
+    app.router.add_get("/static/{name}", site.static_file)
+    return app

@@ -1,0 +1,168 @@
+"""What the web pages and the read API show (SPEC 11), read through the services.
+
+Each read returns the API's JSON object (the fields of the command line's `--json`
+outputs, bot.cli_views); the pages render the same objects, so a page never shows what the
+API does not. Nothing here writes.
+
+Decisions the spec leaves open:
+- A leaderboard page holds PAGE_SIZE rows (the Discord page size is for embeds).
+- The match list pages by id: `before` is a match id, and a page holds the newest matches
+  below it (ids follow creation, so new reports never shift a page already read).
+- Ids are JSON integers, as in the command line's `--json` (int64; a JavaScript client must
+  read them as big integers).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import astuple, dataclass
+from typing import Any, Final
+
+from bot.cli_views import card_object, leaderboard_object, match_object, season_object
+from bot.services import Ladder, UserError
+from bot.services.card import RatingPoint
+from bot.services.matchcsv.format import format_time
+from bot.storage import WebStamp
+
+PAGE_SIZE: Final = 50
+MAX_PAGE: Final = 1_000_000
+MATCHES_LIMIT: Final = 20
+MAX_MATCHES_LIMIT: Final = 100
+INACTIVITY_SECONDS: Final = 60
+"""With inactivity on, the standings change as time passes (SPEC 9.3): a guild's stamp then
+also changes every this many seconds."""
+
+
+class GuildHiddenError(Exception):
+    """An unknown guild, or one whose setting `web` is off: both answer the same 404."""
+
+
+class NotFoundError(Exception):
+    """A member or match the (shown) guild does not have."""
+
+
+JsonObject = dict[str, Any]
+
+
+def json_safe(value: JsonObject) -> JsonObject:
+    """The object with every non-finite float as None (JSON has no NaN or infinity)."""
+    safe: JsonObject = _safe(value)
+    return safe
+
+
+def _safe(value: Any) -> Any:
+    """The value with every non-finite float as None (JSON has no NaN or infinity)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_safe(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    card: JsonObject
+    start: float | None
+    """The rating before the member's first match (None without matches)."""
+    history: tuple[RatingPoint, ...]
+
+
+class WebReads:
+    """The reads of the pages over the services; `clock` stamps what was read when."""
+
+    def __init__(self, ladder: Ladder, clock: Callable[[], float]) -> None:
+        self.ladder = ladder
+        self.clock = clock
+
+    async def stamp(self, guild_id: int) -> tuple[object, ...]:
+        """What the guild's pages depend on, for their ETags; GuildHiddenError for a guild that is
+        unknown or not shown."""
+        found: WebStamp | None = await self.ladder.db.read.web_stamp(guild_id)
+        if found is None or not found.settings.web:
+            raise GuildHiddenError
+        settings = found.settings
+        moment = int(self.clock() // INACTIVITY_SECONDS) if settings.inactive_days else None
+        return (
+            guild_id,
+            found.changed_at,
+            found.pending,
+            found.disputed,
+            found.newest_match,
+            moment,
+            *astuple(settings),
+        )
+
+    def _read_at(self) -> str:
+        return format_time(self.clock())
+
+    async def leaderboard(
+        self, guild_id: int, by: str, page: int, season: str | None
+    ) -> JsonObject:
+        """One page of the leaderboard, or of a closed season's closing standings; a page
+        past the end or an unknown season is NotFoundError, saying why."""
+        try:
+            found = await self.ladder.leaderboard(guild_id, by, page, PAGE_SIZE, season)
+        except UserError as error:
+            raise NotFoundError(str(error)) from None
+        settings = await self.ladder.settings(guild_id)
+        return json_safe(
+            {
+                "guild_id": guild_id,
+                "by": found.by,
+                "season": found.season,
+                "page": found.page,
+                "pages": found.pages,
+                "page_size": PAGE_SIZE,
+                "total": found.total,
+                "min_games": settings.min_games,
+                "provisional_games": settings.provisional_games,
+                "inactive_days": settings.inactive_days,
+                "read_at": self._read_at(),
+                "rows": [leaderboard_object(row) for row in found.rows],
+            }
+        )
+
+    async def player(self, guild_id: int, user_id: int, variant: str | None) -> PlayerView:
+        """The member's rating card (NotFoundError for one without a ladder record)."""
+        if await self.ladder.db.read.member(guild_id, user_id) is None:
+            raise NotFoundError(f"member {user_id} has no ladder record in this server")
+        card = await self.ladder.rating_card(guild_id, user_id, variant)
+        shown = {"guild_id": guild_id, **card_object(card), "read_at": self._read_at()}
+        return PlayerView(json_safe(shown), card.stats.start, card.stats.history)
+
+    async def matches(self, guild_id: int, before: int | None, limit: int) -> JsonObject:
+        """The newest `limit` matches with an id below `before` (None: the newest)."""
+        found = await self.ladder.db.read.matches_before(guild_id, before, limit + 1)
+        listed = found[:limit]
+        return json_safe(
+            {
+                "guild_id": guild_id,
+                "before": before,
+                "limit": limit,
+                "next_before": listed[-1].id if len(found) > limit else None,
+                "read_at": self._read_at(),
+                "matches": [match_object(match) for match in listed],
+            }
+        )
+
+    async def match(self, guild_id: int, match_id: int) -> JsonObject:
+        """One match with its earlier lineups (NotFoundError when the guild has no such match)."""
+        try:
+            found = await self.ladder.show_match(guild_id, match_id)
+        except UserError:
+            raise NotFoundError(f"there is no match #{match_id} in this server") from None
+        edits = await self.ladder.match_edits(guild_id, match_id)
+        shown = {"guild_id": guild_id, **match_object(found, edits), "read_at": self._read_at()}
+        return json_safe(shown)
+
+    async def seasons(self, guild_id: int) -> JsonObject:
+        """Every season, oldest first; the last is under way."""
+        found = await self.ladder.season_list(guild_id)
+        return {
+            "guild_id": guild_id,
+            "read_at": self._read_at(),
+            "seasons": [season_object(season) for season in found],
+        }

@@ -1,0 +1,87 @@
+"""/admin evaluate through the fake Discord (SPEC 12): refused with how many matches are
+needed, then a table embed within Discord's limits naming the best measure against the
+server's variant, and with tune:True the best ladder constants. A guild of its own (the
+refusal needs a guild without matches), filled by `ladderbot import` beside the bot."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from bot.ratings.evaluation import MEASURES
+from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member, Reply, message_problems
+from tests.app.harness import MOD, BotProcess, bot_environment, write_config
+from tests.services.evaluation_data import community, community_csv
+
+PLAYER = Member(6_000_001, "evaluated")
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeDiscord]:
+    server = FakeDiscord([MOD, PLAYER])
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def bot(fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
+    process = BotProcess(fake, write_config(tmp_path_factory.mktemp("evaluate")))
+    try:
+        process.start()
+        yield process
+    finally:
+        process.stop()
+
+
+def cli(bot: BotProcess, *args: str, stdin: str = "") -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", *args, "--guild", str(GUILD_ID), "--db", str(bot.database)],
+        env=bot_environment(None),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def fits(reply: Reply) -> Reply:
+    """The reply as Discord took it; any problem would have been a 400 instead."""
+    assert message_problems({"content": reply.content, "embeds": reply.embeds}) == []
+    return reply
+
+
+def test_refused_then_a_table_and_the_best_constants(fake: FakeDiscord, bot: BotProcess):
+    refused = fake.slash(MOD, "admin evaluate").reply()
+    assert refused.ephemeral
+    assert "needs at least 10 applied matches; this server has 0" in (refused.content or "")
+    not_moderator = fake.slash(PLAYER, "admin evaluate").reply()
+    assert not_moderator.ephemeral and "Manage Server" in (not_moderator.content or "")
+
+    cli(bot, "import", "-", stdin=community_csv(community(120, 14)))
+    expected = json.loads(cli(bot, "evaluate", "--last", "80", "--json"))
+
+    shown = fits(fake.slash(MOD, "admin evaluate", last=80).reply(timeout=20))
+    embed = shown.embeds[0]
+    assert shown.ephemeral
+    assert embed["title"] == "How well the ratings predict"
+    table = embed["description"].split("```")[1].strip().splitlines()
+    assert [line.split()[0] for line in table[1:]] == list(MEASURES)
+    for line, measure in zip(table[1:], expected["measures"], strict=True):
+        assert line.split()[1] == f"{measure['log_loss']:.4f}"
+    best = embed["fields"][0]
+    assert best["name"] == "Best measure"
+    assert best["value"].startswith(expected["best"])
+    assert "p8" in best["value"]  # the server's variant
+    assert len(embed["fields"]) == 1
+
+    tuned = fits(fake.slash(MOD, "admin evaluate", last=80, tune=True).reply(timeout=30))
+    constants = tuned.embeds[0]["fields"][1]
+    assert constants["name"] == "Ladder constants"
+    assert "54" in constants["value"] and "t " in constants["value"]
+    bot.assert_alive()

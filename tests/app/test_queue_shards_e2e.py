@@ -1,0 +1,98 @@
+"""Queues with shards (SPEC 10.4, 8.4): two bot processes on one PostgreSQL database, each
+running one shard. Every queue's message, lobby and timed action (here a ready deadline) is
+handled by the process owning its guild, once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app.fakediscord import FakeDiscord, Member, shard_of
+from tests.app.harness import MOD, BotProcess, write_config
+from tests.app.test_queues_e2e import custom_ids, title
+from tests.app.test_shards_e2e import GUILDS, GUILDS_BY_SHARD, SHARD_COUNT
+from tests.storage.engines import _empty, postgres_admin, postgres_url
+
+__all__ = ["postgres_admin", "postgres_url"]
+
+PLAYERS = [Member(7_000_000 + number, f"sharded{number}") for number in range(1, 9)]
+READY = 3
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeDiscord]:
+    server = FakeDiscord([MOD, *PLAYERS], guilds=GUILDS, recommended_shards=SHARD_COUNT)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def bots(fake: FakeDiscord, postgres_url: str, tmp_path: Path) -> Iterator[dict[int, str]]:
+    """Shard -> the origin of the process running it."""
+    asyncio.run(_empty(postgres_url))
+    started = []
+    try:
+        for shard in range(SHARD_COUNT):
+            directory = tmp_path / f"shard{shard}"
+            directory.mkdir()
+            config = write_config(directory, "global", postgres_url, (SHARD_COUNT, [shard]))
+            process = BotProcess(fake, config, f"shard{shard}", GUILDS_BY_SHARD[shard])
+            started.append(process)
+            process.start()
+        yield {shard: f"shard{shard}" for shard in range(SHARD_COUNT)}
+    finally:
+        for process in started:
+            process.stop()
+
+
+def test_each_guilds_queue_is_run_by_its_owner_once(
+    fake: FakeDiscord, bots: dict[int, str]
+) -> None:
+    guilds = [GUILDS_BY_SHARD[shard][0] for shard in range(SHARD_COUNT)]
+    mark = fake.mark()
+    lobbies = {}
+    for guild_id, pair in zip(guilds, (PLAYERS[:2], PLAYERS[2:4]), strict=True):
+        general = fake.channels_of(guild_id)[0]
+        owner = bots[shard_of(guild_id, SHARD_COUNT)]
+        created = fake.slash(
+            MOD, "admin queue create", guild_id, name="duel", channel=general, size=2,
+            ready_seconds=READY,
+        ).reply()  # fmt: skip
+        assert created.origin == owner
+        queue = fake.wait_for(
+            lambda e, c=general.id: e.kind == "message_create" and e.channel_id == c, 10, mark
+        )
+        for player in pair:
+            joined = fake.click(player, int(queue.message_id or 0), custom_ids(queue)[0]).reply()
+            assert joined.origin == owner
+        lobbies[guild_id] = fake.wait_for(
+            lambda e, c=general.id: (
+                e.kind == "message_create" and e.channel_id == c and title(e).startswith("Lobby #")
+            ),
+            10,
+            mark,
+        )
+    time.sleep(READY + 1.5)  # nobody readies: each lobby is dissolved by its guild's owner
+    for guild_id, lobby in lobbies.items():
+        owner = bots[shard_of(guild_id, SHARD_COUNT)]
+        dissolved = fake.wait_for(
+            lambda e, m=lobby.message_id: (
+                e.kind == "message_edit" and e.message_id == m and "dissolved" in title(e)
+            ),
+            10,
+            mark,
+        )
+        assert dissolved.origin == owner
+        channels = {channel.id for channel in fake.channels_of(guild_id)}
+        writes = [
+            e
+            for e in fake.events[mark:]
+            if e.kind in ("message_create", "message_edit") and e.channel_id in channels
+        ]
+        assert {e.origin for e in writes} == {owner}
+        assert sum(1 for e in writes if "dissolved" in title(e)) == 1

@@ -1,0 +1,183 @@
+"""End to end through the fake Discord (SPEC 10): a queue created, joined by its buttons,
+popped, readied, balanced, reported and confirmed into the ladder, with the bot restarted
+between the steps; a ready deadline that passes while the bot is down; captains picking in
+their order with the auto-pick (its 60 s made 4 s for the test); the refusals."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.app.fakediscord import GENERAL, GUILD_ID, Event, FakeDiscord, Member, Reply
+from tests.app.harness import MOD, ROBOT, BotProcess, bot_environment, write_config
+
+PICK_SECONDS = 4.0
+READY = 4
+"""The ready check of the lobby whose deadline passes while the bot is down."""
+PLAYERS = [Member(6_000_000 + number, f"queuer{number}") for number in range(1, 41)]
+_unused = iter(PLAYERS)
+
+
+def take(count: int) -> list[Member]:
+    return [next(_unused) for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeDiscord]:
+    server = FakeDiscord([MOD, ROBOT, *PLAYERS])
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def bot(fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
+    patch = pytest.MonkeyPatch()
+    patch.setenv("LADDERBOT_TEST_PICK_SECONDS", str(PICK_SECONDS))
+    process = BotProcess(fake, write_config(tmp_path_factory.mktemp("queues")))
+    try:
+        process.start()
+        yield process
+    finally:
+        process.stop()
+        patch.undo()
+
+
+def cli(bot: BotProcess, *args: str) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", *args, "--guild", str(GUILD_ID), "--db", str(bot.database),
+         "--json"],
+        env=bot_environment(None),
+        capture_output=True,
+        text=True,
+        check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def title(event: Event) -> str:
+    embeds = event.payload.get("embeds") or [{}]
+    return str(embeds[0].get("title", ""))
+
+
+def custom_ids(event: Event) -> list[str]:
+    return [
+        part["custom_id"]
+        for row in event.payload.get("components") or []
+        for part in row.get("components", [])
+    ]
+
+
+def posted(
+    fake: FakeDiscord, starts: str, after: int, timeout: float = 10.0, new: bool = False
+) -> Event:
+    """The bot's message (posted, or also edited unless `new`) whose embed title starts so."""
+    kinds = ("message_create",) if new else ("message_create", "message_edit")
+    return fake.wait_for(lambda e: e.kind in kinds and title(e).startswith(starts), timeout, after)
+
+
+def create(fake: FakeDiscord, name: str, size: int, **options: Any) -> tuple[int, int]:
+    """Create a queue; its number and its message's id."""
+    mark = fake.mark()
+    reply = fake.slash(MOD, "admin queue create", name=name, channel=GENERAL, size=size, **options)
+    assert reply.reply().ephemeral
+    message = posted(fake, f"Queue {name} — 0/{size}", mark)
+    (join, leave) = custom_ids(message)
+    assert leave.replace("leave", "join") == join
+    return int(join.rsplit(":", 1)[1]), int(message.message_id or 0)
+
+
+def click(fake: FakeDiscord, user: Member, message_id: int, custom_id: str) -> Reply:
+    return fake.click(user, message_id, custom_id).reply()
+
+
+def test_queue_to_ladder_with_restarts(fake: FakeDiscord, bot: BotProcess) -> None:
+    players = take(4)
+    queue_id, queue_message = create(fake, "e2e4", 4, ready_seconds=60)
+    bot.restart()
+    join = f"ladderbot:queue:join:{queue_id}"
+    for player in players[:2]:
+        reply = click(fake, player, queue_message, join)
+        assert reply.ephemeral and "You joined the queue e2e4" in (reply.content or "")
+    again = click(fake, players[0], queue_message, join)
+    assert again.ephemeral and "already in the queue e2e4 (place 1)" in (again.content or "")
+    mark = fake.mark()
+    click(fake, players[2], queue_message, join)
+    popped = click(fake, players[3], queue_message, join)
+    assert "popped: you play in lobby #" in (popped.content or "")
+    lobby_post = fake.wait_for(
+        lambda e: e.kind == "message_create" and title(e).startswith("Lobby #"), 10, mark
+    )
+    lobby_id = int(title(lobby_post).split("#")[1].split()[0])
+    lobby_message = int(lobby_post.message_id or 0)
+    assert all(f"<@{p.id}>" in lobby_post.payload["content"] for p in players)
+    ready, _ = custom_ids(lobby_post)
+    assert ready == f"ladderbot:lobby:ready:{lobby_id}"
+    posted(fake, "Queue e2e4 — 0/4", mark)  # the players left the queue
+    bot.restart()
+    mark = fake.mark()
+    for player in players:
+        assert click(fake, player, lobby_message, ready).ephemeral
+    playing = posted(fake, f"Lobby #{lobby_id} · e2e4 — playing", mark)
+    fields = playing.payload["embeds"][0]["fields"]
+    assert [f["name"].split(" —")[0] for f in fields] == ["Team A", "Team B"]
+    assert all("to win" in f["name"] for f in fields)
+    team_a = [p for p in players if f"<@{p.id}>" in fields[0]["value"]]
+    team_b = [p for p in players if p not in team_a]
+    assert len(team_a) == len(team_b) == 2
+    assert custom_ids(playing) == [
+        f"ladderbot:lobby:{action}:{lobby_id}" for action in ("a", "b", "draw")
+    ]
+    bot.restart()
+    outsider = take(1)[0]
+    refused = click(fake, outsider, lobby_message, f"ladderbot:lobby:a:{lobby_id}")
+    assert refused.ephemeral and "only the players of lobby" in (refused.content or "")
+    result = click(fake, team_a[0], lobby_message, f"ladderbot:lobby:a:{lobby_id}")
+    assert not result.ephemeral and "pending" in result.embeds[0]["description"]
+    assert all(f"<@{p.id}>" in (result.content or "") for p in team_b)
+    match_id = int(result.embeds[0]["title"].split("#")[1])
+    second = click(fake, team_b[0], lobby_message, f"ladderbot:lobby:b:{lobby_id}")
+    assert second.ephemeral and f"match #{match_id}" in (second.content or "")
+    bot.restart()
+    applied = click(fake, team_b[0], int(result.message_id or 0), f"ladderbot:confirm:{match_id}")
+    assert "applied" in applied.embeds[0]["description"]
+    match = cli(bot, "match", str(match_id))
+    sides = {p["user_id"]: (p["side"], p["rating_after"]) for p in match["participants"]}
+    assert {user: side for user, (side, _) in sides.items()} == {
+        **{p.id: "A" for p in team_a},
+        **{p.id: "B" for p in team_b},
+    }
+    assert all(sides[p.id][1] > 500 for p in team_a) and all(sides[p.id][1] < 500 for p in team_b)
+    assert cli(bot, "queue", "list")["lobbies"] == []
+
+
+def test_a_ready_deadline_passed_while_down_dissolves_at_start(
+    fake: FakeDiscord, bot: BotProcess
+) -> None:
+    first, second = take(2)
+    queue_id, queue_message = create(fake, "quick", 2, ready_seconds=READY)
+    join = f"ladderbot:queue:join:{queue_id}"
+    mark = fake.mark()
+    click(fake, first, queue_message, join)
+    click(fake, second, queue_message, join)
+    lobby_post = posted(fake, "Lobby #", mark, new=True)
+    deadline = time.monotonic() + READY
+    click(fake, first, int(lobby_post.message_id or 0), custom_ids(lobby_post)[0])
+    bot.stop()
+    assert time.monotonic() < deadline, "too slow: the deadline passed before the stop"
+    time.sleep(deadline + 0.2 - time.monotonic())
+    mark = fake.mark()
+    bot.start()
+    dissolved = posted(fake, title(lobby_post).split(" —")[0] + " — dissolved", mark)
+    assert dissolved.message_id == lobby_post.message_id and not custom_ids(dissolved)
+    back = posted(fake, "Queue quick — 1/2", mark)
+    assert f"<@{first.id}>" in back.payload["embeds"][0]["description"]
+    listed = cli(bot, "queue", "list")
+    (queue,) = [q for q in listed["queues"] if q["name"] == "quick"]
+    assert [w["user_id"] for w in queue["waiting"]] == [first.id]

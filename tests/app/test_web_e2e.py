@@ -1,0 +1,81 @@
+"""The web pages from the bot process (SPEC 11.1): `[web] enabled = true`, `/admin settings
+web:True` shows the guild at once, `/admin web` gives its address, web:False hides it."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member
+from tests.app.harness import MOD, BotProcess, write_config
+
+PUBLIC_URL = "https://ladder.example.org"
+FIRST, SECOND = Member(6_000_001, "web1"), Member(6_000_002, "web2")
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeDiscord]:
+    server = FakeDiscord([MOD, FIRST, SECOND])
+    server.start()
+    yield server
+    server.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture(scope="module")
+def web_bot(
+    fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[BotProcess, int]]:
+    port = _free_port()
+    config = write_config(tmp_path_factory.mktemp("webbot"))
+    with config.open("a", encoding="utf-8") as text:
+        text.write(f'[web]\nenabled = true\nport = {port}\npublic_url = "{PUBLIC_URL}/"\n')
+    process = BotProcess(fake, config)
+    try:
+        process.start()
+        yield process, port
+    finally:
+        process.stop()
+
+
+def _status(address: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(address, timeout=10) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_the_bot_serves_a_guild_once_shown_and_hides_it_at_once(
+    fake: FakeDiscord, web_bot: tuple[BotProcess, int]
+) -> None:
+    bot, port = web_bot
+    fake.slash(MOD, "report duel", winner=FIRST, loser=SECOND).reply()
+    board = f"http://127.0.0.1:{port}/api/v1/guilds/{GUILD_ID}/leaderboard"
+    unknown = f"http://127.0.0.1:{port}/api/v1/guilds/{GUILD_ID + 1}/leaderboard"
+    hidden = _status(board)
+    assert hidden[0] == 404 and hidden == _status(unknown)
+    shown = fake.slash(MOD, "admin settings", web=True).reply()
+    assert shown.ephemeral is not None
+    status, body = _status(board)
+    assert status == 200
+    assert FIRST.id in [row["user_id"] for row in json.loads(body)["rows"]]
+    address = fake.slash(MOD, "admin web").reply()
+    assert address.ephemeral
+    assert f"<{PUBLIC_URL}/g/{GUILD_ID}>" in (address.content or "")
+    assert "/admin settings web:False hides" in (address.content or "")
+    assert _status(f"http://127.0.0.1:{port}/g/{GUILD_ID}")[0] == 200
+    fake.slash(MOD, "admin settings", web=False).reply()
+    assert _status(board) == hidden
+    bot.assert_alive()

@@ -1,0 +1,206 @@
+"""The queues' invariants (SPEC 10.2) under random interleavings, on both engines, and under
+1,000 concurrent joins: a queue never holds its size, every pop takes the first `size`
+joiners, no member is in two open lobbies (nor waits while in one), a dissolved lobby puts
+its ready players back in front in their order, a lobby yields at most one match."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.config import GuildSettings
+from bot.services import Actor, Ladder, MemberInfo, UserError
+from bot.services.queues import QueueService
+from bot.storage.queues import QueueSettings
+from tests.services.conftest import Clock
+from tests.storage.engines import OpenDatabase
+
+GUILD = 21
+MOD = Actor(999, is_moderator=True)
+USERS = st.integers(1, 9)
+QUEUES = (
+    QueueSettings("duel", 1, 2, ready_seconds=30, expire_minutes=2),
+    QueueSettings("4s", 1, 4, ready_seconds=20, expire_minutes=3),
+    QueueSettings("caps", 1, 4, mode="captains", ready_seconds=0, expire_minutes=5),
+)
+
+operation = st.one_of(
+    st.tuples(st.just("join"), USERS, st.integers(1, len(QUEUES))),
+    st.tuples(st.just("join"), USERS, st.integers(1, len(QUEUES))),
+    st.tuples(st.just("leave"), USERS, st.one_of(st.none(), st.integers(1, len(QUEUES)))),
+    st.tuples(st.just("ready"), USERS, st.just(0)),
+    st.tuples(st.just("ready"), USERS, st.just(0)),
+    st.tuples(st.just("decline"), USERS, st.just(0)),
+    st.tuples(st.just("wait"), st.sampled_from([5, 20, 61]), st.just(0)),
+    st.tuples(st.just("result"), USERS, st.sampled_from(["a", "b", "draw"])),
+    st.tuples(st.just("pick"), USERS, USERS),
+    st.tuples(st.just("cancel"), USERS, st.just(0)),
+)
+
+
+async def open_service(db: object, clock: Clock) -> tuple[Ladder, QueueService]:
+    ladder = Ladder(db, GuildSettings(no_show_minutes=1), clock=clock)  # type: ignore[arg-type]
+    service = QueueService(ladder, rng=random.Random(3), pick_seconds=15.0)
+    for spec in QUEUES:
+        await service.create_queue(GUILD, MOD, spec, pick_order_given=False)
+    return ladder, service
+
+
+async def waiting(service: QueueService) -> dict[int, list[int]]:
+    return {q.queue_id: [w.user_id for w in q.waiting] for q in await service.queues(GUILD)}
+
+
+async def check_invariants(ladder: Ladder, service: QueueService) -> None:
+    queues = await service.queues(GUILD)
+    lobbies = await service.open_lobbies(GUILD)
+    in_lobbies = Counter(p.user_id for lobby in lobbies for p in lobby.players)
+    assert all(count == 1 for count in in_lobbies.values()), in_lobbies
+    for queue in queues:
+        users = [w.user_id for w in queue.waiting]
+        assert len(users) < queue.settings.size, (queue.name, users)
+        assert len(set(users)) == len(users)
+        assert not set(users) & in_lobbies.keys()
+    for lobby in lobbies:
+        assert len(lobby.players) == QUEUES[lobby.queue_id - 1].size
+    matches = await ladder.db.read.all_matches(GUILD)
+    from_lobbies = Counter(m.request_id for m in matches if m.request_id.startswith("lobby:"))
+    assert all(count == 1 for count in from_lobbies.values())
+
+
+async def lobby_of(service: QueueService, user_id: int) -> int | None:
+    return await service.db.read.open_lobby_of(GUILD, user_id)
+
+
+async def apply(
+    ladder: Ladder, service: QueueService, clock: Clock, op: tuple[str, int, object]
+) -> None:
+    kind, user, arg = op
+    before = await waiting(service)
+    if kind == "join":
+        assert isinstance(arg, int)
+        result = await service.join(GUILD, MemberInfo(user, f"u{user}"), queue_id=arg)
+        if result.already:
+            return
+        line = [*before[arg], user]
+        size = QUEUES[arg - 1].size
+        if len(line) == size:
+            (lobby,) = result.lobbies
+            assert [p.user_id for p in lobby.players] == line  # the first `size` joiners
+            after = await waiting(service)
+            for queue_id, users in before.items():
+                assert after[queue_id] == [u for u in users if u not in line]
+        else:
+            assert not result.lobbies and (await waiting(service))[arg] == line
+    elif kind == "leave":
+        await service.leave(GUILD, user, queue_id=arg if isinstance(arg, int) else None)
+    elif kind == "wait":
+        clock.now += user
+        await service.run_due()
+        assert await service.run_due() == 0  # every due action once
+    elif (lobby_id := await lobby_of(service, user)) is None:
+        return
+    elif kind == "ready":
+        await service.ready(GUILD, user, lobby_id)
+    elif kind == "decline":
+        lobby = await service.lobby(GUILD, lobby_id)
+        update = await service.decline(GUILD, user, lobby_id)
+        back = [p.user_id for p in lobby.players if p.ready and p.user_id != user]
+        line = [*back, *before[lobby.queue_id]]
+        popped = [p.user_id for lobby in update.lobbies for p in lobby.players]
+        assert [*popped, *(await waiting(service))[lobby.queue_id]] == line
+    elif kind == "result":
+        assert isinstance(arg, str)
+        done = await service.result(GUILD, Actor(user), lobby_id, winner=arg)
+        assert done.lobby.match_id == done.report.match.id
+        try:
+            await service.result(GUILD, MOD, lobby_id, winner="a")
+            raise AssertionError("a lobby recorded two matches")
+        except UserError as error:
+            assert f"match #{done.report.match.id}" in str(error)
+    elif kind == "pick":
+        assert isinstance(arg, int)
+        await service.pick(GUILD, user, lobby_id, arg)
+    elif kind == "cancel":
+        await service.cancel(GUILD, MOD, lobby_id)
+
+
+async def run(fresh_database: OpenDatabase, steps: list[tuple[str, int, object]]) -> None:
+    db = await fresh_database()
+    clock = Clock()
+    ladder, service = await open_service(db, clock)
+    try:
+        for op in steps:
+            stored = await db.read.dump()
+            try:
+                await apply(ladder, service, clock, op)
+            except UserError:
+                assert await db.read.dump() == stored  # a refusal changes nothing
+            await check_invariants(ladder, service)
+    finally:
+        await ladder.close()
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(operation, min_size=1, max_size=30))
+def test_queue_invariants_under_random_interleavings(
+    fresh_database: OpenDatabase, steps: list[tuple[str, int, object]]
+) -> None:
+    asyncio.run(run(fresh_database, steps))
+
+
+async def joins(service: QueueService, order: list[tuple[int, int]], concurrent: bool) -> None:
+    async def one(user: int, queue_id: int) -> None:
+        with contextlib.suppress(UserError):
+            await service.join(GUILD, MemberInfo(user, f"u{user}"), queue_id=queue_id)
+
+    if concurrent:
+        await asyncio.gather(*(one(user, queue_id) for user, queue_id in order))
+    else:
+        for user, queue_id in order:
+            await one(user, queue_id)
+
+
+async def test_a_thousand_concurrent_joins_give_the_serial_lobbies(
+    fresh_database: OpenDatabase,
+) -> None:
+    """1,000 joins from 200 members across 10 queues (ready check on), fired at once: the
+    invariants hold, and as many lobbies form as a serial run of the same joins forms (every
+    member ends in one lobby or waits)."""
+    rng = random.Random(5)
+    order = [(rng.randint(1, 200), rng.randint(1, 10)) for _ in range(1000)]
+    outcomes: list[tuple[list[list[int]], dict[int, list[int]]]] = []
+    for concurrent in (False, True):
+        db = await fresh_database()
+        ladder = Ladder(db, GuildSettings(), clock=Clock())
+        service = QueueService(ladder, rng=random.Random(1))
+        try:
+            for number in range(10):
+                spec = QueueSettings(f"q{number}", 1, 2 * (number % 4 + 1))
+                await service.create_queue(GUILD, MOD, spec, pick_order_given=False)
+            await joins(service, order, concurrent)
+            lobbies = await service.open_lobbies(GUILD)
+            in_lobbies = Counter(p.user_id for lobby in lobbies for p in lobby.players)
+            assert all(count == 1 for count in in_lobbies.values())
+            for queue in await service.queues(GUILD):
+                assert len(queue.waiting) < queue.settings.size
+                assert not {w.user_id for w in queue.waiting} & in_lobbies.keys()
+            outcomes.append(
+                (
+                    [[p.user_id for p in lobby.players] for lobby in lobbies],
+                    await waiting(service),
+                )
+            )
+        finally:
+            await ladder.close()
+    serial, at_once = outcomes
+    assert len(at_once[0]) == len(serial[0]) > 40
+    assert at_once == serial  # the guild's lock takes the joins in the order they came

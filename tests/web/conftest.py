@@ -1,0 +1,48 @@
+"""The web application over the seeded guild (tests.web.data), on each engine."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.config import GuildSettings
+from bot.services import Ladder
+from bot.storage import Database
+from bot.web import create_app
+from tests.services.conftest import Clock
+from tests.storage.engines import (
+    database,
+    database_url,
+    fresh_database,
+    postgres_admin,
+    postgres_url,
+)
+from tests.web.data import seed
+
+__all__ = ["database", "database_url", "fresh_database", "postgres_admin", "postgres_url"]
+
+
+Client = TestClient[web.Request, web.Application]
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def ladder(database: Database, clock: Clock) -> AsyncIterator[Ladder]:
+    service = Ladder(database, GuildSettings(), clock=clock)
+    await seed(service)
+    yield service
+
+
+@pytest.fixture
+async def client(
+    ladder: Ladder, clock: Clock
+) -> AsyncIterator[TestClient[web.Request, web.Application]]:
+    async with TestClient(TestServer(create_app(ladder, clock=clock))) as found:
+        yield found

@@ -1,0 +1,50 @@
+"""Without chromium the browser test is skipped with its reason (pytest -rs prints it), unless
+CI=true, where the missing browser is a failure (as tests/test_ci_without_postgres.py for
+PostgreSQL; that one in a pytest of its own)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.web.browser import chromium_executable
+
+ROOT = Path(__file__).resolve().parents[2]
+BROWSER_TEST = "tests/web/test_browser.py"
+
+
+def _pytest_without_chromium(ci: str | None) -> subprocess.CompletedProcess[str]:
+    environment = dict(os.environ)
+    environment.pop("CI", None)
+    if ci is not None:
+        environment["CI"] = ci
+    environment["LADDERBOT_CHROMIUM"] = str(ROOT / "no-such-browser")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", BROWSER_TEST],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_without_chromium_the_browser_test_is_skipped_saying_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("LADDERBOT_CHROMIUM", str(ROOT / "no-such-browser"))
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        chromium_executable()
+    assert "no browser:" in str(skipped.value) and "apt-get install chromium" in str(skipped.value)
+
+
+def test_without_chromium_ci_fails() -> None:
+    finished = _pytest_without_chromium(ci="true")
+    assert finished.returncode != 0
+    assert "CI needs chromium: no browser:" in finished.stdout
