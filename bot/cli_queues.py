@@ -14,12 +14,12 @@ from bot.storage.queues import Lobby, Queue
 
 async def queue_view(ladder: Ladder, guild_id: int) -> dict[str, Any]:
     """The queues and open lobbies as plain data (the --json output)."""
-    read = ladder.db.read
-    queues = await read.queues(guild_id)
-    lobbies = await read.open_lobbies(guild_id)
-    user_ids = {w.user_id for q in queues for w in q.waiting}
-    user_ids |= {p.user_id for lobby in lobbies for p in lobby.players}
-    names = {m.user_id: m.name for m in await read.members_by_id(guild_id, user_ids)}
+    async with ladder.db.snapshot() as read:
+        queues = await read.queues(guild_id)
+        lobbies = await read.open_lobbies(guild_id)
+        user_ids = {w.user_id for q in queues for w in q.waiting}
+        user_ids |= {p.user_id for lobby in lobbies for p in lobby.players}
+        names = {m.user_id: m.name for m in await read.members_by_id(guild_id, user_ids)}
     now = ladder.clock()
     return {
         "queues": [_queue(queue, names, now) for queue in queues],

@@ -83,14 +83,14 @@ class Community:
         Discord) the one rank role SPEC 9.2 says (hysteresis by the held role); `only`
         limits it to those members (the ones a change touched). Members the ladder does not
         know hold no rank role."""
-        read = self.ladder.db.read
-        thresholds = await read.rank_roles(guild_id)
-        if not thresholds:
-            return []
-        settings = await self.ladder.settings(guild_id)
+        async with self.ladder.db.snapshot() as read:
+            thresholds = await read.rank_roles(guild_id)
+            if not thresholds:
+                return []
+            settings = await self.ladder.settings(guild_id)
+            user_ids = [user_id for user_id in held if only is None or user_id in only]
+            known = {m.user_id: m for m in await read.members_by_id(guild_id, user_ids)}
         ladder = rank_ladder(thresholds, settings.rank_margin)
-        user_ids = [user_id for user_id in held if only is None or user_id in only]
-        known = {m.user_id: m for m in await read.members_by_id(guild_id, user_ids)}
         ratings = np.full(len(user_ids), np.nan)
         eligible = np.zeros(len(user_ids), dtype=np.bool_)
         held_member: list[int] = []

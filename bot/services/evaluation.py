@@ -230,10 +230,10 @@ class EvaluationService:
         tuning of the ladder's constants when `tune`; UserError for a bad `last` or a guild
         with fewer than MIN_MATCHES applied matches."""
         count = checked_last(last)
-        settings = await self.ladder.settings(guild_id)
-        read = self.ladder.db.read
-        log = await read.log_columns(guild_id)
-        crossed = await read.seasons_from(guild_id, LOG_START)
+        async with self.ladder.db.snapshot() as read:
+            settings = await self.ladder.settings(guild_id)
+            log = await read.log_columns(guild_id)
+            crossed = await read.seasons_from(guild_id, LOG_START)
         matches = len(log.match_firsts())
         if matches < MIN_MATCHES:
             raise UserError(

@@ -402,8 +402,9 @@ class MatchUseCases(LadderCore):
 
     async def match_edits(self, guild_id: int, match_id: int) -> list[MatchEdit]:
         """The lineups a match had before each edit (for /match show)."""
-        await self.show_match(guild_id, match_id)
-        return await self.db.read.match_edits(match_id)
+        async with self.db.snapshot() as read:
+            await self.show_match(guild_id, match_id)
+            return await read.match_edits(match_id)
 
     async def auto_confirm(
         self, owned: Callable[[int], bool] = lambda guild_id: True
@@ -423,7 +424,8 @@ class MatchUseCases(LadderCore):
         return applied
 
     async def show_match(self, guild_id: int, match_id: int) -> Match:
-        match = await self.db.read.match(guild_id, match_id)
+        async with self.db.snapshot() as read:
+            match = await read.match(guild_id, match_id)
         if match is None:
             raise _not_found(match_id)
         return match
@@ -432,7 +434,7 @@ class MatchUseCases(LadderCore):
         self, guild_id: int, user_id: int | None = None, limit: int | None = 10
     ) -> list[Match]:
         """The newest matches (of one member), `limit` of them, or every one for None."""
-        read = self.db.read
-        if limit is None:
-            limit = await read.match_count(guild_id, user_id)
-        return await read.recent_matches(guild_id, user_id, limit) if limit else []
+        async with self.db.snapshot() as read:
+            if limit is None:
+                limit = await read.match_count(guild_id, user_id)
+            return await read.recent_matches(guild_id, user_id, limit) if limit else []

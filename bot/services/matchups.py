@@ -132,10 +132,11 @@ class Matchups:
     ) -> HeadToHead:
         if a == b:
             raise UserError("a and b are the same member; pick two different members")
-        for member in await self.ladder.db.read.members_by_id(guild_id, [a, b]):
-            _refuse_bot(member)
-        prediction = await self.ladder.predict(guild_id, a, b)
-        meetings = await self.ladder.db.read.head_to_head(guild_id, a, b)
+        async with self.ladder.db.snapshot() as read:
+            for member in await read.members_by_id(guild_id, [a, b]):
+                _refuse_bot(member)
+            prediction = await self.ladder.predict(guild_id, a, b)
+            meetings = await read.head_to_head(guild_id, a, b)
         results = meeting_results(meetings, a, b)
         return HeadToHead(
             prediction,
@@ -150,9 +151,10 @@ class Matchups:
     ) -> TeamBalance:
         """Split the players into `teams` teams as evenly as the ladder predicts."""
         check_players(players, teams)
-        settings = await self.ladder.settings(guild_id)
         ids = [p.user_id for p in players if p.user_id is not None]
-        known = {m.user_id: m for m in await self.ladder.db.read.members_by_id(guild_id, ids)}
+        async with self.ladder.db.snapshot() as read:
+            settings = await self.ladder.settings(guild_id)
+            known = {m.user_id: m for m in await read.members_by_id(guild_id, ids)}
         listed = []
         for player in players:
             member = known.get(player.user_id) if player.user_id is not None else None
@@ -177,26 +179,29 @@ class Matchups:
     async def match_page(self, guild_id: int, user_id: int | None, page: int = 1) -> MatchPage:
         """One page of the newest matches (of one member); out-of-range pages are clamped so
         previous/next never fail."""
-        read, size = self.ladder.db.read, self.ladder.page_size
-        total = await read.match_count(guild_id, user_id)
-        pages = max(1, math.ceil(total / size))
-        page = min(max(1, page), pages)
-        matches = await read.recent_matches(guild_id, user_id, size, (page - 1) * size)
-        name = None
-        if user_id is not None:
-            member = await read.member(guild_id, user_id)
-            name = member.name if member is not None else f"<@{user_id}>"
+        size = self.ladder.page_size
+        async with self.ladder.db.snapshot() as read:
+            total = await read.match_count(guild_id, user_id)
+            pages = max(1, math.ceil(total / size))
+            page = min(max(1, page), pages)
+            matches = await read.recent_matches(guild_id, user_id, size, (page - 1) * size)
+            name = None
+            if user_id is not None:
+                member = await read.member(guild_id, user_id)
+                name = member.name if member is not None else f"<@{user_id}>"
         return MatchPage(user_id, name, page, pages, total, tuple(matches))
 
     async def leaderboard_page_of(
         self, guild_id: int, by: str, user_id: int
     ) -> LeaderboardPage | None:
         """The leaderboard page the member is on, or None if they are not ranked."""
-        everyone = await self.ladder.leaderboard(guild_id, by, page_size=0)
-        rank = next((row.rank for row in everyone.rows if row.user_id == user_id), None)
-        if rank is None:
-            return None
-        return await self.ladder.leaderboard(guild_id, by, math.ceil(rank / self.ladder.page_size))
+        async with self.ladder.db.snapshot():
+            everyone = await self.ladder.leaderboard(guild_id, by, page_size=0)
+            rank = next((row.rank for row in everyone.rows if row.user_id == user_id), None)
+            if rank is None:
+                return None
+            page = math.ceil(rank / self.ladder.page_size)
+            return await self.ladder.leaderboard(guild_id, by, page)
 
 
 def _refuse_bot(member: Member) -> None:

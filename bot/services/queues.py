@@ -193,8 +193,8 @@ class QueueService:
 
     async def unshown(self, guild_id: int) -> tuple[list[Queue], list[Lobby]]:
         """The queues and lobbies whose messages are older than their rows."""
-        read = self.db.read
-        return await read.unshown_queues(guild_id), await read.unshown_lobbies(guild_id)
+        async with self.db.snapshot() as read:
+            return await read.unshown_queues(guild_id), await read.unshown_lobbies(guild_id)
 
     async def mark_shown(
         self, guild_id: int, kind: str, number: int, version: int, message_id: int | None

@@ -130,14 +130,14 @@ class ReplayUseCases(LadderCore):
 
     async def season_list(self, guild_id: int) -> list[seasons.SeasonSummary]:
         """Every season, oldest first; the last is the current one."""
-        return seasons.summaries(
-            await self.db.read.seasons(guild_id), await self.db.read.standings_sizes(guild_id)
-        )
+        async with self.db.snapshot() as read:
+            listed, sizes = await read.seasons(guild_id), await read.standings_sizes(guild_id)
+        return seasons.summaries(listed, sizes)
 
     async def export_csv(self, guild_id: int) -> str:
-        return export_matches(
-            await self.db.read.all_matches(guild_id), await self.db.read.seasons(guild_id)
-        )
+        async with self.db.snapshot() as read:
+            matches, listed = await read.all_matches(guild_id), await read.seasons(guild_id)
+        return export_matches(matches, listed)
 
     async def import_csv(self, guild_id: int, actor: Actor, data: bytes | str) -> ImportResult:
         """Import matches (a CSV file's bytes, or its text) as applied, merged into the log by

@@ -262,9 +262,10 @@ class StandingsUseCases(LadderCore):
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
-        settings = await self.settings(guild_id)
-        await self._member(guild_id, user_id)
-        rows = game_rows(await self._played(guild_id, [user_id]), [user_id])
+        async with self.db.snapshot():
+            settings = await self.settings(guild_id)
+            await self._member(guild_id, user_id)
+            rows = game_rows(await self._played(guild_id, [user_id]), [user_id])
         return format_games(game_list(rows, elo_bridge(settings), self.clock()))
 
     async def _ranked(self, guild_id: int, settings: GuildSettings, by: str) -> list[BoardEntry]:
@@ -294,12 +295,15 @@ class StandingsUseCases(LadderCore):
         """One page of the leaderboard (page_size 0: everything), or of a closed `season`'s
         closing standings. A page past the end is refused, naming how many pages there are
         (a command's page, or a stale button after the board shrank); an empty board has one
-        empty page."""
-        settings = await self.settings(guild_id)
-        closed = (
-            None if season is None else await self._closing_entries(guild_id, settings, season, by)
-        )
-        ranked = await self._ranked(guild_id, settings, by) if closed is None else closed
+        empty page. One snapshot (SPEC 8.6)."""
+        async with self.db.snapshot():
+            settings = await self.settings(guild_id)
+            closed = (
+                None
+                if season is None
+                else await self._closing_entries(guild_id, settings, season, by)
+            )
+            ranked = await self._ranked(guild_id, settings, by) if closed is None else closed
         size = self.page_size if page_size is None else page_size
         size = size or max(1, len(ranked))
         pages = max(1, math.ceil(len(ranked) / size))
@@ -319,6 +323,13 @@ class StandingsUseCases(LadderCore):
 
     async def rating_card(
         self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5
+    ) -> RatingCard:
+        """The member's card, read in one snapshot (SPEC 8.6)."""
+        async with self.db.snapshot():
+            return await self._rating_card(guild_id, user_id, variant, recent)
+
+    async def _rating_card(
+        self, guild_id: int, user_id: int, variant: str | None, recent: int
     ) -> RatingCard:
         settings = await self.settings(guild_id)
         chosen = variant or settings.variant
@@ -364,14 +375,16 @@ class StandingsUseCases(LadderCore):
         """The chance that a beats b; refused for one member against themself or a bot."""
         if a == b:
             raise UserError(f"a and b are both <@{a}>; predict a match of two different members")
-        settings = await self.settings(guild_id)
-        first, second = await self._member(guild_id, a), await self._member(guild_id, b)
-        for member in (first, second):
-            if member.is_bot:
-                raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
+        async with self.db.snapshot():
+            settings = await self.settings(guild_id)
+            first, second = await self._member(guild_id, a), await self._member(guild_id, b)
+            for member in (first, second):
+                if member.is_bot:
+                    raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
+            played = await self._played(guild_id, [a, b])
         ratings = [ladder_rating(m, settings) for m in (first, second)]
         ladder = float(ladder_expected_score(ratings[0], ratings[1], settings.t))
-        rows = game_rows(await self._played(guild_id, [a, b]), [a, b])
+        rows = game_rows(played, [a, b])
         games = game_arrays(rows, [a, b], elo_bridge(settings))
         rp = performance_arrays(games, settings.variant)
         performance = (

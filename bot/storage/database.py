@@ -1,9 +1,11 @@
 """The open database: reads by aggregate, and write transactions as units of work.
 
 `Database.open(url)` picks the engine (SQLite: a path or sqlite:///path; PostgreSQL:
-postgresql://...). `db.read` answers queries on the reader; `db.write(guild_id)` is one
-write transaction whose methods are those reads plus the writes of every aggregate, all on
-the transaction's own connection (a use case reads what it wrote).
+postgresql://...). `db.read` answers queries; `db.snapshot()` is one read transaction (SPEC
+8.6), and inside its block `db.read` is that snapshot, so that a read use case's queries,
+however deep in its helpers, see one committed state. `db.write(guild_id)` is one write
+transaction whose methods are those reads plus the writes of every aggregate, all on the
+transaction's own connection (a use case reads what it wrote).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -326,12 +329,61 @@ def _member_changes(
     return new_ratings, new_records
 
 
+@dataclass(slots=True)
+class _Snapshot:
+    """The read snapshot a task is inside (see Database.snapshot)."""
+
+    database: Database
+    queries: Queries
+    task: asyncio.Task[Any] | None
+    open: bool = True
+
+    def serves(self, database: Database) -> bool:
+        """Whether `database`'s reads in the running task are this snapshot's: a task
+        started inside the block inherits the variable but runs its reads on its own (two
+        statements at once on one connection would fail)."""
+        return self.open and self.database is database and self.task is asyncio.current_task()
+
+
+_CURRENT_SNAPSHOT: ContextVar[_Snapshot | None] = ContextVar("snapshot", default=None)
+"""The snapshot the running task is inside, if any."""
+
+
 class Database:
-    """The open database: `read` answers queries, `write()` opens one write transaction."""
+    """The open database: `read` answers queries, `snapshot()` opens one read transaction,
+    `write()` one write transaction."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.read = Queries(engine.reader, engine)
+        self._reader = Queries(engine.reader, engine)
+
+    @property
+    def read(self) -> Queries:
+        """The queries: inside a `snapshot()` block, on its snapshot; elsewhere each query
+        is a statement of its own (a single statement always sees one state)."""
+        current = _CURRENT_SNAPSHOT.get()
+        if current is not None and current.serves(self):
+            return current.queries
+        return self._reader
+
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[Queries]:
+        """One read transaction for the block (SPEC 8.6): every query of it, whether made
+        on what this yields or through `db.read`, sees the same committed state; a write
+        committing meanwhile is not seen, never fails the read and never waits for it. A
+        snapshot inside another of the same database is that one."""
+        current = _CURRENT_SNAPSHOT.get()
+        if current is not None and current.serves(self):
+            yield current.queries
+            return
+        async with self.engine.snapshot() as session:
+            entered = _Snapshot(self, Queries(session, self.engine), asyncio.current_task())
+            token = _CURRENT_SNAPSHOT.set(entered)
+            try:
+                yield entered.queries
+            finally:
+                entered.open = False
+                _CURRENT_SNAPSHOT.reset(token)
 
     @classmethod
     async def open(cls, url: str | Path, *, create: bool = True) -> Database:

@@ -182,7 +182,8 @@ def label_codes(
 
 
 class Engine(abc.ABC):
-    """An open database: a session for reads, write transactions, the schema version."""
+    """An open database: a session for single-statement reads, read snapshots, write
+    transactions, the schema version."""
 
     reader: Session
 
@@ -191,6 +192,13 @@ class Engine(abc.ABC):
         """One write transaction, committed when the block ends and rolled back on an error.
         It waits its turn behind other processes' writes (at most WRITE_WAIT_SECONDS, then
         DatabaseBusy); writes naming the same guild never interleave."""
+
+    @abc.abstractmethod
+    def snapshot(self) -> AbstractAsyncContextManager[Session]:
+        """One read transaction (SPEC 8.6): every statement of the block sees the same
+        committed state, whatever commits meanwhile. It takes no write lock and waits for
+        no write; it runs on a connection of its own (statements of the block run one at a
+        time)."""
 
     @abc.abstractmethod
     async def integrity_check(self) -> str:

@@ -1,9 +1,11 @@
 """The PostgreSQL engine (15 or newer), through asyncpg.
 
-Reads go through a small pool; writes through a pool of their own (WRITERS connections), one
-transaction per connection: writes to different guilds run at once, and their commits share
-the server's WAL flushes, while a guild's writes in this process wait in turn for it (an
-asyncio.Lock per guild, taken before a connection). A write naming a guild first takes
+Reads go through a small pool: a single statement on any of its connections, a read
+snapshot as one REPEATABLE READ, READ ONLY transaction on one connection. Writes go
+through a pool of their own (WRITERS connections), one transaction per connection:
+writes to different guilds run at once, and their commits share the server's WAL flushes,
+while a guild's writes in this process wait in turn for it (an asyncio.Lock per guild,
+taken before a connection). A write naming a guild first takes
 `pg_advisory_xact_lock(guild id)`, so two processes' writes to one guild never interleave
 while other guilds' writes run beside them; match ids come from sequence
 match_ids, which takes no lock (a rolled-back write leaves a gap in the ids). A lock not
@@ -443,6 +445,17 @@ class PostgresEngine(Engine):
                     raise DatabaseBusy() from error
                 yield session
                 await connection.execute("COMMIT")
+            finally:
+                await _left_clean(connection)
+
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[Session]:
+        """REPEATABLE READ: every statement sees the snapshot the first one took; READ ONLY
+        takes no lock a write waits for (nor, on PostgreSQL, any the read would wait on)."""
+        async with self._pool.acquire() as connection:
+            try:
+                await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                yield _Connected(connection)
             finally:
                 await _left_clean(connection)
 

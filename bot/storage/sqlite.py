@@ -1,8 +1,10 @@
 """The SQLite engine (the embedded default), through aiosqlite.
 
-Two connections in WAL mode, so reads never wait for writes: a query-only reader and the
-writer. Each write is one `BEGIN IMMEDIATE` transaction behind an asyncio.Lock (use cases of
-this process never interleave); other processes' writers are waited for by SQLite's
+Connections in WAL mode, so reads never wait for writes: the writer, a query-only reader
+for single statements, and up to SNAPSHOT_READERS query-only connections for read snapshots
+(one deferred transaction each: WAL keeps the state its first statement saw). Each write
+is one `BEGIN IMMEDIATE` transaction behind an asyncio.Lock (use cases of this process
+never interleave); other processes' writers are waited for by SQLite's
 busy_timeout, and a write that still finds the file locked after WRITE_WAIT_SECONDS is
 refused with DatabaseBusy before anything ran. synchronous=FULL: a match the bot has
 announced as recorded survives a power cut (NORMAL would only protect against corruption).
@@ -55,6 +57,8 @@ _FAULTS: Final = {
 """The one line for each fault of the file or its disk (by primary result code)."""
 WORKER_STOP_SECONDS: Final = 5.0
 """How long a failed open waits for aiosqlite's worker thread to end."""
+SNAPSHOT_READERS: Final = 4
+"""Read snapshots open at once at most (each on a connection, kept open between reads)."""
 BULK_INSERT_ROWS: Final = 10_000
 """From this many rows on, `insert_columns` may rebuild the table's plain indexes."""
 
@@ -285,13 +289,32 @@ async def _refuse_foreign_or_new(connection: aiosqlite.Connection, create: bool)
         raise DatabaseUnavailable("the file holds no ladderbot database yet")
 
 
+async def _connect_reader(path: str) -> aiosqlite.Connection:
+    """A connection that can only read."""
+    reader = await _connect(path)
+    try:
+        with _refused():
+            await reader.execute("PRAGMA query_only = ON")
+    except BaseException:
+        await reader.close()
+        raise
+    return reader
+
+
 class SqliteEngine(Engine):
-    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+    def __init__(
+        self, writer: aiosqlite.Connection, reader: aiosqlite.Connection, path: str = ""
+    ) -> None:
         self._writer = SqliteSession(writer)
         self._writer_connection = writer
         self._reader_connection = reader
         self._lock = asyncio.Lock()
         self.reader = SqliteSession(reader)
+        self._path = path
+        self._snapshot_turns = asyncio.Semaphore(SNAPSHOT_READERS)
+        self._idle_readers: list[aiosqlite.Connection] = []
+        self._snapshot_readers: set[aiosqlite.Connection] = set()
+        """Every open snapshot connection, idle or in use (closed with the engine)."""
 
     @classmethod
     async def open(cls, path: str, create: bool) -> SqliteEngine:
@@ -306,14 +329,12 @@ class SqliteEngine(Engine):
                     await _refuse_foreign_or_new(writer, create)
                 for pragma in ("journal_mode = WAL", "synchronous = FULL", "foreign_keys = ON"):
                     await writer.execute(f"PRAGMA {pragma}")
-            reader = await _connect(path)
+            reader = await _connect_reader(path)
         except BaseException:
             await writer.close()
             raise
-        engine = cls(writer, reader)
+        engine = cls(writer, reader, path)
         try:
-            with _refused():
-                await reader.execute("PRAGMA query_only = ON")
             await engine._migrate()
         except BaseException:
             await engine.close()
@@ -350,11 +371,43 @@ class SqliteEngine(Engine):
                     await self._writer_connection.execute("ROLLBACK")
                 raise
 
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[Session]:
+        """A deferred transaction on a reader of its own: its first statement fixes the
+        state every later one sees (WAL keeps it while writers commit). A connection whose
+        transaction could not be ended cleanly (a cancelled read) is closed, not reused."""
+        async with self._snapshot_turns:
+            if self._idle_readers:
+                connection = self._idle_readers.pop()
+            else:
+                connection = await _connect_reader(self._path)
+                self._snapshot_readers.add(connection)
+            reusable = False
+            try:
+                with _refused():
+                    await connection.execute("BEGIN")
+                yield SqliteSession(connection)
+            finally:
+                try:
+                    if connection.in_transaction:
+                        await connection.execute("ROLLBACK")
+                    reusable = True
+                finally:
+                    if reusable:
+                        self._idle_readers.append(connection)
+                    else:
+                        self._snapshot_readers.discard(connection)
+                        await connection.close()
+
     async def integrity_check(self) -> str:
         row = await self.reader.one("PRAGMA integrity_check")
         return "no answer" if row is None else str(row[0])
 
     async def close(self) -> None:
         async with self._lock:
+            for connection in self._snapshot_readers:
+                await connection.close()
+            self._snapshot_readers.clear()
+            self._idle_readers.clear()
             await self._reader_connection.close()
             await self._writer_connection.close()

@@ -103,11 +103,12 @@ class WebReads:
     ) -> JsonObject:
         """One page of the leaderboard, or of a closed season's closing standings; a page
         past the end or an unknown season is NotFoundError, saying why."""
-        try:
-            found = await self.ladder.leaderboard(guild_id, by, page, PAGE_SIZE, season)
-        except UserError as error:
-            raise NotFoundError(str(error)) from None
-        settings = await self.ladder.settings(guild_id)
+        async with self.ladder.db.snapshot():
+            try:
+                found = await self.ladder.leaderboard(guild_id, by, page, PAGE_SIZE, season)
+            except UserError as error:
+                raise NotFoundError(str(error)) from None
+            settings = await self.ladder.settings(guild_id)
         return json_safe(
             {
                 "guild_id": guild_id,
@@ -127,9 +128,10 @@ class WebReads:
 
     async def player(self, guild_id: int, user_id: int, variant: str | None) -> PlayerView:
         """The member's rating card (NotFoundError for one without a ladder record)."""
-        if await self.ladder.db.read.member(guild_id, user_id) is None:
-            raise NotFoundError(f"member {user_id} has no ladder record in this server")
-        card = await self.ladder.rating_card(guild_id, user_id, variant)
+        async with self.ladder.db.snapshot() as read:
+            if await read.member(guild_id, user_id) is None:
+                raise NotFoundError(f"member {user_id} has no ladder record in this server")
+            card = await self.ladder.rating_card(guild_id, user_id, variant)
         shown = {"guild_id": guild_id, **card_object(card), "read_at": self._read_at()}
         return PlayerView(json_safe(shown), card.stats.start, card.stats.history)
 
@@ -150,11 +152,12 @@ class WebReads:
 
     async def match(self, guild_id: int, match_id: int) -> JsonObject:
         """One match with its earlier lineups (NotFoundError when the guild has no such match)."""
-        try:
-            found = await self.ladder.show_match(guild_id, match_id)
-        except UserError:
-            raise NotFoundError(f"there is no match #{match_id} in this server") from None
-        edits = await self.ladder.match_edits(guild_id, match_id)
+        async with self.ladder.db.snapshot():
+            try:
+                found = await self.ladder.show_match(guild_id, match_id)
+            except UserError:
+                raise NotFoundError(f"there is no match #{match_id} in this server") from None
+            edits = await self.ladder.match_edits(guild_id, match_id)
         shown = {"guild_id": guild_id, **match_object(found, edits), "read_at": self._read_at()}
         return json_safe(shown)
 
