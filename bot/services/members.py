@@ -18,24 +18,38 @@ class MemberUseCases(LadderCore):
     """Who is in the ladder: names and bot flags from Discord, joining and leaving."""
 
     async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
-        async with self.db.write(guild_id) as tx:
-            await tx.ensure_guild(guild_id, self.defaults)
-            await tx.upsert_members(guild_id, members)
+        """Make sure the members have a ladder record with their name and bot flag as
+        Discord shows them (a read command's members, before it reads). Only what is new or
+        changed is written, in a small write of its own: when nothing changed, nothing is
+        written and no write lock taken (SPEC 8.6)."""
+        await self._write_names(guild_id, members, add=True)
 
     async def learn_names(self, guild_id: int, seen: Iterable[MemberInfo]) -> int:
         """Bring the stored names and bot flags of the members the ladder knows (players,
         imported members) up to date with what Discord shows; others are not added (being
         seen is no reason to be listed). Writes only what changed; returns how many."""
+        return await self._write_names(guild_id, seen, add=False)
+
+    async def _write_names(self, guild_id: int, seen: Iterable[MemberInfo], add: bool) -> int:
+        """Write the names and bot flags that differ from the stored ones (and, with `add`,
+        the members not stored yet); how many were written."""
         infos = {info.user_id: info for info in seen}
-        known = await self.db.read.members_by_id(guild_id, infos)
+        if not infos:
+            return 0
+        known = {m.user_id: m for m in await self.db.read.members_by_id(guild_id, infos)}
         changed = [
-            infos[member.user_id]
-            for member in known
-            if (member.name, member.is_bot)
-            != (infos[member.user_id].name, infos[member.user_id].is_bot)
+            info
+            for user_id, info in infos.items()
+            if (
+                add
+                if (stored := known.get(user_id)) is None
+                else (stored.name, stored.is_bot) != (info.name, info.is_bot)
+            )
         ]
         if changed:
             async with self.db.write(guild_id) as tx:
+                if add:
+                    await tx.ensure_guild(guild_id, self.defaults)
                 await tx.upsert_members(guild_id, changed)
         return len(changed)
 
