@@ -56,22 +56,22 @@ class Community:
         """Make `role_id` a rank role from `min_rating` (or move its threshold)."""
         _must_moderate(actor, "manage rank roles")
         threshold = _check_min_rating(min_rating)
-        async with self.ladder.db.write(guild_id) as tx:
-            settings = await tx.ensure_guild(guild_id, self.ladder.defaults)
-            roles = {**await tx.rank_roles(guild_id), role_id: threshold}
+        async with self.ladder.context.write(guild_id) as unit:
+            settings = await unit.tx.ensure_guild(guild_id, self.ladder.defaults)
+            roles = {**await unit.tx.rank_roles(guild_id), role_id: threshold}
             try:
                 rank_ladder(roles, settings.rank_margin)
             except ValueError as error:
                 raise UserError(str(error)) from None
-            await tx.set_rank_role(guild_id, role_id, threshold)
+            await unit.tx.set_rank_role(guild_id, role_id, threshold)
         return dict(sorted(roles.items(), key=lambda item: item[1]))
 
     async def remove_rank_role(self, guild_id: int, actor: Actor, role_id: int) -> None:
         _must_moderate(actor, "manage rank roles")
-        async with self.ladder.db.write(guild_id) as tx:
-            if role_id not in await tx.rank_roles(guild_id):
+        async with self.ladder.context.write(guild_id) as unit:
+            if role_id not in await unit.tx.rank_roles(guild_id):
                 raise UserError(f"role {role_id} is not a rank role; see /admin rank list")
-            await tx.remove_rank_role(guild_id, role_id)
+            await unit.tx.remove_rank_role(guild_id, role_id)
 
     async def role_calls(
         self,
@@ -122,6 +122,6 @@ class Community:
 
     async def set_modlog_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
         _must_moderate(actor, "set the mod log channel")
-        async with self.ladder.db.write(guild_id) as tx:
-            await tx.ensure_guild(guild_id, self.ladder.defaults)
-            await tx.set_modlog_channel(guild_id, channel_id)
+        async with self.ladder.context.write(guild_id) as unit:
+            await unit.tx.ensure_guild(guild_id, self.ladder.defaults)
+            await unit.tx.set_modlog_channel(guild_id, channel_id)

@@ -1,15 +1,13 @@
-"""The shared base of the use cases: the one change path (`LadderCore._write`), the
-reads and refusals every concern needs, and the replay of a guild's log that voiding,
-editing, settings, recomputing and importing share.
+"""The shared base of the use cases: the reads and refusals every concern needs, and the
+replay of a guild's log that voiding, editing, settings, recomputing and importing share.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Collection, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Final
 
@@ -19,7 +17,8 @@ from bot.config import GuildSettings
 from bot.ratings.elo import EloBridge
 from bot.ratings.ladder import LadderSettings
 from bot.services import seasons
-from bot.services.changes import Change, ChangeListener
+from bot.services.changes import ChangeListener
+from bot.services.context import ServiceContext, Unit
 from bot.services.errors import UserError
 from bot.services.lineup import Lineup
 from bot.services.replaying import ratings_at_start, records_by_season, replay_log
@@ -33,8 +32,6 @@ from bot.storage import (
     MemberColumns,
     WriteTransaction,
 )
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +57,6 @@ def ladder_rating(member: Member, settings: GuildSettings) -> float:
     return settings.initial_rating if member.rating is None else member.rating
 
 
-def _not_found(match_id: int) -> UserError:
-    return UserError(f"there is no match #{match_id} in this server; see /match list for ids")
-
-
 def _must_moderate(actor: Actor, what: str) -> None:
     if not actor.is_moderator:
         raise UserError(f"only moderators (Manage Server) can {what}")
@@ -85,16 +78,6 @@ async def _known_members(
     if missing:
         known.update((member.user_id, member) for member in await tx.add_members(guild_id, missing))
     return {user_id: known[user_id] for user_id in user_ids}
-
-
-@dataclass(slots=True)
-class _Unit:
-    """One write use case: its transaction, and the Change it reports once committed."""
-
-    tx: WriteTransaction
-    change: Change | None = None
-    stamped: bool = False
-    """The use case's own statements already marked the guild changed (a report)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +146,8 @@ def _starts(log: LogColumns, members: MemberColumns, seed: Mapping[int, float]) 
 
 
 class LadderCore:
-    """What every use case shares over one database; `defaults` start every new guild.
-    Each write use case reports what it changed to `on_change` once committed
-    (bot.services.changes)."""
+    """What every use case shares: the service context (bot.services.context) over one
+    database; `defaults` start every new guild."""
 
     def __init__(
         self,
@@ -178,56 +160,45 @@ class LadderCore:
         fill_cache: bool = False,
         on_change: ChangeListener | None = None,
     ) -> None:
+        self.context = ServiceContext(
+            db,
+            defaults,
+            clock=clock,
+            page_size=page_size,
+            edit_seconds=edit_seconds,
+            fill_cache=fill_cache,
+            on_change=on_change,
+        )
         self.db = db
         self.defaults = defaults
         self.clock = clock
         self.page_size = page_size
         self.edit_seconds = edit_seconds
-        self.fill_cache = fill_cache
-        """Store the performances reads compute, after the read has answered (the bot);
-        off, reads write nothing at all (the command line)."""
-        self._filling: set[asyncio.Task[None]] = set()
-        self.on_change = on_change
-        """Told every committed change; the bot sets it once it exists."""
+
+    @property
+    def on_change(self) -> ChangeListener | None:
+        return self.context.on_change
+
+    @on_change.setter
+    def on_change(self, listener: ChangeListener | None) -> None:
+        self.context.on_change = listener
 
     async def close(self) -> None:
-        await self.cache_filled()
-        await self.db.close()
+        await self.context.close()
 
     async def cache_filled(self) -> None:
         """Wait for the cache fills started by earlier reads."""
-        while self._filling:
-            await asyncio.gather(*self._filling)
+        await self.context.cache_filled()
 
-    @asynccontextmanager
-    async def _write(self, guild_id: int) -> AsyncIterator[_Unit]:
-        """The one change path: a write use case's transaction. When the Change it sets
-        changes the standings, the guild is marked changed in the same transaction (other
-        processes' live boards follow); once committed, the Change goes to `on_change`. A
-        refusal or a rollback reports nothing."""
-        async with self.db.write(guild_id) as tx:
-            unit = _Unit(tx)
-            yield unit
-            if unit.change is not None and unit.change.changes_standings and not unit.stamped:
-                await tx.mark_changed(guild_id, self.clock())
-        if unit.change is not None and self.on_change is not None:
-            try:
-                self.on_change(unit.change)
-            except Exception:  # the write stands whatever a listener does
-                log.exception("a change listener failed on %r", unit.change)
+    def _write(self, guild_id: int) -> AbstractAsyncContextManager[Unit]:
+        return self.context.write(guild_id)
 
     async def settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings; the defaults until its first write."""
-        return await self.db.read.guild_settings(guild_id) or self.defaults
+        return await self.context.settings(guild_id)
 
     async def _member(self, guild_id: int, user_id: int) -> Member:
-        member = await self.db.read.member(guild_id, user_id)
-        if member is None:
-            raise UserError(f"<@{user_id}> has no ladder record in this server yet")
-        return member
+        return await self.context.member(guild_id, user_id)
 
     async def _load(self, tx: WriteTransaction, guild_id: int, match_id: int) -> Match:
-        match = await tx.match(guild_id, match_id)
-        if match is None:
-            raise _not_found(match_id)
-        return match
+        return await self.context.load(tx, guild_id, match_id)

@@ -18,14 +18,13 @@ from bot.ratings.ladder import (
     valid_scores,
 )
 from bot.services.changes import Change
+from bot.services.context import Unit, not_found
 from bot.services.core import (
     NOTHING_REPLAYED,
     Actor,
     LadderCore,
     _known_members,
     _must_moderate,
-    _not_found,
-    _Unit,
     ladder_rating,
     ladder_settings,
     replay_guild,
@@ -180,7 +179,7 @@ class MatchUseCases(LadderCore):
 
     async def record_report(
         self,
-        unit: _Unit,
+        unit: Unit,
         guild_id: int,
         actor: Actor,
         lineup: Lineup,
@@ -262,10 +261,10 @@ class MatchUseCases(LadderCore):
     async def set_match_message(
         self, guild_id: int, match_id: int, channel_id: int, message_id: int
     ) -> None:
-        async with self.db.write(guild_id) as tx:
-            if await tx.match(guild_id, match_id) is None:
-                raise _not_found(match_id)
-            await tx.set_match_message(match_id, channel_id, message_id)
+        async with self._write(guild_id) as unit:
+            if await unit.tx.match(guild_id, match_id) is None:
+                raise not_found(match_id)
+            await unit.tx.set_match_message(match_id, channel_id, message_id)
 
     @staticmethod
     def _may_answer(actor: Actor, match: Match) -> bool:
@@ -427,7 +426,7 @@ class MatchUseCases(LadderCore):
         async with self.db.snapshot() as read:
             match = await read.match(guild_id, match_id)
         if match is None:
-            raise _not_found(match_id)
+            raise not_found(match_id)
         return match
 
     async def list_matches(

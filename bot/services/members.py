@@ -47,10 +47,10 @@ class MemberUseCases(LadderCore):
             )
         ]
         if changed:
-            async with self.db.write(guild_id) as tx:
+            async with self._write(guild_id) as unit:
                 if add:
-                    await tx.ensure_guild(guild_id, self.defaults)
-                await tx.upsert_members(guild_id, changed)
+                    await unit.tx.ensure_guild(guild_id, self.defaults)
+                await unit.tx.upsert_members(guild_id, changed)
         return len(changed)
 
     async def join(self, guild_id: int, member: MemberInfo) -> Member:

@@ -46,7 +46,8 @@ from typing import Any, Final
 
 from bot.config import GuildSettings
 from bot.services.changes import Change
-from bot.services.core import Actor, _must_moderate, _Unit, elo_bridge, ladder_rating
+from bot.services.context import Unit
+from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
 from bot.services.matches import MatchUseCases, ReportResult, check_lineup
 from bot.services.queue_rules import (
@@ -155,14 +156,14 @@ class QueueService:
     def clock(self) -> Callable[[], float]:
         return self.matches.clock
 
-    def _write(self, guild_id: int) -> AbstractAsyncContextManager[_Unit]:
+    def _write(self, guild_id: int) -> AbstractAsyncContextManager[Unit]:
         return self.matches._write(guild_id)
 
     async def _settings(self, tx: WriteTransaction, guild_id: int) -> GuildSettings:
         return await tx.ensure_guild(guild_id, self.matches.defaults)
 
     @staticmethod
-    def _changed(unit: _Unit, guild_id: int, actor_id: int | None, detail: str = "") -> None:
+    def _changed(unit: Unit, guild_id: int, actor_id: int | None, detail: str = "") -> None:
         unit.change = Change(guild_id, "queue", actor_id=actor_id, detail=detail)
 
     # -- reads -----------------------------------------------------------------------------
@@ -200,9 +201,9 @@ class QueueService:
         self, guild_id: int, kind: str, number: int, version: int, message_id: int | None
     ) -> None:
         """The front end showed this version of a queue or lobby (a write of no Change)."""
-        async with self.db.write(guild_id) as tx:
-            await tx.mark_shown(guild_id, "queue" if kind == "queue" else "lobby", number,
-                                version, message_id)  # fmt: skip
+        async with self._write(guild_id) as unit:
+            await unit.tx.mark_shown(guild_id, "queue" if kind == "queue" else "lobby", number,
+                                     version, message_id)  # fmt: skip
 
     @staticmethod
     def _find(queues: Sequence[Queue], name: str | None, channel_id: int | None) -> Queue:
@@ -274,12 +275,12 @@ class QueueService:
         return JoinResult(edited, None, False, tuple(lobbies))
 
     async def set_queue_message(self, guild_id: int, queue_id: int, message_id: int | None) -> None:
-        async with self.db.write(guild_id) as tx:
-            await tx.set_queue_message(guild_id, queue_id, message_id)
+        async with self._write(guild_id) as unit:
+            await unit.tx.set_queue_message(guild_id, queue_id, message_id)
 
     async def set_lobby_message(self, guild_id: int, lobby_id: int, message_id: int) -> None:
-        async with self.db.write(guild_id) as tx:
-            await tx.update_lobby(guild_id, lobby_id, message_id=message_id)
+        async with self._write(guild_id) as unit:
+            await unit.tx.update_lobby(guild_id, lobby_id, message_id=message_id)
 
     async def delete_queue(self, guild_id: int, actor: Actor, name: str) -> Queue:
         """Remove a queue and its waiting members (returned as they were, for its message);

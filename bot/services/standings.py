@@ -242,10 +242,8 @@ class StandingsUseCases(LadderCore):
         versions = {member.user_id: (member.rating, member.games) for member in members}
         played = await self._played(guild_id, user_ids)
         computed = await asyncio.to_thread(measured, played, user_ids, measures, bridge)
-        if self.fill_cache and computed:
-            task = asyncio.create_task(self._fill_cache(guild_id, computed, versions))
-            self._filling.add(task)
-            task.add_done_callback(self._filling.discard)
+        if self.context.fill_cache and computed:
+            self.context.in_background(self._fill_cache(guild_id, computed, versions))
         return computed
 
     async def _fill_cache(
@@ -257,8 +255,8 @@ class StandingsUseCases(LadderCore):
         """Cache what a read computed, off its path; members whose rating or record changed
         since are skipped (their games changed), and a busy database just skips it all."""
         with contextlib.suppress(DatabaseBusy):
-            async with self.db.write(guild_id) as tx:
-                await tx.store_performances(guild_id, computed, versions)
+            async with self._write(guild_id) as unit:
+                await unit.tx.store_performances(guild_id, computed, versions)
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
@@ -398,9 +396,9 @@ class StandingsUseCases(LadderCore):
 
     async def set_live_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
         _must_moderate(actor, "set the leaderboard channel")
-        async with self.db.write(guild_id) as tx:
-            await tx.ensure_guild(guild_id, self.defaults)
-            await tx.set_live_board(guild_id, channel_id)
+        async with self._write(guild_id) as unit:
+            await unit.tx.ensure_guild(guild_id, self.defaults)
+            await unit.tx.set_live_board(guild_id, channel_id)
 
     async def live_board(self, guild_id: int) -> LiveBoard | None:
         return await self.db.read.live_board(guild_id)
@@ -409,5 +407,5 @@ class StandingsUseCases(LadderCore):
         return await self.db.read.live_boards_due(self.clock(), self.edit_seconds)
 
     async def mark_live_board_edited(self, guild_id: int, message_id: int) -> None:
-        async with self.db.write(guild_id) as tx:
-            await tx.mark_live_board_edited(guild_id, message_id, self.clock())
+        async with self._write(guild_id) as unit:
+            await unit.tx.mark_live_board_edited(guild_id, message_id, self.clock())

@@ -1,0 +1,113 @@
+"""What every service shares: the database, the defaults that start a new guild, the clock,
+and the one write path (`ServiceContext.write`): every write of the services is one
+transaction of it, and reports at most one `Change` once committed (bot.services.changes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from bot.config import GuildSettings
+from bot.services.changes import Change, ChangeListener
+from bot.services.errors import UserError
+from bot.storage import Database, Match, Member, WriteTransaction
+
+log = logging.getLogger(__name__)
+
+
+def not_found(match_id: int) -> UserError:
+    return UserError(f"there is no match #{match_id} in this server; see /match list for ids")
+
+
+@dataclass(slots=True)
+class Unit:
+    """One write: its transaction, and the Change it reports once committed (None: a write
+    that changes nothing anyone follows, such as a message id or a cache fill)."""
+
+    tx: WriteTransaction
+    change: Change | None = None
+    stamped: bool = False
+    """The write's own statements already marked the guild changed (a report)."""
+
+
+class ServiceContext:
+    """One database and what every service over it shares; `defaults` start every new
+    guild. Each write reports what it changed to `on_change` once committed."""
+
+    def __init__(
+        self,
+        db: Database,
+        defaults: GuildSettings,
+        *,
+        clock: Callable[[], float] = time.time,
+        page_size: int = 10,
+        edit_seconds: float = 60.0,
+        fill_cache: bool = False,
+        on_change: ChangeListener | None = None,
+    ) -> None:
+        self.db = db
+        self.defaults = defaults
+        self.clock = clock
+        self.page_size = page_size
+        self.edit_seconds = edit_seconds
+        self.fill_cache = fill_cache
+        """Store the performances reads compute, after the read has answered (the bot);
+        off, reads write nothing at all (the command line)."""
+        self._background: set[asyncio.Task[None]] = set()
+        self.on_change = on_change
+        """Told every committed change; the bot sets it once it exists."""
+
+    @asynccontextmanager
+    async def write(self, guild_id: int) -> AsyncIterator[Unit]:
+        """The one write path: a write's transaction. When the Change it sets changes the
+        standings, the guild is marked changed in the same transaction (other processes'
+        live boards follow); once committed, the Change goes to `on_change`. A refusal or a
+        rollback reports nothing."""
+        async with self.db.write(guild_id) as tx:
+            unit = Unit(tx)
+            yield unit
+            if unit.change is not None and unit.change.changes_standings and not unit.stamped:
+                await tx.mark_changed(guild_id, self.clock())
+        if unit.change is not None and self.on_change is not None:
+            try:
+                self.on_change(unit.change)
+            except Exception:  # the write stands whatever a listener does
+                log.exception("a change listener failed on %r", unit.change)
+
+    def in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` (a cache fill) without waiting for it; `close` waits for it."""
+        task = asyncio.create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def cache_filled(self) -> None:
+        """Wait for the cache fills started by earlier reads."""
+        while self._background:
+            await asyncio.gather(*self._background)
+
+    async def close(self) -> None:
+        await self.cache_filled()
+        await self.db.close()
+
+    async def settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings; the defaults until its first write."""
+        return await self.db.read.guild_settings(guild_id) or self.defaults
+
+    async def member(self, guild_id: int, user_id: int) -> Member:
+        member = await self.db.read.member(guild_id, user_id)
+        if member is None:
+            raise UserError(f"<@{user_id}> has no ladder record in this server yet")
+        return member
+
+    @staticmethod
+    async def load(tx: WriteTransaction, guild_id: int, match_id: int) -> Match:
+        match = await tx.match(guild_id, match_id)
+        if match is None:
+            raise not_found(match_id)
+        return match
