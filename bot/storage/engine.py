@@ -8,9 +8,11 @@ name; an engine module (sqlite.py, postgres.py) is the only place that knows its
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+import copy
+import functools
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Final, Protocol
+from typing import Any, Concatenate, Final, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -105,9 +107,13 @@ class Dialect(abc.ABC):
 
 
 class Session(abc.ABC):
-    """One connection's statements: inside a write transaction, or plain reads."""
+    """One connection's statements: inside a write transaction or a read snapshot, or plain
+    reads."""
 
     dialect: Dialect
+    alone: Callable[[], AbstractAsyncContextManager[Session]] | None = None
+    """The plain reader's: opens a snapshot of its own (see `one_state`); None on a session
+    whose statements already see one state (a snapshot's, a write transaction's)."""
 
     @abc.abstractmethod
     async def all(self, sql: str, parameters: Parameters | None = None) -> list[Row]:
@@ -153,6 +159,36 @@ class Session(abc.ABC):
     async def one(self, sql: str, parameters: Parameters | None = None) -> Row | None:
         rows = await self.all(sql, parameters)
         return rows[0] if rows else None
+
+
+class _OnSession(Protocol):
+    _session: Session
+
+
+_Reads = TypeVar("_Reads", bound=_OnSession)
+_Arguments = ParamSpec("_Arguments")
+_Result = TypeVar("_Result")
+
+
+def one_state(
+    read: Callable[Concatenate[_Reads, _Arguments], Awaitable[_Result]],
+) -> Callable[Concatenate[_Reads, _Arguments], Awaitable[_Result]]:
+    """A read of several statements sees one state (SPEC 8.6): on the plain reader, it runs
+    in a snapshot of its own; in a snapshot or a write transaction, in that."""
+
+    @functools.wraps(read)
+    async def in_one_state(
+        reads: _Reads, /, *args: _Arguments.args, **kwargs: _Arguments.kwargs
+    ) -> _Result:
+        opens = reads._session.alone
+        if opens is None:
+            return await read(reads, *args, **kwargs)
+        async with opens() as session:
+            twin = copy.copy(reads)
+            twin._session = session
+            return await read(twin, *args, **kwargs)
+
+    return in_one_state
 
 
 def joined_columns(

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from bot.storage.engine import Row, Session
+from bot.storage.engine import Row, Session, one_state
 from bot.storage.models import (
     FloatArray,
     IntArray,
@@ -113,6 +113,7 @@ def _looked_up(keys: IntArray, values: FloatArray, wanted: IntArray) -> FloatArr
 class MatchReads:
     _session: Session
 
+    @one_state
     async def _matches(
         self, where: str, parameters: Mapping[str, Any], tail: str = "", source: str = ""
     ) -> list[Match]:
@@ -240,6 +241,7 @@ class MatchReads:
             for row in rows
         ]
 
+    @one_state
     async def played_columns(
         self, guild_id: int, user_ids: Iterable[int] | None = None
     ) -> PlayedColumns:

@@ -350,6 +350,7 @@ class PostgresEngine(Engine):
         self._own_pids: set[int] = set()
         """The server processes of our write connections (their notifications are ours)."""
         self.reader = _Connected(pool)
+        self.reader.alone = self.snapshot
         self._url = ""
         self._listener: asyncpg.Connection | None = None
 

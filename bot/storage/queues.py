@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Final, Literal
 
-from bot.storage.engine import Row, Session
+from bot.storage.engine import Row, Session, one_state
 
 QueueFormat = Literal["teams", "ffa"]
 TeamMode = Literal["balance", "captains", "random"]
@@ -199,6 +199,7 @@ class DueWork:
 class QueueReads:
     _session: Session
 
+    @one_state
     async def queues(self, guild_id: int) -> list[Queue]:
         """The guild's queues by number, each with its waiting members in order."""
         rows = await self._session.all(
@@ -208,6 +209,7 @@ class QueueReads:
         waiting = await self._waiting(guild_id, None)
         return [_queue(row, waiting.get(row["queue_id"], ())) for row in rows]
 
+    @one_state
     async def queue(self, guild_id: int, queue_id: int) -> Queue | None:
         row = await self._session.one(
             f"SELECT {_QUEUE_COLUMNS} FROM queues "
@@ -243,6 +245,7 @@ class QueueReads:
         lobbies = await self._lobbies(guild_id, "match_id = :match_id", {"match_id": match_id})
         return lobbies[0] if lobbies else None
 
+    @one_state
     async def _lobbies(
         self, guild_id: int, where: str, parameters: Mapping[str, Any]
     ) -> list[Lobby]:
@@ -283,6 +286,7 @@ class QueueReads:
         )
         return None if row is None else float(row["until"])
 
+    @one_state
     async def due_work(self, now: float) -> DueWork:
         """Every timed action due at `now`, in every guild."""
         expired = await self._session.all(

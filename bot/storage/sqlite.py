@@ -310,6 +310,7 @@ class SqliteEngine(Engine):
         self._reader_connection = reader
         self._lock = asyncio.Lock()
         self.reader = SqliteSession(reader)
+        self.reader.alone = self.snapshot
         self._path = path
         self._snapshot_turns = asyncio.Semaphore(SNAPSHOT_READERS)
         self._idle_readers: list[aiosqlite.Connection] = []

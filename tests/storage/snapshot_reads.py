@@ -172,7 +172,7 @@ async def read_log(url: str) -> Log:
         }
     assert settings is not None
     assert all(match.status == "applied" for match in matches)
-    applied = [match.applied_at for match in matches]
+    applied = [match.applied_at or 0.0 for match in matches]
     assert applied == sorted(applied)  # the log order is the id order: prefixes are states
     state: dict[int, State] = {}
     states: list[dict[int, State]] = [{}]
