@@ -341,8 +341,13 @@ class _Snapshot:
     def serves(self, database: Database) -> bool:
         """Whether `database`'s reads in the running task are this snapshot's: a task
         started inside the block inherits the variable but runs its reads on its own (two
-        statements at once on one connection would fail)."""
-        return self.open and self.database is database and self.task is asyncio.current_task()
+        statements at once on one connection would fail), and so does a worker thread."""
+        if not self.open or self.database is not database:
+            return False
+        try:
+            return self.task is asyncio.current_task()
+        except RuntimeError:  # no event loop: a worker thread (asyncio.to_thread)
+            return False
 
 
 _CURRENT_SNAPSHOT: ContextVar[_Snapshot | None] = ContextVar("snapshot", default=None)

@@ -55,6 +55,7 @@ async def test_snapshots_nest_and_stay_with_their_task(database: Database) -> No
             return await known(database.read)
 
         assert await asyncio.create_task(elsewhere()) == [1, 2]
+        assert await asyncio.to_thread(lambda: database.read) is not outer
         assert await known(outer) == [1]
     assert database.read is not outer
 
