@@ -20,6 +20,7 @@ BENCHMARKS = {
     "scale": "bench.scale",
     "evaluate": "bench.evaluation",
     "queues": "bench.queues",
+    "web": "bench.web",
 }
 """Benchmark name -> module with `run(quick: bool) -> list[Table] | Table`."""
 RESULTS_PATH = "bench/RESULTS.md"

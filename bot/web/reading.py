@@ -10,19 +10,27 @@ Decisions the spec leaves open:
   below it (ids follow creation, so new reports never shift a page already read).
 - Ids are JSON integers, as in the command line's `--json` (int64; a JavaScript client must
   read them as big integers).
+- The pages of one leaderboard share one read: the whole board is read once per guild stamp
+  (the one the request's ETag was made from) and kept, the newest BOARDS of them, and each
+  page is cut from it; a board is always read after the stamp it is kept under, so it is never
+  older than that stamp says.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import astuple, dataclass
 from typing import Any, Final
 
 from bot.cli_views import card_object, leaderboard_object, match_object, season_object
+from bot.config import GuildSettings
 from bot.services import Ladder, UserError
 from bot.services.card import RatingPoint
 from bot.services.matchcsv.format import format_time
+from bot.services.standings import LeaderboardPage
 from bot.storage import WebStamp
 
 PAGE_SIZE: Final = 50
@@ -30,6 +38,8 @@ MAX_PAGE: Final = 1_000_000
 MATCHES_LIMIT: Final = 20
 MAX_MATCHES_LIMIT: Final = 100
 INACTIVITY_SECONDS: Final = 60
+BOARDS: Final = 8
+"""Whole leaderboards kept (by guild, measure and season; each for its newest stamp)."""
 """With inactivity on, the standings change as time passes (SPEC 9.3): a guild's stamp then
 also changes every this many seconds."""
 
@@ -76,6 +86,12 @@ class WebReads:
     def __init__(self, ladder: Ladder, clock: Callable[[], float]) -> None:
         self.ladder = ladder
         self.clock = clock
+        self._stamps: dict[int, tuple[tuple[object, ...], WebStamp]] = {}
+        """The newest stamp read of each guild, with what it was made from."""
+        self._boards: OrderedDict[
+            tuple[int, str, str | None],
+            tuple[tuple[object, ...], asyncio.Future[tuple[LeaderboardPage, GuildSettings]]],
+        ] = OrderedDict()
 
     async def stamp(self, guild_id: int) -> tuple[object, ...]:
         """What the guild's pages depend on, for their ETags; GuildHiddenError for a guild that is
@@ -85,7 +101,7 @@ class WebReads:
             raise GuildHiddenError
         settings = found.settings
         moment = int(self.clock() // INACTIVITY_SECONDS) if settings.inactive_days else None
-        return (
+        stamp = (
             guild_id,
             found.changed_at,
             found.pending,
@@ -94,6 +110,8 @@ class WebReads:
             moment,
             *astuple(settings),
         )
+        self._stamps[guild_id] = (stamp, found)
+        return stamp
 
     def _read_at(self) -> str:
         return format_time(self.clock())
@@ -103,28 +121,68 @@ class WebReads:
     ) -> JsonObject:
         """One page of the leaderboard, or of a closed season's closing standings; a page
         past the end or an unknown season is NotFoundError, saying why."""
-        async with self.ladder.db.snapshot():
-            try:
-                found = await self.ladder.leaderboard(guild_id, by, page, PAGE_SIZE, season)
-            except UserError as error:
-                raise NotFoundError(str(error)) from None
-            settings = await self.ladder.settings(guild_id)
+        try:
+            whole, settings = await self._whole_board(guild_id, by, season)
+        except UserError as error:
+            raise NotFoundError(str(error)) from None
+        pages = max(1, math.ceil(len(whole.rows) / PAGE_SIZE))
+        if not 1 <= page <= pages:
+            noun = "page" if pages == 1 else "pages"
+            raise NotFoundError(
+                f"page {page!r} must be from 1 to {pages}: the leaderboard has {pages} {noun}"
+            )
+        rows = whole.rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
         return json_safe(
             {
                 "guild_id": guild_id,
-                "by": found.by,
-                "season": found.season,
-                "page": found.page,
-                "pages": found.pages,
+                "by": whole.by,
+                "season": whole.season,
+                "page": page,
+                "pages": pages,
                 "page_size": PAGE_SIZE,
-                "total": found.total,
+                "total": whole.total,
                 "min_games": settings.min_games,
                 "provisional_games": settings.provisional_games,
                 "inactive_days": settings.inactive_days,
                 "read_at": self._read_at(),
-                "rows": [leaderboard_object(row) for row in found.rows],
+                "rows": [leaderboard_object(row) for row in rows],
             }
         )
+
+    async def _whole_board(
+        self, guild_id: int, by: str, season: str | None
+    ) -> tuple[LeaderboardPage, GuildSettings]:
+        """The whole board (every row ranked) and the settings it was ranked under, read in
+        one snapshot once per stamp of the guild."""
+
+        async def read() -> tuple[LeaderboardPage, GuildSettings]:
+            async with self.ladder.db.snapshot():
+                board = await self.ladder.leaderboard(guild_id, by, 1, 0, season)
+                return board, await self.ladder.settings(guild_id)
+
+        known = self._stamps.get(guild_id)
+        if known is None:  # no stamp read yet: nothing to keep it under
+            return await read()
+        stamp = known[0]
+        key = (guild_id, by, season)
+        kept = self._boards.get(key)
+        if kept is not None and kept[0] == stamp:
+            self._boards.move_to_end(key)
+            return await asyncio.shield(kept[1])
+        reading = asyncio.ensure_future(read())
+        self._boards[key] = (stamp, reading)
+        self._boards.move_to_end(key)
+        while len(self._boards) > BOARDS:
+            self._boards.popitem(last=False)
+
+        def forget_failure(done: asyncio.Future[tuple[LeaderboardPage, GuildSettings]]) -> None:
+            if (done.cancelled() or done.exception() is not None) and self._boards.get(
+                key, (None, None)
+            )[1] is done:
+                del self._boards[key]
+
+        reading.add_done_callback(forget_failure)
+        return await asyncio.shield(reading)
 
     async def player(self, guild_id: int, user_id: int, variant: str | None) -> PlayerView:
         """The member's rating card (NotFoundError for one without a ladder record)."""
