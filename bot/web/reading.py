@@ -11,9 +11,9 @@ Decisions the spec leaves open:
 - Ids are JSON integers, as in the command line's `--json` (int64; a JavaScript client must
   read them as big integers).
 - The pages of one leaderboard share one read: the whole board is read once per guild stamp
-  (the one the request's ETag was made from) and kept, the newest BOARDS of them, and each
-  page is cut from it; a board is always read after the stamp it is kept under, so it is never
-  older than that stamp says.
+  (the newest stamp read, the one the request's ETag was made from or a later one) and kept,
+  and each page is cut from it; the list of seasons likewise. A kept read is always made after
+  the stamp it is kept under was read, so it is never older than that stamp says.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import astuple, dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from bot.cli_views import card_object, leaderboard_object, match_object, season_object
 from bot.config import GuildSettings
@@ -38,8 +38,10 @@ MAX_PAGE: Final = 1_000_000
 MATCHES_LIMIT: Final = 20
 MAX_MATCHES_LIMIT: Final = 100
 INACTIVITY_SECONDS: Final = 60
-BOARDS: Final = 8
-"""Whole leaderboards kept (by guild, measure and season; each for its newest stamp)."""
+KEPT: Final = 16
+"""Reads kept for their guild's stamp (whole leaderboards by guild, measure and season; season
+lists by guild), each for the newest stamp it was read at."""
+Kept = TypeVar("Kept")
 """With inactivity on, the standings change as time passes (SPEC 9.3): a guild's stamp then
 also changes every this many seconds."""
 
@@ -88,9 +90,8 @@ class WebReads:
         self.clock = clock
         self._stamps: dict[int, tuple[tuple[object, ...], WebStamp]] = {}
         """The newest stamp read of each guild, with what it was made from."""
-        self._boards: OrderedDict[
-            tuple[int, str, str | None],
-            tuple[tuple[object, ...], asyncio.Future[tuple[LeaderboardPage, GuildSettings]]],
+        self._kept_reads: OrderedDict[
+            tuple[object, ...], tuple[tuple[object, ...], asyncio.Future[Any]]
         ] = OrderedDict()
 
     async def stamp(self, guild_id: int) -> tuple[object, ...]:
@@ -160,26 +161,31 @@ class WebReads:
                 board = await self.ladder.leaderboard(guild_id, by, 1, 0, season)
                 return board, await self.ladder.settings(guild_id)
 
+        return await self._kept(("board", guild_id, by, season), guild_id, read)
+
+    async def _kept(
+        self, key: tuple[object, ...], guild_id: int, read: Callable[[], Awaitable[Kept]]
+    ) -> Kept:
+        """What `read` gives, read once per stamp of the guild (the newest KEPT reads)."""
         known = self._stamps.get(guild_id)
         if known is None:  # no stamp read yet: nothing to keep it under
             return await read()
         stamp = known[0]
-        key = (guild_id, by, season)
-        kept = self._boards.get(key)
+        kept = self._kept_reads.get(key)
         if kept is not None and kept[0] == stamp:
-            self._boards.move_to_end(key)
-            return await asyncio.shield(kept[1])
+            self._kept_reads.move_to_end(key)
+            found: Kept = await asyncio.shield(kept[1])
+            return found
         reading = asyncio.ensure_future(read())
-        self._boards[key] = (stamp, reading)
-        self._boards.move_to_end(key)
-        while len(self._boards) > BOARDS:
-            self._boards.popitem(last=False)
+        self._kept_reads[key] = (stamp, reading)
+        self._kept_reads.move_to_end(key)
+        while len(self._kept_reads) > KEPT:
+            self._kept_reads.popitem(last=False)
 
-        def forget_failure(done: asyncio.Future[tuple[LeaderboardPage, GuildSettings]]) -> None:
-            if (done.cancelled() or done.exception() is not None) and self._boards.get(
-                key, (None, None)
-            )[1] is done:
-                del self._boards[key]
+        def forget_failure(done: asyncio.Future[Kept]) -> None:
+            failed = done.cancelled() or done.exception() is not None
+            if failed and self._kept_reads.get(key, (None, None))[1] is done:
+                del self._kept_reads[key]
 
         reading.add_done_callback(forget_failure)
         return await asyncio.shield(reading)
@@ -221,7 +227,9 @@ class WebReads:
 
     async def seasons(self, guild_id: int) -> JsonObject:
         """Every season, oldest first; the last is under way."""
-        found = await self.ladder.season_list(guild_id)
+        found = await self._kept(
+            ("seasons", guild_id), guild_id, lambda: self.ladder.season_list(guild_id)
+        )
         return {
             "guild_id": guild_id,
             "read_at": self._read_at(),
