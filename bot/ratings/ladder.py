@@ -7,6 +7,7 @@ only enabled participants (guests, bots and opted-out members are never compared
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -207,25 +208,53 @@ def pair_results(scores: FloatArray, minutes: FloatArray) -> FloatArray:
 
 @functools.cache
 def seat_pairs(seats: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """The seats p and q of every seat pair p < q of c seats (the pairs' order everywhere).
+    """The seats p and q of every seat pair p < q of c seats (the pairs' order everywhere):
+    by q - p, then by p, so that the pairs (p, p + d) of every d are one run (seat_sums).
 
     indiv_qp = -indiv_pq (result and P_pq - 0.5 are antisymmetric, time symmetric): each
     unordered pair is computed once.
     """
-    first, second = np.triu_indices(seats, 1)
+    first = np.array([p for d in range(1, seats) for p in range(seats - d)], dtype=np.intp)
+    second = first + np.repeat(np.arange(1, seats), np.arange(seats - 1, 0, -1))
     first.flags.writeable = second.flags.writeable = False  # shared through the cache
     return first, second
 
 
+def seat_sums(x: FloatArray, seats: int) -> FloatArray:
+    """[..., c] from [..., pairs] (seat_pairs' order): each seat p's sum of +x_pq where p is
+    the pair's first seat and -x_qp where it is the second, added one term at a time for
+    q = p + 1, ..., c - 1, 0, ..., p - 1 (round d adds q = p + d mod c).
+
+    Every seat's sum is the same additions in the same order whatever the leading shape, so
+    a match's sums do not depend on the matches rated beside it (a matrix product's would:
+    its summation order varies with the batch), and empty seats (terms 0) do not change a
+    real seat's sum: replaying a log in waves of padded matches gives, bit for bit, the
+    ratings of applying its matches one at a time. Pair-major, a round is two slices.
+    """
+    lead = x.shape[:-1]
+    by_pair = np.ascontiguousarray(x.reshape(-1, x.shape[-1]).T)  # [pairs, K]
+    total = np.zeros((seats, by_pair.shape[1]))
+    for later, earlier in _seat_rounds(seats):
+        total[later[0]] += by_pair[later[1]]  # q = p + d
+        total[earlier[0]] -= by_pair[earlier[1]]  # q = p + d - c < p
+    return np.ascontiguousarray(total.T).reshape(*lead, seats)
+
+
+Round = tuple[tuple[slice, slice], tuple[slice, slice]]
+
+
 @functools.cache
-def pair_incidence(seats: int) -> FloatArray:
-    """[pairs, c]: +1 at p and -1 at q, so x @ incidence adds x_pq to p and takes it from q."""
-    first, second = seat_pairs(seats)
-    incidence = np.zeros((len(first), seats))
-    incidence[np.arange(len(first)), first] = 1.0
-    incidence[np.arange(len(first)), second] = -1.0
-    incidence.flags.writeable = False
-    return incidence
+def _seat_rounds(seats: int) -> tuple[Round, ...]:
+    """Per round d of seat_sums: (seats, pairs) of the seats whose q = p + d is later, then
+    of those whose q = p + d - c is earlier (pairs in seat_pairs' order)."""
+    runs = [0, *itertools.accumulate(range(seats - 1, 0, -1))]  # where the pairs of d start
+    return tuple(
+        (
+            (slice(0, seats - d), slice(runs[d - 1], runs[d - 1] + seats - d)),
+            (slice(seats - d, seats), slice(runs[seats - d - 1], runs[seats - d - 1] + d)),
+        )
+        for d in range(1, seats)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +297,7 @@ def pair_terms(
     order = rate_order(scores[:, first], played[:, first], scores[:, second], played[:, second])
     return PairTerms(
         weight=weight,
-        won=(order * weight) @ pair_incidence(sides.shape[1]),
+        won=seat_sums(order * weight, sides.shape[1]),
         cap=capped * settings.game_mult,
         minutes=np.where(seated, minutes, np.inf),
     )
@@ -310,13 +339,14 @@ def _unlimited_offsets(
     ratings: FloatArray, terms: PairTerms, half_inverse_t: float | FloatArray
 ) -> FloatArray:
     """offset_p of steps 3-6 for ratings [..., K, c] (half_inverse_t: 1/2t, broadcast)."""
-    incidence = pair_incidence(ratings.shape[-1])
-    # R_p - R_q through the ±1 incidence: exactly one rounding, 0 for equal ratings.
-    differences = ratings @ incidence.T
+    seats = ratings.shape[-1]
+    first, second = seat_pairs(seats)
+    # R_p - R_q: exactly one rounding, 0 for equal ratings.
+    differences = ratings[..., first] - ratings[..., second]
     differences *= half_inverse_t
     np.tanh(differences, out=differences)
     differences *= terms.weight
-    offsets: FloatArray = terms.won - differences @ incidence
+    offsets: FloatArray = terms.won - seat_sums(differences, seats)
     return offsets
 
 
