@@ -182,6 +182,11 @@ def test_settings_shows_every_key_and_changes_them(database_url: str) -> None:
     out = ok(database_url, "settings", "min_games=1")
     assert out.splitlines()[0] == "changed min_games = 1"  # no rating constant: no replay
     assert set(ratings(database_url)) == {1, 2}
+    out = ok(database_url, "settings", "no_show_minutes=1440", "lobby_hours=168")  # SPEC 10
+    assert out.splitlines()[0] == "changed no_show_minutes = 1440, lobby_hours = 168.0"
+    assert {"no_show_minutes = 1440", "lobby_hours = 168.0"} <= set(
+        ok(database_url, "settings").splitlines()
+    )
 
 
 @pytest.mark.parametrize(
@@ -193,6 +198,16 @@ def test_settings_shows_every_key_and_changes_them(database_url: str) -> None:
         (["bogus=1"], "setting 'bogus' must be one of t, game_mult,"),
         (["t"], "'t' must be NAME=VALUE, such as t=120"),
         (["t=100", "t=110"], "setting 't' is given twice"),
+        (
+            ["no_show_minutes=1441"],
+            "setting no_show_minutes: must be a whole number from 0 to 1,440",
+        ),
+        (
+            ["no_show_minutes=1.5"],
+            "setting no_show_minutes: must be a whole number from 0 to 1,440",
+        ),
+        (["lobby_hours=0.5"], "setting lobby_hours: must be a number from 1 to 168"),
+        (["lobby_hours=169"], "setting lobby_hours: must be a number from 1 to 168"),
     ],
 )
 def test_settings_refusals_are_one_line_and_change_nothing(
