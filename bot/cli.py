@@ -45,6 +45,7 @@ from bot.ratings.rep import RepError, rep
 from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
 from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services.changes import COMMAND_LINE_ID
 from bot.services.evaluation import MAX_LAST, EvaluationService, GuildEvaluation, checked_last
 from bot.services.lineup import Player, parse_id
 from bot.services.matchups import Matchups, TeamBalance, parse_players
@@ -253,7 +254,7 @@ def _add_bot_command(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 # --- the database commands (SPEC 5) ---------------------------------------------------------
 
-CLI_ACTOR = Actor(user_id=0, is_moderator=True)
+CLI_ACTOR = Actor(user_id=COMMAND_LINE_ID, is_moderator=True)
 """The command line acts as a moderator (whoever can open the database file can edit it)."""
 Result = TypeVar("Result")
 

@@ -1,8 +1,9 @@
 """The Discord bot: one Ladder service, one cog per feature, persistent buttons.
 
-Every committed write of the services arrives as one event, `ladder_change` (a
-bot.services.Change); the features that follow the standings listen to it
-(`on_ladder_change`) instead of being called by hand after each command."""
+Every committed change arrives through the change feed (bot.services.feed: this process's at
+once, other processes' and the command line's from the change log) as one event,
+`ladder_change` (a bot.services.Change); the follow-ups (live boards, rank roles, the mod log,
+match and queue messages) listen to it (`on_ladder_change`) and to nothing else."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from bot.app.roles import RankRoles
 from bot.config import Config
 from bot.services import Ladder
 from bot.services.changes import Change
+from bot.services.feed import ChangeFeed
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +63,12 @@ class LadderBot(commands.Bot):
         )
         self.config = config
         self.ladder = ladder
-        ladder.on_change = self.ladder_changed
+        self.feed = ChangeFeed(ladder.db, self.ladder_changed)
+        ladder.on_change = self.feed.publish
         self.tree.error(self.on_app_command_error)
 
     def ladder_changed(self, change: Change) -> None:
-        """The services' listener: each committed change becomes one `ladder_change` event."""
+        """The feed's listener: each committed change becomes one `ladder_change` event."""
         self.dispatch("ladder_change", change)
 
     async def setup_hook(self) -> None:
@@ -76,6 +79,7 @@ class LadderBot(commands.Bot):
         for module in COG_MODULES:
             await self.load_extension(module)
         self.add_dynamic_items(MatchButton, PageButton)
+        await self.feed.start()
         await self.sync_commands()
 
     async def sync_commands(self) -> None:
@@ -91,6 +95,7 @@ class LadderBot(commands.Bot):
 
     async def close(self) -> None:
         await super().close()
+        await self.feed.stop()
         if hasattr(self, "live"):
             self.live.cancel()
 

@@ -18,6 +18,7 @@ from bot.ratings.ladder import Outcome
 from bot.ratings.performance import format_rating
 from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCard
 from bot.services.card import rating_move
+from bot.services.changes import actor_text
 from bot.services.errors import shorten
 from bot.services.evaluation import GuildEvaluation
 from bot.services.matchups import HeadToHead, MatchPage, TeamBalance, TeamMember
@@ -147,9 +148,7 @@ def add_edits(embed: discord.Embed, edits: Sequence[MatchEdit]) -> discord.Embed
     if not edits:
         return embed
     lines = [
-        f"<t:{round(edit.edited_at)}:f> by "
-        + ("the command line" if edit.editor_id is None else f"<@{edit.editor_id}>")
-        + f": {edit.old_lineup}"
+        f"<t:{round(edit.edited_at)}:f> by " + actor_text(edit.editor_id) + f": {edit.old_lineup}"
         for edit in edits
     ]
     value = shorten("\n".join(lines), FIELD_VALUE_LIMIT)

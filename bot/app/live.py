@@ -5,12 +5,10 @@ refresh; changes that arrive while it waits or runs only mark the guild dirty ag
 refresh loop renders the newest standings once its turn comes. The time of the last edit is
 kept by the services (in the database), so the limit also holds across restarts.
 
-With shards (SPEC 8.4) only the process owning a guild edits its board. Changes made in the
-owner's own process (its `ladder_change` events) touch it at once. Changes made elsewhere
-(another process, the command line): on PostgreSQL every write to a guild NOTIFYs at commit
-and the owner, which LISTENs, touches the board within milliseconds (`changed_elsewhere`); on
-SQLite, and as the fallback if the listening connection is lost, the poll finds them through
-the guilds' change stamps at most POLL_SECONDS (+ edit_seconds) late.
+The board is a listener of the change feed (bot.services.feed: this process's changes and
+every other process's, the command line's included); with shards (SPEC 8.4) only the process
+owning a guild edits its board. At start, the boards whose guild changed after their last
+edit (while no process was running, or in an edit cut short) are brought up to date.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ import time
 from typing import TYPE_CHECKING
 
 import discord
-from discord.ext import tasks
 
 from bot.app.embeds import leaderboard_embed
 from bot.services.changes import Change
@@ -31,8 +28,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-POLL_SECONDS = 30.0
-
 
 class LiveBoards:
     def __init__(self, bot: LadderBot, edit_seconds: float) -> None:
@@ -40,29 +35,13 @@ class LiveBoards:
         self.edit_seconds = edit_seconds
         self._dirty: set[int] = set()
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._watching: asyncio.Task[None] | None = None
+        self._catching_up: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self.poll.start()
-        self._watching = asyncio.create_task(self._watch())
+        self._catching_up = asyncio.create_task(self.catch_up())
 
-    async def _watch(self) -> None:
-        try:
-            if not await self.bot.ladder.db.watch_changes(self.changed_elsewhere):
-                log.info("no change notifications: polling every %s s", POLL_SECONDS)
-        except Exception:
-            log.exception("could not listen for changes; polling every %s s", POLL_SECONDS)
-
-    def changed_elsewhere(self, guild_id: int) -> None:
-        """Another process (a bot or the command line) wrote to the guild: the change goes
-        down the one change path as "elsewhere" (anyone may have changed), so the owner's
-        board, rank roles and the like follow it."""
-        self.bot.dispatch("ladder_change", Change(guild_id, "elsewhere", everyone=True))
-
-    @tasks.loop(seconds=POLL_SECONDS)
-    async def poll(self) -> None:
-        """Catch changes made outside this process (the command line, another process, or
-        before a restart) in the guilds this process owns."""
+    async def catch_up(self) -> None:
+        """Refresh the owned boards whose guild changed after their last edit."""
         try:
             due = await self.bot.ladder.live_boards_due()
         except Exception:
@@ -73,7 +52,7 @@ class LiveBoards:
                 self.touch(board.guild_id)
 
     async def on_ladder_change(self, change: Change) -> None:
-        """The one place the live board learns of this process's changes."""
+        """The one place the live board learns of changes (the change feed's)."""
         if change.changes_standings and self.bot.config.discord.owns_guild(change.guild_id):
             self.touch(change.guild_id)
 
@@ -84,9 +63,8 @@ class LiveBoards:
             self._tasks[guild_id] = asyncio.create_task(self._run(guild_id))
 
     def cancel(self) -> None:
-        self.poll.cancel()
-        if self._watching is not None:
-            self._watching.cancel()
+        if self._catching_up is not None:
+            self._catching_up.cancel()
         for task in self._tasks.values():
             task.cancel()
 

@@ -1,10 +1,10 @@
 """The one change path: what a committed write changed, told to whoever listens.
 
 Every write use case of the services, once its transaction has committed, reports one
-`Change`. The Discord front end turns it into one event (`bot.dispatch("ladder_change", …)`)
-and reacts in one place per concern: the live leaderboard, rank roles, the mod log. The
-command line has no listener; another process learns of the change through the database's
-change stamp (guilds.changed_at).
+`Change`. The change feed (bot.services.feed) tells it to the bot process that owns the
+guild, whichever process made it (the command line included); the Discord front end turns it
+into one event (`bot.dispatch("ladder_change", …)`) and reacts in one place per concern: the
+live leaderboard, rank roles, the mod log, match and queue messages.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Change:
     """True when any member may have changed (replays, settings, season starts)."""
     match_id: int | None = None
     actor_id: int | None = None
-    """Who made the change (None: the command line or the bot itself)."""
+    """Who made the change: a Discord user, COMMAND_LINE_ID, or None (the bot itself)."""
     detail: str = ""
     """One line for the mod log (a void's reason, the changed settings, …)."""
 
@@ -54,6 +54,18 @@ class Change:
         """A kind that may change the standings, and some member did change (a pending match
         voided or a setting like confirm changed leaves the leaderboard as it was)."""
         return self.kind in STANDINGS_KINDS and (self.everyone or bool(self.member_ids))
+
+
+COMMAND_LINE_ID: Final = 0
+"""The actor id of the command line (no Discord user has id 0): its changes are shown as made
+by "the command line" (SPEC 5)."""
+
+
+def actor_text(actor_id: int | None) -> str:
+    """Who made a change, as the mod log and match pages say it."""
+    if actor_id == COMMAND_LINE_ID:
+        return "the command line"
+    return "the bot" if actor_id is None else f"<@{actor_id}>"
 
 
 ChangeListener = Callable[[Change], None]

@@ -16,6 +16,7 @@ from typing import Any
 from bot.config import GuildSettings
 from bot.services.changes import Change, ChangeListener
 from bot.services.errors import UserError
+from bot.services.feed import record_change
 from bot.storage import Database, Match, Member, WriteTransaction
 
 log = logging.getLogger(__name__)
@@ -66,14 +67,18 @@ class ServiceContext:
     @asynccontextmanager
     async def write(self, guild_id: int) -> AsyncIterator[Unit]:
         """The one write path: a write's transaction. When the Change it sets changes the
-        standings, the guild is marked changed in the same transaction (other processes'
-        live boards follow); once committed, the Change goes to `on_change`. A refusal or a
-        rollback reports nothing."""
+        standings, the guild is marked changed in the same transaction (the web pages' ETag,
+        the live boards' catch-up at start); the Change is written to the change log in the
+        same transaction (other processes hear it through their change feed,
+        bot.services.feed); once committed, it goes to `on_change`. A refusal or a rollback
+        reports nothing."""
         async with self.db.write(guild_id) as tx:
             unit = Unit(tx)
             yield unit
             if unit.change is not None and unit.change.changes_standings and not unit.stamped:
                 await tx.mark_changed(guild_id, self.clock())
+            if unit.change is not None:
+                await record_change(tx, self.db.origin, unit.change, self.clock())
         if unit.change is not None and self.on_change is not None:
             try:
                 self.on_change(unit.change)

@@ -14,6 +14,7 @@ import asyncio
 import math
 import os
 import re
+import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -25,6 +26,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from bot.config import GuildSettings
+from bot.storage.changes import ChangeReads, ChangeWrites
 from bot.storage.community import CommunityReads, CommunityWrites
 from bot.storage.engine import DatabaseUnavailable, Engine, Session
 from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, settings_from
@@ -151,6 +153,7 @@ class Queries(
     SeasonReads,
     CommunityReads,
     QueueReads,
+    ChangeReads,
 ):
     """Every read query, on one session (the reader, or a write transaction's)."""
 
@@ -194,6 +197,7 @@ class WriteTransaction(
     SeasonWrites,
     CommunityWrites,
     QueueWrites,
+    ChangeWrites,
 ):
     """The writes; only exists inside `Database.write()`. The units of work that span
     aggregates (a match applied, a replay stored) are here."""
@@ -361,6 +365,8 @@ class Database:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._reader = Queries(engine.reader, engine)
+        self.origin = uuid.uuid4().hex
+        """Names this process's changes in the change log (bot.storage.changes)."""
 
     @property
     def read(self) -> Queries:

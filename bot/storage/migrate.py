@@ -20,8 +20,9 @@ from bot.storage.engine import Session
 
 CHUNK_ROWS: Final = 5000
 """Rows written per statement (or COPY), and how often the progress is reported."""
-_SKIPPED: Final = frozenset({"schema_version"})
-"""Bookkeeping each engine keeps its own way (SQLite: PRAGMA user_version)."""
+_SKIPPED: Final = frozenset({"schema_version", "changes"})
+"""Bookkeeping each engine keeps its own way (SQLite: PRAGMA user_version), and the change
+feed's rows (bot.storage.changes), which only the running processes of the source need."""
 
 Progress = Callable[[str, int, int], None]
 """(table, rows copied so far in all tables, rows in all tables)."""

@@ -292,6 +292,26 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "ALTER TABLE guilds ADD COLUMN web {bool} NOT NULL DEFAULT {false}",
         "CREATE INDEX matches_guild ON matches (guild_id, id)",
     ),
+    # 11: the change feed (SPEC 8.7): one row per committed change, numbered in commit order
+    # per guild, naming the process that made it (bot.storage.changes).
+    (
+        """
+        CREATE TABLE changes (
+            seq {serial_key},
+            guild_id {bigint} NOT NULL,
+            origin TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            match_id {bigint},
+            actor_id {bigint},
+            everyone {bool} NOT NULL,
+            member_ids TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            created_at {real} NOT NULL
+        )
+        """,
+        "CREATE INDEX changes_guild ON changes (guild_id, created_at)",
+        "CREATE INDEX changes_created ON changes (created_at)",
+    ),
 )
 
 

@@ -81,6 +81,7 @@ class SqliteDialect(Dialect):
             "true": "1",
             "false": "0",
             "without_rowid": "WITHOUT ROWID",
+            "serial_key": "INTEGER PRIMARY KEY AUTOINCREMENT",
         }
 
     def performances_stale_trigger(self) -> Sequence[str]:

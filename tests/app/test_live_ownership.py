@@ -1,4 +1,5 @@
-"""The live-board poll refreshes only the guilds of this process's shards (SPEC 8.4)."""
+"""Live boards refresh only the guilds of this process's shards (SPEC 8.4): at start (the
+boards due) and after changes from the change feed."""
 
 from __future__ import annotations
 
@@ -32,36 +33,29 @@ class DueBoards:
         ("shard_count = 2\nshard_ids = [0]", [SHARD_0_GUILD]),
     ],
 )
-async def test_poll_touches_the_owned_guilds_only(
+async def test_catch_up_touches_the_owned_guilds_only(
     discord: str, owned: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bot: Any = SimpleNamespace(ladder=DueBoards(), config=parse_config(f"[discord]\n{discord}"))
     live = LiveBoards(bot, edit_seconds=60.0)
     touched: list[int] = []
     monkeypatch.setattr(live, "touch", touched.append)
-    await live.poll()
+    await live.catch_up()
     assert touched == owned
 
 
 @pytest.mark.parametrize(("shard", "owned"), [(0, SHARD_0_GUILD), (1, SHARD_1_GUILD)])
-async def test_changes_made_elsewhere_touch_the_owned_guilds_only(
+async def test_changes_touch_the_owned_guilds_only(
     shard: int, owned: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What the PostgreSQL listener feeds: every guild's notifications reach every process,
-    go down the one change path as "elsewhere", and the board of an owned guild follows."""
+    """The feed tells every process every guild's changes; the board of an owned guild
+    follows, and only changes of the standings touch it."""
     config = parse_config(f"[discord]\nshard_count = 2\nshard_ids = [{shard}]")
-    dispatched: list[Change] = []
-    bot: Any = SimpleNamespace(
-        config=config, dispatch=lambda event, change: dispatched.append(change)
-    )
+    bot: Any = SimpleNamespace(config=config)
     live = LiveBoards(bot, edit_seconds=60.0)
     touched: list[int] = []
     monkeypatch.setattr(live, "touch", touched.append)
     for guild_id in (SHARD_0_GUILD, SHARD_1_GUILD, SHARD_0_GUILD):
-        live.changed_elsewhere(guild_id)
-    assert [(c.guild_id, c.kind, c.everyone) for c in dispatched] == [
-        (guild_id, "elsewhere", True) for guild_id in (SHARD_0_GUILD, SHARD_1_GUILD, SHARD_0_GUILD)
-    ]
-    for change in dispatched:
-        await live.on_ladder_change(change)
+        await live.on_ladder_change(Change(guild_id, "applied", frozenset({1})))
+        await live.on_ladder_change(Change(guild_id, "reported", match_id=1))
     assert touched == [owned] * (2 if owned == SHARD_0_GUILD else 1)

@@ -22,7 +22,7 @@ import pytest
 from bot.storage import Database
 
 ENGINES = ("sqlite", "postgresql")
-TABLES = "guilds, members, matches, participants, performances"
+TABLES = "guilds, members, matches, participants, performances, changes"
 
 OpenDatabase = Callable[[], Awaitable[Database]]
 

@@ -21,7 +21,7 @@ from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, note_stored
 from bot.app.roles import RankRoles
 from bot.services import UserError, parse_lineup
-from bot.services.changes import Change
+from bot.services.changes import COMMAND_LINE_ID, Change, actor_text
 from bot.services.community import Community, RoleCall
 from bot.services.errors import shorten
 
@@ -39,14 +39,21 @@ MODLOG_LINES: Final = {
 """What the mod log says for each kind of change it reports."""
 
 
+COMMAND_LINE_LINES: Final = {"applied": "Match #{match} was applied by {actor}."}
+"""What the mod log also says of the command line's changes: Discord shows a report or a
+confirmation made there in its channel; one made on the command line is seen nowhere else."""
+
+
 def modlog_line(change: Change) -> str | None:
     """The mod log's line for a change, or None for kinds it does not report."""
     template = MODLOG_LINES.get(change.kind)
+    if template is None and change.actor_id == COMMAND_LINE_ID:
+        template = COMMAND_LINE_LINES.get(change.kind)
     if template is None:
         return None
     return template.format(
         match=change.match_id,
-        actor="the command line" if change.actor_id is None else f"<@{change.actor_id}>",
+        actor=actor_text(change.actor_id),
         detail=f": {change.detail}" if change.detail else "",
     )
 

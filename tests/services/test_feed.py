@@ -1,0 +1,119 @@
+"""The change feed (SPEC 8.7) on both engines: a bot process's listener hears every change,
+its own at once and another process's (the command line's) from the change log, each exactly
+once, with what changed and who made it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from bot.config import GuildSettings
+from bot.services import Actor, Change, Ladder, parse_lineup
+from bot.services.changes import COMMAND_LINE_ID
+from bot.services.feed import ChangeFeed
+from bot.storage import Database
+
+GUILD = 7 << 22
+OTHER_GUILD = 9 << 22
+MOD = Actor(1, is_moderator=True)
+COMMAND_LINE = Actor(COMMAND_LINE_ID, is_moderator=True)
+
+
+async def _until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the feed never told it"
+        await asyncio.sleep(0.02)
+
+
+def _summary(change: Change) -> tuple[object, ...]:
+    return (change.guild_id, change.kind, change.match_id, change.actor_id, change.everyone)
+
+
+async def test_every_change_reaches_the_feed_once(database_url: str) -> None:
+    bot_db, cli_db = await Database.open(database_url), await Database.open(database_url)
+    told: list[Change] = []
+    feed = ChangeFeed(bot_db, told.append, poll_seconds=0.05)
+    bot = Ladder(bot_db, GuildSettings(), on_change=feed.publish)
+    cli = Ladder(cli_db, GuildSettings())
+    try:
+        await feed.start()
+        first = await cli.report(
+            GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="a"
+        )
+        await _until(lambda: len(told) == 1)
+        mine = await bot.report(GUILD, MOD, parse_lineup("<@11> 1 | <@13> 2"), request_id="b")
+        assert len(told) == 2  # this process's own: at once
+        await cli.void(GUILD, COMMAND_LINE, first.match.id, "typo")
+        await cli.change_settings(OTHER_GUILD, COMMAND_LINE, {"min_games": 2})
+        await _until(lambda: len(told) == 4)
+        await asyncio.sleep(0.3)  # several polls: nothing is told twice
+        assert [_summary(change) for change in told] == [
+            (GUILD, "applied", first.match.id, COMMAND_LINE_ID, False),
+            (GUILD, "applied", mine.match.id, MOD.user_id, False),
+            (GUILD, "voided", first.match.id, COMMAND_LINE_ID, False),
+            (OTHER_GUILD, "settings", None, COMMAND_LINE_ID, True),
+        ]
+        assert told[0].member_ids == {11, 12}
+        assert "typo" in told[2].detail and told[2].member_ids >= {11, 12}
+        assert "min_games" in told[3].detail
+    finally:
+        await feed.stop()
+        await bot.close()
+        await cli.close()
+
+
+async def test_changes_made_before_the_feed_starts_are_not_told(database_url: str) -> None:
+    """A restarted bot catches up on its boards itself (LiveBoards.catch_up); the feed tells
+    what is committed after it starts."""
+    bot_db, cli_db = await Database.open(database_url), await Database.open(database_url)
+    told: list[Change] = []
+    feed = ChangeFeed(bot_db, told.append, poll_seconds=0.05)
+    cli = Ladder(cli_db, GuildSettings())
+    try:
+        await cli.report(GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="a")
+        await feed.start()
+        assert await feed.catch_up() == 0
+        await cli.report(GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="b")
+        await _until(lambda: len(told) == 1)
+    finally:
+        await feed.stop()
+        await bot_db.close()
+        await cli.close()
+
+
+async def test_a_change_committed_after_a_later_one_is_still_told(database_url: str) -> None:
+    """Numbers are taken before commit: on PostgreSQL a write to another guild may commit
+    between; the skipped number is looked for again."""
+    bot_db, cli_db = await Database.open(database_url), await Database.open(database_url)
+    told: list[Change] = []
+    feed = ChangeFeed(bot_db, told.append)  # not started: read by hand (from change 1 on)
+    try:
+        async with cli_db.write(GUILD) as tx:
+            await tx.ensure_guild(GUILD, GuildSettings())
+            await tx.record_change(
+                GUILD, cli_db.origin, "settings", match_id=None, actor_id=0, everyone=True,
+                member_ids=(), detail="", now=time.time(),
+            )  # fmt: skip
+        async with cli_db.write(GUILD) as tx:
+            await tx.record_change(
+                GUILD, cli_db.origin, "settings", match_id=None, actor_id=0, everyone=True,
+                member_ids=(), detail="late", now=time.time(),
+            )  # fmt: skip
+        async with cli_db.write(None) as tx:  # as if the first had not committed yet
+            await tx._session.run("DELETE FROM changes WHERE detail = ''")
+        assert await feed.catch_up() == 1
+        async with cli_db.write(None) as tx:  # now it commits, under its old number
+            await tx._session.run(
+                "INSERT INTO changes (seq, guild_id, origin, kind, everyone, member_ids, "
+                f"detail, created_at) VALUES (1, {GUILD}, '{cli_db.origin}', 'settings', "
+                f"{'TRUE' if database_url.startswith('postgresql') else 1}, '', 'early', 0)"
+            )
+        assert await feed.catch_up() == 1
+        assert await feed.catch_up() == 0
+        assert [change.detail for change in told] == ["late", "early"]
+    finally:
+        await feed.stop()
+        await bot_db.close()
+        await cli_db.close()
