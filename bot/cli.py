@@ -617,8 +617,9 @@ def run_match(arguments: argparse.Namespace, streams: Streams) -> int:
     """`match ID`: one match as /match show shows it, with its earlier lineups."""
 
     async def shown(ladder: Ladder) -> tuple[Match, list[MatchEdit]]:
-        match = await ladder.show_match(arguments.guild, arguments.match)
-        return match, await ladder.match_edits(arguments.guild, arguments.match)
+        async with ladder.db.snapshot():  # the match and its edits as of one moment
+            match = await ladder.show_match(arguments.guild, arguments.match)
+            return match, await ladder.match_edits(arguments.guild, arguments.match)
 
     match, edits = _with_ladder(arguments, shown)
     if arguments.json:

@@ -101,9 +101,9 @@ async def run_command(
         await ladder.upsert_members(GUILD, infos(1, 2, renamed=renamed))
         await ladder.predict(GUILD, 1, 2)
     elif command == "match show":
-        await ladder.show_match(GUILD, match_id)
-        assert await ladder.match_edits(GUILD, match_id)
-        return 2
+        async with ladder.db.snapshot():
+            await ladder.show_match(GUILD, match_id)
+            assert await ladder.match_edits(GUILD, match_id)
     elif command == "match list":
         await ladder.upsert_members(GUILD, infos(1, renamed=renamed))
         await matchups.match_page(GUILD, 1)

@@ -50,8 +50,9 @@ class Matches(
     @app_commands.describe(id="The match number")
     async def show(self, interaction: discord.Interaction[LadderBot], id: MatchId) -> None:
         guild_id = guild_of(interaction).id
-        match = await self.bot.ladder.show_match(guild_id, id)
-        edits = await self.bot.ladder.match_edits(guild_id, id)
+        async with self.bot.ladder.db.snapshot():  # the match and its edits of one moment
+            match = await self.bot.ladder.show_match(guild_id, id)
+            edits = await self.bot.ladder.match_edits(guild_id, id)
         await interaction.response.send_message(embed=add_edits(match_embed(match), edits))
 
     @app_commands.command(
