@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app.buttons import MatchButton, PageButton
+from bot.app.buttons import MatchButton, MatchMessages, PageButton
 from bot.app.live import LiveBoards
 from bot.app.replies import answer_error
 from bot.app.roles import RankRoles
@@ -76,6 +76,7 @@ class LadderBot(commands.Bot):
         self.live = LiveBoards(self, self.config.leaderboard.edit_seconds)
         self.live.start()
         self.add_listener(self.live.on_ladder_change)
+        self.add_listener(MatchMessages(self).on_ladder_change)
         for module in COG_MODULES:
             await self.load_extension(module)
         self.add_dynamic_items(MatchButton, PageButton)

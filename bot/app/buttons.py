@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any, Literal, cast
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import discord
 
 from bot.app.embeds import leaderboard_embed, match_embed, match_page_embed, match_stored
 from bot.app.members import actor, guild_of
 from bot.app.replies import answer_error, note_stored
-from bot.services import LeaderboardPage, Match
+from bot.services import LeaderboardPage, Match, UserError
+from bot.services.changes import Change
 from bot.services.matchups import MatchPage, Matchups
 
 if TYPE_CHECKING:
@@ -72,6 +74,7 @@ class MatchButton(
 
     async def _act(self, interaction: discord.Interaction[Any]) -> None:
         bot: LadderBot = interaction.client
+        ANSWERED_IN_PLACE.set(self.match_id)  # this interaction's own answer shows the match
         guild_id = guild_of(interaction).id
         if self.action == "confirm":
             result = await bot.ladder.confirm(guild_id, actor(interaction), self.match_id)
@@ -106,17 +109,43 @@ def match_view(match: Match) -> discord.ui.View | None:
     return view
 
 
-async def match_decided_elsewhere(bot: LadderBot, match: Match) -> None:
-    """A match was applied or voided away from its message (a command, the auto-confirm
-    loop): the match's message is brought up to date (the live leaderboard follows the
-    change by itself, through the `ladder_change` event)."""
-    if match.channel_id is None or match.message_id is None:
-        return
-    message = bot.get_partial_messageable(match.channel_id).get_partial_message(match.message_id)
-    try:
-        await message.edit(embed=match_embed(match), view=match_view(match))
-    except discord.HTTPException as error:
-        log.info("could not update the message of match %s: %s", match.id, error)
+MESSAGE_KINDS: Final = frozenset({"applied", "voided", "edited", "disputed", "cancelled"})
+"""Changes after which a match's message (its embed and buttons) is out of date."""
+ANSWERED_IN_PLACE: ContextVar[int | None] = ContextVar("answered_in_place", default=None)
+"""The match whose own message the interaction under way updates itself (a click on one of
+its buttons); the changes it makes need no second edit. Listeners run in tasks that copy the
+context of the code that made the change, so they see it."""
+
+
+class MatchMessages:
+    """A listener of the change feed: brings a match's message up to date after a change made
+    away from it (a command, the auto-confirm loop, the command line, another process), in
+    the guilds this process owns."""
+
+    def __init__(self, bot: LadderBot) -> None:
+        self.bot = bot
+
+    async def on_ladder_change(self, change: Change) -> None:
+        if (
+            change.kind not in MESSAGE_KINDS
+            or change.match_id is None
+            or ANSWERED_IN_PLACE.get() == change.match_id
+            or not self.bot.config.discord.owns_guild(change.guild_id)
+        ):
+            return
+        try:
+            match = await self.bot.ladder.show_match(change.guild_id, change.match_id)
+        except UserError:
+            return  # gone (a test database emptied, say): nothing to show
+        if match.channel_id is None or match.message_id is None:
+            return
+        channel = self.bot.get_partial_messageable(match.channel_id, guild_id=match.guild_id)
+        try:
+            await channel.get_partial_message(match.message_id).edit(
+                embed=match_embed(match), view=match_view(match)
+            )
+        except discord.HTTPException as error:
+            log.info("could not update the message of match %s: %s", match.id, error)
 
 
 class PageButton(

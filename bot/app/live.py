@@ -53,7 +53,8 @@ class LiveBoards:
 
     async def on_ladder_change(self, change: Change) -> None:
         """The one place the live board learns of changes (the change feed's)."""
-        if change.changes_standings and self.bot.config.discord.owns_guild(change.guild_id):
+        shown = change.changes_standings or change.kind == "live_board"
+        if shown and self.bot.config.discord.owns_guild(change.guild_id):
             self.touch(change.guild_id)
 
     def touch(self, guild_id: int) -> None:

@@ -26,11 +26,12 @@ ChangeKind = Literal[
     "membership",  # a member joined or left the ladder
     "season_started",
     "queue",  # a queue, its waiting members or a lobby changed (SPEC 10)
-    "elsewhere",  # another process or the command line wrote to the guild (what: unknown)
+    "rank_roles",  # rank roles added or a sync asked for: any member's role may be wrong
+    "live_board",  # the live leaderboard moved to another channel
 ]
 STANDINGS_KINDS: Final = frozenset(
     {"applied", "voided", "edited", "replayed", "imported", "settings", "membership",
-     "season_started", "elsewhere"}
+     "season_started"}
 )  # fmt: skip
 """Kinds after which the standings (ratings, who is listed) may differ."""
 

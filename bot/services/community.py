@@ -15,6 +15,7 @@ from typing import Final
 import numpy as np
 
 from bot.ratings.ranks import rank_ladder, sync_roles
+from bot.services.changes import Change
 from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError
 from bot.services.ladder import Ladder
@@ -64,7 +65,17 @@ class Community:
             except ValueError as error:
                 raise UserError(str(error)) from None
             await unit.tx.set_rank_role(guild_id, role_id, threshold)
+            unit.change = Change(guild_id, "rank_roles", everyone=True, actor_id=actor.user_id)
         return dict(sorted(roles.items(), key=lambda item: item[1]))
+
+    async def sync_rank_roles(self, guild_id: int, actor: Actor) -> None:
+        """Have every member's rank role checked (SPEC 9.2 `sync`): a change with nothing
+        stored, so that the process owning the guild does it, whoever asked."""
+        _must_moderate(actor, "sync rank roles")
+        async with self.ladder.context.write(guild_id) as unit:
+            if not await unit.tx.rank_roles(guild_id):
+                raise UserError("there are no rank roles yet; add one with /admin rank add")
+            unit.change = Change(guild_id, "rank_roles", everyone=True, actor_id=actor.user_id)
 
     async def remove_rank_role(self, guild_id: int, actor: Actor, role_id: int) -> None:
         _must_moderate(actor, "manage rank roles")

@@ -20,6 +20,7 @@ from bot.ratings.ladder import ladder_expected_score
 from bot.ratings.performance import performance_arrays
 from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
+from bot.services.changes import Change
 from bot.services.core import Actor, LadderCore, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
 from bot.services.performances import (
@@ -399,6 +400,7 @@ class StandingsUseCases(LadderCore):
         async with self._write(guild_id) as unit:
             await unit.tx.ensure_guild(guild_id, self.defaults)
             await unit.tx.set_live_board(guild_id, channel_id)
+            unit.change = Change(guild_id, "live_board", actor_id=actor.user_id)
 
     async def live_board(self, guild_id: int) -> LiveBoard | None:
         return await self.db.read.live_board(guild_id)

@@ -134,14 +134,24 @@ def command_line_changes_reach_the_bot_once(
 def the_bot_restarted_learns_nothing_twice(
     fake: FakeDiscord, bot: BotProcess, database: str
 ) -> None:
-    """Changes told before a restart are not told again after it."""
+    """Changes told before a restart are not told again after it; a match reported in
+    Discord and confirmed on the command line gets its message updated, once."""
     modlog, _ = fake.channels_of(GUILD_ID)
     bot.restart()
     mark = fake.mark()
-    time.sleep(QUIET_SECONDS)
+    pending = fake.slash(WINNER, "report duel", winner=WINNER, loser=LOSER).reply()
+    assert pending.message_id is not None and "pending" in pending.embeds[0]["description"]
+    match_id = int(pending.embeds[0]["title"].removeprefix("Match #"))
     assert posts(fake, modlog.id, mark) == []
-    assert role_calls(fake, mark) == []
-    ladderbot(database, "settings", "min_games=1")
-    fake.wait_for(lambda e: e.kind == "message_create" and e.channel_id == modlog.id, 15, mark)
-    time.sleep(1.0)
-    assert len(posts(fake, modlog.id, mark)) == 1
+    ladderbot(database, "confirm", str(match_id))
+    edited = fake.wait_for(
+        lambda e: e.kind == "message_edit" and e.message_id == pending.message_id, 15, mark
+    )
+    assert "applied" in edited.payload["embeds"][0]["description"]
+    assert edited.payload["components"] == []  # no buttons left
+    time.sleep(QUIET_SECONDS)
+    edits = [e for e in fake.of_kind("message_edit", mark) if e.message_id == pending.message_id]
+    assert edits == [edited]
+    assert posts(fake, modlog.id, mark) == [f"Match #{match_id} was applied by the command line."]
+    assert role_calls(fake, mark) == []  # min_games is 2 now
+    bot.assert_alive()

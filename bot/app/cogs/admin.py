@@ -10,7 +10,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import match_decided_elsewhere
 from bot.app.embeds import (
     evaluation_embed,
     leaderboard_embed,
@@ -66,7 +65,6 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             content=f"Match #{id} is void; {result.replayed} later matches were replayed.",
             embed=match_embed(result.match),
         )
-        await match_decided_elsewhere(self.bot, result.match)
 
     @app_commands.command(
         name="settings", description="Show or change this server's ladder settings"
@@ -154,7 +152,6 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         await defer(interaction, ephemeral=True)
         await self.bot.ladder.set_live_channel(guild_id, actor(interaction), channel.id)
         note_stored(interaction, f"The live leaderboard channel is now {channel.mention}.")
-        await self.bot.live.refresh(guild_id)
         await interaction.edit_original_response(
             content=f"The live leaderboard is now in {channel.mention}; it follows every match."
         )
@@ -221,7 +218,6 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         note = season_started(started)
         note_stored(interaction, note)
         await interaction.edit_original_response(content=note)
-        self.bot.live.touch(guild_id)
 
     @app_commands.command(name="export", description="Every match of this server as a CSV file")
     async def export(self, interaction: discord.Interaction[LadderBot]) -> None:

@@ -13,7 +13,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import match_decided_elsewhere
 from bot.app.cogs.admin import check_moderator
 from bot.app.embeds import add_edits, match_embed, match_stored
 from bot.app.members import actor, guild_of, resolve_members
@@ -108,7 +107,6 @@ class RankCommands(app_commands.Group):
             guild.id, actor(interaction), role.id, min_rating
         )
         note_stored(interaction, f"{role.mention} is a rank role from {min_rating:g}.")
-        self.bot.rank_roles.touch(guild.id, None)
         await interaction.edit_original_response(
             content=f"{role.mention} is now a rank role from {min_rating:g}; roles are being "
             f"updated.\n{roles_text(roles)}"
@@ -135,9 +133,7 @@ class RankCommands(app_commands.Group):
     @app_commands.command(name="sync", description="Give every member the rank role they earn")
     async def sync(self, interaction: discord.Interaction[LadderBot]) -> None:
         guild_id = guild_of(interaction).id
-        if not await self.community.rank_roles(guild_id):
-            raise UserError("there are no rank roles yet; add one with /admin rank add")
-        self.bot.rank_roles.touch(guild_id, None)
+        await self.community.sync_rank_roles(guild_id, actor(interaction))
         await interaction.response.send_message(
             "Every member's rank role is being checked; changes follow within Discord's "
             "rate limits.",
@@ -213,7 +209,6 @@ async def edit(
         content=f"Match #{id} was edited{replayed}.",
         embed=add_edits(match_embed(result.match), edits),
     )
-    await match_decided_elsewhere(bot, result.match)
 
 
 class CommunityCog(commands.Cog):
@@ -231,7 +226,7 @@ class CommunityCog(commands.Cog):
     async def on_ladder_change(self, change: Change) -> None:
         if not self.bot.config.discord.owns_guild(change.guild_id):
             return
-        if change.changes_standings and (change.everyone or change.member_ids):
+        if change.kind == "rank_roles" or change.changes_standings:
             self.bot.rank_roles.touch(
                 change.guild_id, None if change.everyone else change.member_ids
             )

@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import already_applied, match_decided_elsewhere, match_page_view
+from bot.app.buttons import already_applied, match_page_view
 from bot.app.embeds import add_edits, match_embed, match_page_embed, match_stored
 from bot.app.members import actor, guild_of, member_info
 from bot.app.options import MatchId
@@ -38,13 +38,10 @@ class Matches(
     async def auto_confirm(self) -> None:
         """Apply pending matches older than their guild's auto_confirm_hours, in the guilds
         of this process's shards (each guild's owner does it, SPEC 8.4)."""
-        try:
-            applied = await self.bot.ladder.auto_confirm(self.bot.config.discord.owns_guild)
+        try:  # each match's message follows its change (bot.app.buttons.MatchMessages)
+            await self.bot.ladder.auto_confirm(self.bot.config.discord.owns_guild)
         except Exception:
             log.exception("auto-confirm failed; retrying next round")
-            return
-        for match in applied:
-            await match_decided_elsewhere(self.bot, match)
 
     @app_commands.command(name="show", description="Show one match, its players and rating changes")
     @app_commands.describe(id="The match number")
@@ -67,7 +64,6 @@ class Matches(
             return
         note_stored(interaction, match_stored(result.match))
         await interaction.response.send_message(embed=match_embed(result.match))
-        await match_decided_elsewhere(self.bot, result.match)
 
     @app_commands.command(name="list", description="Recent matches, of everyone or of one member")
     @app_commands.describe(member="Only this member's matches (default: everyone's)")
