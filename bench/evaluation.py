@@ -4,6 +4,7 @@ bench.baselines and against one replay per setting, both measured in the same ru
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,6 +103,18 @@ def one_replay_per_setting(log: MatchLog, walked: WalkForward) -> list[float]:
     return losses
 
 
+def with_cpu(call: Callable[[], Any], into: list[float]) -> Callable[[], Any]:
+    """`call`, adding each call's CPU time of this process (time.process_time) to `into`."""
+
+    def timed_call() -> Any:
+        started = time.process_time()
+        value = call()
+        into.append(time.process_time() - started)
+        return value
+
+    return timed_call
+
+
 def timed(call: Callable[[], Any]) -> tuple[float, Any]:
     start = time.perf_counter()
     value = call()
@@ -140,7 +153,8 @@ def run(quick: bool) -> Table:
         f"{plain_few_seconds / fast_few.seconds:.1f}x",
         "",
     )
-    evaluation = measure(lambda: fast(log, sizes.last), sizes.runs)
+    cpu: dict[str, list[float]] = {"evaluation": [], "tuned": []}
+    evaluation = measure(with_cpu(lambda: fast(log, sizes.last), cpu["evaluation"]), sizes.runs)
     table.add(
         f"last {sizes.last:,} matches, all ten measures",
         format_seconds(evaluation.seconds),
@@ -149,7 +163,7 @@ def run(quick: bool) -> Table:
         f"<= {TARGET_EVALUATION_SECONDS:g} s "
         + verdict(evaluation.seconds <= TARGET_EVALUATION_SECONDS),
     )
-    tuned = measure(lambda: fast(log, sizes.last, tune=True), sizes.runs)
+    tuned = measure(with_cpu(lambda: fast(log, sizes.last, tune=True), cpu["tuned"]), sizes.runs)
     tuning = tuned.value.tuning
     table.add(
         f"last {sizes.last:,} matches with --tune ({len(tuning.grid)} settings)",
@@ -197,6 +211,10 @@ def run(quick: bool) -> Table:
         "baseline start from the pairs already found; random scores, so the best measure is "
         f"{best.measure} (log-loss "
         f"{best.log_loss:.4f}) and the ladder's {tuned.value.score_of(LADDER).log_loss:.4f}.",
+        f"CPU time of this process (time.process_time, medians of {sizes.runs}; what the "
+        f"host's other work does not add): last {sizes.last:,} matches "
+        f"{format_seconds(statistics.median(cpu['evaluation']))}, with --tune "
+        f"{format_seconds(statistics.median(cpu['tuned']))}.",
         f"load average (1 minute) of the 2-core host: {load_before} at the start, "
         f"{load_average()} at the end of this run.",
     ]

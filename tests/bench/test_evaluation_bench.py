@@ -28,6 +28,7 @@ def test_quick_run_reports_every_workload_and_agreement() -> None:
         "last 200 of 2,000 duels, 200 members",
     ]
     assert "(met, <= 1e-09)" in table.notes[0]
+    assert "CPU time of this process" in table.notes[3]
 
 
 def test_baselines_agree_with_the_fast_path() -> None:
