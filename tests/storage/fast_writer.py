@@ -1,6 +1,7 @@
-"""A fast writer for the snapshot tests: `python -m tests.storage.fast_writer URL SECONDS`
+"""A fast writer for the snapshot tests: `python -m tests.storage.fast_writer URL UNTIL`
 reports matches into guild 1 one after another, as fast as the database takes them (duels and
-three-player free-for-alls among MEMBERS members), and prints how many it reported."""
+three-player free-for-alls among MEMBERS members), until the Unix time UNTIL, and prints how
+many it reported."""
 
 from __future__ import annotations
 
@@ -26,12 +27,11 @@ def lineup_text(turn: int) -> str:
     return f"<@{a}> {turn % 2} | <@{b}> {(turn + 1) % 3 // 2}"
 
 
-async def write(url: str, seconds: float) -> int:
+async def write(url: str, until: float) -> int:
     ladder = await Ladder.open(url, Config())
     turn = 0
     try:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
+        while time.time() < until:
             await ladder.report(
                 GUILD,
                 WRITER,

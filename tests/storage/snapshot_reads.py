@@ -89,12 +89,13 @@ def read_commands(turn: int, url: str) -> list[str]:
 
 
 def run_beside_writer(url: str, seconds: float = WRITER_SECONDS) -> Run:
-    """The reads made while the writer ran (a first match of every member before)."""
+    """The reads made while the writer ran, `seconds` from its start (a first match of every
+    member before)."""
     everyone = ", ".join(f"<@{user_id}> {user_id % 4}" for user_id in range(1, MEMBERS + 1))
     first = cli(["report", everyone, "--guild", str(GUILD), "--db", url])
     assert first.status == 0, first
     writer = subprocess.Popen(
-        [sys.executable, "-m", "tests.storage.fast_writer", url, str(seconds)],
+        [sys.executable, "-m", "tests.storage.fast_writer", url, repr(time.time() + seconds)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -115,7 +116,7 @@ def run_beside_writer(url: str, seconds: float = WRITER_SECONDS) -> Run:
     return run
 
 
-@dataclass
+@dataclass(repr=False)  # asyncio.run shows its result in full (a second for 10,000 matches)
 class Log:
     """The guild's log as the writer left it, and the state after each of its matches."""
 
@@ -284,7 +285,12 @@ def check_reads(url: str, run: Run) -> dict[str, int]:
 
 
 def checked_run(url: str) -> None:
+    started = time.monotonic()
     run = run_beside_writer(url)
+    checking = time.monotonic()
     kinds = check_reads(url, run)
-    print(f"{run.reported} reports beside {len(run.reads)} reads: {kinds}")
+    print(
+        f"{run.reported} reports beside {len(run.reads)} reads: {kinds}; "
+        f"{checking - started:.1f} s of writing, {time.monotonic() - checking:.1f} s of checks"
+    )
     assert all(kinds.get(kind, 0) >= 2 for kind in ("leaderboard --by p8", "rating", "gr"))
