@@ -92,6 +92,7 @@ class ChangeFeed:
         self._cursor = 0
         self._gaps: dict[int, float] = {}  # change number -> when it was found missing
         self._wake = asyncio.Event()
+        self._reading = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self.notified = False
         """PostgreSQL tells this process of other processes' writes (else: polling only)."""
@@ -139,6 +140,10 @@ class ChangeFeed:
     async def catch_up(self) -> int:
         """Tell the listener the changes other processes committed since the last call;
         how many."""
+        async with self._reading:
+            return await self._read()
+
+    async def _read(self) -> int:
         told = 0
         low = min(self._gaps, default=self._cursor + 1)
         while True:
