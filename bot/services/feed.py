@@ -43,18 +43,21 @@ GAP_SECONDS: Final = 5.0
 """How long a skipped change number is looked for again (a write committing late)."""
 BATCH: Final = 1000
 MAX_GAPS: Final = 10_000
+MAX_MEMBERS: Final = 1000
+"""A change naming more members is logged as one of everyone's (an import of a big guild)."""
 
 
 async def record_change(tx: WriteTransaction, origin: str, change: Change, now: float) -> None:
     """Write `change` to the change log in the transaction that made it."""
+    many = len(change.member_ids) > MAX_MEMBERS
     await tx.record_change(
         change.guild_id,
         origin,
         change.kind,
         match_id=change.match_id,
         actor_id=change.actor_id,
-        everyone=change.everyone,
-        member_ids=change.member_ids,
+        everyone=change.everyone or many,
+        member_ids=() if many else change.member_ids,
         detail=change.detail,
         now=now,
     )

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from bot.config import GuildSettings
 from bot.services import Actor, Change, Ladder, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID
-from bot.services.feed import ChangeFeed
+from bot.services.feed import ChangeFeed, record_change
 from bot.storage import Database
 
 GUILD = 7 << 22
@@ -117,3 +117,26 @@ async def test_a_change_committed_after_a_later_one_is_still_told(database_url: 
         await feed.stop()
         await bot_db.close()
         await cli_db.close()
+
+
+async def test_a_change_of_very_many_members_is_logged_as_everyone_s(database_url: str) -> None:
+    """An import into a big guild names every member it touched: the log keeps its row small
+    (the listeners then treat every member as changed, as they would with `everyone`)."""
+    db = await Database.open(database_url)
+    told: list[Change] = []
+    feed = ChangeFeed(db, told.append)
+    db.origin = "this process"
+    try:
+        many = Change(GUILD, "imported", frozenset(range(1, 1002)), actor_id=COMMAND_LINE_ID)
+        few = Change(GUILD, "applied", frozenset({1, 2}), match_id=3, actor_id=COMMAND_LINE_ID)
+        async with db.write(GUILD) as tx:
+            await tx.ensure_guild(GUILD, GuildSettings())
+            await record_change(tx, "another process", many, time.time())
+            await record_change(tx, "another process", few, time.time())
+        assert await feed.catch_up() == 2
+        assert told == [
+            Change(GUILD, "imported", everyone=True, actor_id=COMMAND_LINE_ID),
+            few,
+        ]
+    finally:
+        await db.close()
