@@ -52,7 +52,14 @@ from bot.services.matchups import Matchups, TeamBalance, parse_players
 from bot.services.replays import SETTING_NAMES
 from bot.services.seasons import CARRY_RULE
 from bot.services.standings import MEASURES
-from bot.storage import DatabaseBusy, DatabaseUnavailable, Match, MatchEdit, redacted
+from bot.storage import (
+    ConnectionLost,
+    DatabaseBusy,
+    DatabaseUnavailable,
+    Match,
+    MatchEdit,
+    redacted,
+)
 
 PROGRAM = "ladderbot"
 DEFAULT_CONFIG = "config.toml"
@@ -278,9 +285,11 @@ def _with_ladder(
     config = _config(arguments)
     location = config.database.location() if arguments.db is None else arguments.db
 
-    async def session() -> Result:
+    async def attempt() -> Result:
         try:
             ladder = await Ladder.open(location, config, create=creates)
+        except ConnectionLost:
+            raise
         except DatabaseUnavailable as error:
             raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
         try:
@@ -292,6 +301,15 @@ def _with_ladder(
             return await use(ladder)
         finally:
             await ladder.close()
+
+    async def session() -> Result:
+        """A lost connection is replaced and what it interrupted runs once more (SPEC 8.8):
+        it did not commit, or it was a report, which its request id records at most once,
+        or an import, whose keys skip what it already imported."""
+        try:
+            return await attempt()
+        except ConnectionLost:
+            return await attempt()
 
     return asyncio.run(session())
 
@@ -311,11 +329,10 @@ def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
     """`report 'LINEUP'`: records and applies one match at once."""
     lineup = parse_lineup(arguments.lineup)
     _no_numbered_guests(entry.player for entry in lineup)
+    request_id = f"cli:{uuid.uuid4().hex}"  # one for both tries (see _with_ladder)
 
     async def report(ladder: Ladder) -> list[str]:
-        result = await ladder.report(
-            arguments.guild, CLI_ACTOR, lineup, request_id=f"cli:{uuid.uuid4().hex}"
-        )
+        result = await ladder.report(arguments.guild, CLI_ACTOR, lineup, request_id=request_id)
         lines = [f"match #{result.match.id} {result.match.status}"]
         for p in result.match.participants:
             who = p.name if p.user_id is None else f"{p.name} ({p.user_id})"

@@ -1,7 +1,7 @@
 """Storage: the only place with SQL (schema, migrations, queries), on SQLite or PostgreSQL."""
 
 from bot.storage.database import Database, Queries, WriteTransaction, redacted
-from bot.storage.engine import BUSY_MESSAGE, DatabaseBusy, DatabaseUnavailable
+from bot.storage.engine import BUSY_MESSAGE, ConnectionLost, DatabaseBusy, DatabaseUnavailable
 from bot.storage.guilds import WebStamp
 from bot.storage.matches import LOG_START
 from bot.storage.models import (
@@ -28,6 +28,7 @@ from bot.storage.seasons import Season, Standing
 __all__ = [
     "BUSY_MESSAGE",
     "LOG_START",
+    "ConnectionLost",
     "Database",
     "DatabaseBusy",
     "DatabaseUnavailable",

@@ -38,6 +38,13 @@ class DatabaseUnavailable(Exception):  # noqa: N818 (a refusal the user reads)
     was changed. The message is the one line the user sees."""
 
 
+class ConnectionLost(DatabaseUnavailable):
+    """The connection to the database server was lost (or could not be made) in the middle
+    of a use case, before its commit was confirmed: the use case may be run once more on a
+    new connection (a report carries a request id, so a retry records it at most once; an
+    import's keys skip what it already imported)."""
+
+
 class Row(Protocol):
     """A result row read by column name (sqlite3.Row, asyncpg.Record)."""
 

@@ -12,6 +12,13 @@ match_ids, which takes no lock (a rolled-back write leaves a gap in the ids). A 
 granted within WRITE_WAIT_SECONDS (lock_timeout) refuses the write with DatabaseBusy, as do
 a deadlock or serialization failure: the transaction rolls back and nothing changed.
 
+A lost connection (the server restarted, the backend terminated, the network gone) is
+replaced: the pools open a new one on the next use. A statement on the lost one raises
+ConnectionLost, one line the user reads; a single-statement read, and a transaction whose
+first statement found its pooled connection already dead, are retried once on a new one.
+Nothing waits forever: taking a connection waits at most WRITE_WAIT_SECONDS (then
+DatabaseBusy), connecting CONNECT_SECONDS, a statement COMMAND_SECONDS.
+
 The same statement that takes a guild's lock NOTIFYs channel ladderbot_changes with the
 guild id; a bot process LISTENs on one more connection (watch_changes), so that a guild's
 owner learns at once of changes made by other processes and the command line (SPEC 8.4).
@@ -20,12 +27,21 @@ owner learns at once of changes made by other processes and the command line (SP
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import re
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final
 
 import asyncpg
@@ -34,6 +50,7 @@ import numpy.typing as npt
 
 from bot.storage.engine import (
     WRITE_WAIT_SECONDS,
+    ConnectionLost,
     DatabaseBusy,
     DatabaseUnavailable,
     Dialect,
@@ -70,6 +87,83 @@ _BUSY_ERRORS: Final = (
     asyncpg.exceptions.DeadlockDetectedError,
     asyncpg.exceptions.SerializationError,
 )
+_LOST_ERRORS: Final = (
+    OSError,  # ConnectionResetError, a refused connection, TimeoutError (asyncio's too)
+    asyncpg.InterfaceError,  # a closed connection
+    asyncpg.exceptions.InternalClientError,  # a protocol state a lost connection left
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,  # terminated, shut down, cancelled
+    asyncpg.exceptions.InsufficientResourcesError,  # too many connections, a full disk
+)
+"""What a statement raises when its connection or the server fails, not its SQL."""
+_NOT_CONNECTABLE: Final = (
+    asyncpg.exceptions.InvalidCatalogNameError,  # the database was dropped
+    asyncpg.exceptions.ObjectNotInPrerequisiteStateError,  # ALLOW_CONNECTIONS false
+    asyncpg.exceptions.InsufficientPrivilegeError,  # CONNECT revoked
+    asyncpg.exceptions.InvalidAuthorizationSpecificationError,
+    asyncpg.exceptions.InvalidPasswordError,
+)
+"""What connecting raises when the server answers but refuses this database (a pool opens a
+new connection whenever one was lost)."""
+CONNECT_SECONDS: Final = 10.0
+"""How long opening a connection may take."""
+COMMAND_SECONDS: Final = 300.0
+"""How long one statement may take before it counts as lost (the longest, an import's COPY
+of a million rows, takes seconds): no command hangs on a connection that died silently."""
+CLOSE_SECONDS: Final = 10.0
+"""How long closing waits for the writes under way before it drops the connections."""
+
+
+def _reason(error: BaseException) -> str:
+    """The first line of what the driver said, for the one line the user reads."""
+    if isinstance(error, TimeoutError):
+        return "no answer in time"
+    text = str(error).strip().splitlines()
+    return (text[0] if text else type(error).__name__)[:200]
+
+
+def _lost(error: BaseException) -> DatabaseUnavailable:
+    if isinstance(error, asyncpg.exceptions.DiskFullError):
+        return DatabaseUnavailable("the database server's disk is full; nothing was changed")
+    return ConnectionLost(
+        f"the connection to the database was lost ({_reason(error)}); nothing was changed"
+    )
+
+
+@contextmanager
+def _refused() -> Iterator[None]:
+    """A driver error the user should read as one line: DatabaseBusy (a lock not granted in
+    time, a deadlock), ConnectionLost (the connection or server failed)."""
+    try:
+        yield
+    except _BUSY_ERRORS as error:
+        raise DatabaseBusy() from error
+    except (*_LOST_ERRORS, *_NOT_CONNECTABLE) as error:
+        raise _lost(error) from error
+
+
+def _unblock_copy(writing_allowed: asyncio.Event | None, _: object) -> None:
+    """When a connection is lost, wake a COPY that waits for the socket to drain: asyncpg
+    (0.30-0.32) waits on its protocol's writing_allowed with no timeout, and nothing sets it
+    once the connection is gone, so the COPY would wait forever. Woken, it fails with the
+    connection's error."""
+    if writing_allowed is not None:
+        writing_allowed.set()
+
+
+class _QuietLostConnections(logging.Filter):
+    """asyncio's log lines about a connection that is already lost and reported (a write to
+    the closed socket, the unread error of asyncpg's TLS probe): the user already reads the
+    one line that says so."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().startswith("socket.send() raised exception"):
+            return False
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, ConnectionError | asyncpg.exceptions.PostgresConnectionError)
+
+
+_QUIET: Final = _QuietLostConnections()
 
 
 class PostgresDialect(Dialect):
@@ -241,20 +335,29 @@ class _Connected(Session):
 
     def __init__(self, target: asyncpg.Connection | asyncpg.Pool) -> None:
         self._target = target
+        self._retries = isinstance(target, asyncpg.Pool)
+        """A statement on the pool runs alone (no transaction): if its connection was lost,
+        running it once more on a new one is safe."""
+
+    async def _once_more(self, statement: Callable[[], Awaitable[Any]]) -> Any:
+        with _refused():
+            if not self._retries:
+                return await statement()
+            try:
+                return await statement()
+            except (*_LOST_ERRORS, *_NOT_CONNECTABLE):
+                log.info("a read lost its connection; trying once more on a new one")
+            return await statement()
 
     async def all(self, sql: str, parameters: Parameters | None = None) -> list[Row]:
         text, names = _positional(sql)
-        try:
-            return list(await self._target.fetch(text, *_arguments(names, parameters)))
-        except _BUSY_ERRORS as error:
-            raise DatabaseBusy() from error
+        arguments = _arguments(names, parameters)
+        return list(await self._once_more(lambda: self._target.fetch(text, *arguments)))
 
     async def run(self, sql: str, parameters: Parameters | None = None) -> None:
         text, names = _positional(sql)
-        try:
-            await self._target.execute(text, *_arguments(names, parameters))
-        except _BUSY_ERRORS as error:
-            raise DatabaseBusy() from error
+        arguments = _arguments(names, parameters)
+        await self._once_more(lambda: self._target.execute(text, *arguments))
 
     async def columns(
         self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
@@ -269,12 +372,10 @@ class _Connected(Session):
             if len(copied.pending) >= COPY_BUFFER_BYTES:
                 await asyncio.to_thread(copied.parse, False)
 
-        try:
+        with _refused():
             await self._target.copy_from_query(
                 text, *_arguments(names, parameters), output=take, format="binary"
             )
-        except _BUSY_ERRORS as error:
-            raise DatabaseBusy() from error
         await asyncio.to_thread(copied.parse, True)
         return await asyncio.to_thread(joined_columns, copied.chunks, dtypes)
 
@@ -297,12 +398,10 @@ class _Connected(Session):
             for name, column in zip(names, columns, strict=True)
         )
         await self.run(f"CREATE TEMPORARY TABLE bulk_{table} ({types}) ON COMMIT DROP")
-        try:
+        with _refused():
             await self._target.copy_to_table(
                 f"bulk_{table}", source=_binary_copy(columns), columns=names, format="binary"
             )
-        except _BUSY_ERRORS as error:
-            raise DatabaseBusy() from error
         assignments = ", ".join(f"{name} = bulk.{name}" for name in values)
         found = " AND ".join(f"{table}.{name} = bulk.{name}" for name in keys)
         await self.run(f"UPDATE {table} SET {assignments} FROM bulk_{table} bulk WHERE {found}")
@@ -315,10 +414,8 @@ class _Connected(Session):
         records = await asyncio.to_thread(lambda: list(zip(*columns(), strict=True)))
         if not records:
             return
-        try:
+        with _refused():
             await self._target.copy_records_to_table(table, records=records, columns=list(names))
-        except _BUSY_ERRORS as error:
-            raise DatabaseBusy() from error
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         """One row as a plain statement: asyncpg's executemany costs more than a round trip."""
@@ -327,18 +424,71 @@ class _Connected(Session):
                 await self.run(sql, row)
             return
         text, names = _positional(sql)
-        try:
+        with _refused():
             await self._target.executemany(text, [_arguments(names, row) for row in rows])
-        except _BUSY_ERRORS as error:
-            raise DatabaseBusy() from error
 
 
 async def _left_clean(connection: asyncpg.Connection) -> None:
-    """A write connection goes back to its pool with no transaction open: a write leaves no
-    other session state (its locks are the transaction's), so the default reset would be a
-    wasted round trip."""
+    """A connection goes back to its pool with no transaction open: a write or a snapshot
+    leaves no other session state (its locks are the transaction's), so the default reset
+    would be a wasted round trip."""
     if connection.is_in_transaction():
-        await connection.execute("ROLLBACK")
+        await connection.execute("ROLLBACK", timeout=CONNECT_SECONDS)
+
+
+async def _connected(connection: asyncpg.Connection) -> None:
+    """Every pooled connection: a lost one wakes a COPY stuck on it (see _unblock_copy)."""
+    # The event is taken now: the listener is handed the pool's proxy, already detached.
+    writing_allowed = getattr(getattr(connection, "_protocol", None), "writing_allowed", None)
+    connection.add_termination_listener(functools.partial(_unblock_copy, writing_allowed))
+
+
+async def _begun(pool: asyncpg.Pool, begin: str) -> asyncpg.Connection:
+    """A connection of the pool with `begin` run on it. A pooled connection may have died
+    unnoticed while idle (the server restarted, the backend was terminated): then nothing
+    ran yet, and a new connection is taken once more. Waiting for a free connection ends
+    after WRITE_WAIT_SECONDS with DatabaseBusy."""
+    for attempt in (1, 2):
+        with _refused():
+            try:
+                connection = await pool.acquire(timeout=WRITE_WAIT_SECONDS)
+            except TimeoutError as error:
+                if pool.get_idle_size() == 0 and pool.get_size() == pool.get_max_size():
+                    raise DatabaseBusy() from error
+                raise
+        try:
+            with _refused():
+                await connection.execute(begin)
+            return connection
+        except ConnectionLost:
+            await _released(pool, connection)
+            if attempt == 2:
+                raise
+            log.info("a pooled connection was lost; beginning once more on a new one")
+        except BaseException:
+            await _released(pool, connection)
+            raise
+    raise AssertionError("unreachable")
+
+
+async def _released(pool: asyncpg.Pool, connection: asyncpg.Connection) -> None:
+    """Back to the pool, rolled back; a connection lost meanwhile (or that cannot roll back)
+    is dropped instead, and the pool opens a new one when needed."""
+    try:
+        if connection.is_closed():
+            await pool.release(connection)
+            return
+    except asyncpg.InterfaceError:
+        return  # lost: the pool took it back already
+    try:
+        await _left_clean(connection)
+        await pool.release(connection, timeout=CONNECT_SECONDS)
+    except (*_LOST_ERRORS, *_NOT_CONNECTABLE, asyncpg.PostgresError) as error:
+        log.info("a connection went back to its pool broken (%s); dropped", _reason(error))
+        with contextlib.suppress(asyncpg.InterfaceError):  # already gone
+            connection.terminate()
+        with contextlib.suppress(asyncpg.InterfaceError):
+            await pool.release(connection)
 
 
 class PostgresEngine(Engine):
@@ -362,20 +512,29 @@ class PostgresEngine(Engine):
         database without ladderbot's schema gets it (else it is refused, unchanged)."""
         settings = {"lock_timeout": f"{int(WRITE_WAIT_SECONDS * 1000)}ms"}
         own_pids: set[int] = set()
+        logging.getLogger("asyncio").addFilter(_QUIET)
 
         async def remember(connection: asyncpg.Connection) -> None:
+            await _connected(connection)
             own_pids.add(connection.get_server_pid())
 
+        timeouts: dict[str, Any] = {
+            "timeout": CONNECT_SECONDS,
+            "command_timeout": COMMAND_SECONDS,
+        }
         writers = await asyncpg.create_pool(
             url,
-            min_size=1,
+            min_size=0,  # no connection floor: asyncpg would retry it in the background
             max_size=WRITERS,
             server_settings=settings,
             init=remember,
             reset=_left_clean,
+            **timeouts,
         )
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=4)
+            pool = await asyncpg.create_pool(
+                url, min_size=0, max_size=4, init=_connected, reset=_left_clean, **timeouts
+            )
         except BaseException:
             await writers.close()
             raise
@@ -438,29 +597,25 @@ class PostgresEngine(Engine):
         """On a write connection of its own, after this process's earlier writes to the
         guild (writes without a guild wait for each other)."""
         lock = self._guild_locks.setdefault(guild_id, asyncio.Lock())
-        async with lock, self._writers.acquire() as connection:
-            session = _Connected(connection)
-            begin = "BEGIN" if guild_id is None else _GUILD_WRITE.format(guild_id=int(guild_id))
+        begin = "BEGIN" if guild_id is None else _GUILD_WRITE.format(guild_id=int(guild_id))
+        async with lock:
+            connection = await _begun(self._writers, begin)
             try:
-                try:
-                    await connection.execute(begin)
-                except _BUSY_ERRORS as error:
-                    raise DatabaseBusy() from error
-                yield session
-                await connection.execute("COMMIT")
+                yield _Connected(connection)
+                with _refused():
+                    await connection.execute("COMMIT")
             finally:
-                await _left_clean(connection)
+                await _released(self._writers, connection)
 
     @asynccontextmanager
     async def snapshot(self) -> AsyncIterator[Session]:
         """REPEATABLE READ: every statement sees the snapshot the first one took; READ ONLY
         takes no lock a write waits for (nor, on PostgreSQL, any the read would wait on)."""
-        async with self._pool.acquire() as connection:
-            try:
-                await connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                yield _Connected(connection)
-            finally:
-                await _left_clean(connection)
+        connection = await _begun(self._pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try:
+            yield _Connected(connection)
+        finally:
+            await _released(self._pool, connection)
 
     async def integrity_check(self) -> str:
         """PostgreSQL checks its pages itself; this only asks that the schema answers."""
@@ -489,9 +644,13 @@ class PostgresEngine(Engine):
     async def close(self) -> None:
         """Once the writes under way have committed (closing a pool waits for them)."""
         if self._listener is not None:
-            await self._listener.close()
-        await self._pool.close()
-        await self._writers.close()
+            self._listener.terminate()
+        for pool in (self._pool, self._writers):
+            try:
+                await asyncio.wait_for(pool.close(), CLOSE_SECONDS)
+            except (TimeoutError, *_LOST_ERRORS) as error:
+                log.warning("closing the database connections: %s; dropped", _reason(error))
+                pool.terminate()
 
 
 async def copy_rows(
