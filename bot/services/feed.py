@@ -114,7 +114,7 @@ class ChangeFeed:
         """Read other processes' changes from now on."""
         self._cursor = await self.db.read.latest_change()
         try:
-            self.notified = await self.db.watch_changes(lambda _guild_id: self._wake.set())
+            self.notified = await self._watch()
         except Exception:
             log.exception("could not listen for changes; polling instead")
         if self.poll_seconds is None:
@@ -122,6 +122,9 @@ class ChangeFeed:
         if not self.notified:
             log.info("changes of other processes: polling every %s s", self.poll_seconds)
         self._task = asyncio.create_task(self._run())
+
+    async def _watch(self) -> bool:
+        return await self.db.watch_changes(lambda _guild_id: self._wake.set())
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -139,6 +142,12 @@ class ChangeFeed:
                 await self.catch_up()
             except Exception:
                 log.exception("could not read the change log; trying again")
+            if self.notified and not self.db.watching:
+                try:  # the listening connection was lost (a restart of PostgreSQL, say)
+                    await self._watch()
+                    log.info("listening for changes again")
+                except Exception as error:
+                    log.warning("could not listen for changes again (%s); polling", error)
 
     async def catch_up(self) -> int:
         """Tell the listener the changes other processes committed since the last call;

@@ -429,6 +429,11 @@ class Database:
         """See Engine.watch_changes."""
         return await self.engine.watch_changes(on_change)
 
+    @property
+    def watching(self) -> bool:
+        """See Engine.watching."""
+        return self.engine.watching
+
     @asynccontextmanager
     async def write(self, guild_id: int | None = None) -> AsyncIterator[WriteTransaction]:
         """One write transaction: committed when the block ends, rolled back on an error.

@@ -249,7 +249,13 @@ class Engine(abc.ABC):
 
     async def watch_changes(self, on_change: Callable[[int], None]) -> bool:
         """Call on_change(guild_id) soon after another process commits a write to a guild;
-        False if the engine cannot tell (SQLite: watch the guilds' change stamps instead)."""
+        False if the engine cannot tell (SQLite: poll the change log instead). Called again
+        (a lost connection), it listens anew for the new on_change."""
+        return False
+
+    @property
+    def watching(self) -> bool:
+        """Whether watch_changes is listening now (its connection may have been lost)."""
         return False
 
     @abc.abstractmethod

@@ -627,19 +627,28 @@ class PostgresEngine(Engine):
         than the pools); our own writers' notifications are left out. Called again (a bot
         made anew after a failed start), the new `on_change` replaces the old one."""
         self._on_change = on_change
-        if self._listener is not None:
+        if self.watching:
             return True
+        if self._listener is not None:  # its connection was lost: listen anew
+            self._listener.terminate()
+            self._listener = None
 
         def heard(_: object, pid: int, channel: str, payload: str) -> None:
             if pid not in self._own_pids and self._on_change is not None:
                 self._on_change(int(payload))
 
-        self._listener = await asyncpg.connect(self._url)
+        self._listener = await asyncpg.connect(self._url, timeout=WRITE_WAIT_SECONDS)
         self._listener.add_termination_listener(
-            lambda _: log.warning("the change listener's connection closed; polling only")
+            lambda _: log.warning(
+                "the change listener's connection closed; polling until it is back"
+            )
         )
         await self._listener.add_listener(CHANGES_CHANNEL, heard)
         return True
+
+    @property
+    def watching(self) -> bool:
+        return self._listener is not None and not self._listener.is_closed()
 
     async def close(self) -> None:
         """Once the writes under way have committed (closing a pool waits for them)."""

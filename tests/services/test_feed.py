@@ -13,6 +13,7 @@ from bot.services import Actor, Change, Ladder, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID
 from bot.services.feed import ChangeFeed, record_change
 from bot.storage import Database
+from tests.storage.engines import _empty
 
 GUILD = 7 << 22
 OTHER_GUILD = 9 << 22
@@ -140,3 +141,28 @@ async def test_a_change_of_very_many_members_is_logged_as_everyone_s(database_ur
         ]
     finally:
         await db.close()
+
+
+async def test_a_lost_listening_connection_is_replaced(postgres_url: str) -> None:
+    """PostgreSQL: the feed's LISTEN connection killed (a server restart, an operator), the
+    feed listens anew at its next poll, and notifications wake it again."""
+    await _empty(postgres_url)
+    bot_db, cli_db = await Database.open(postgres_url), await Database.open(postgres_url)
+    told: list[Change] = []
+    feed = ChangeFeed(bot_db, told.append, poll_seconds=0.1)
+    cli = Ladder(cli_db, GuildSettings())
+    try:
+        await feed.start()
+        assert feed.notified and bot_db.watching
+        listener = bot_db.engine._listener  # type: ignore[attr-defined]
+        async with cli_db.write(None) as tx:
+            await tx._session.run(f"SELECT pg_terminate_backend({listener.get_server_pid()})")
+        await _until(lambda: bot_db.engine._listener is not listener and bot_db.watching)  # type: ignore[attr-defined]
+        feed.poll_seconds = 60.0  # from now on only a notification wakes it
+        await asyncio.sleep(0.3)  # the last short wait ends
+        await cli.report(GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="a")
+        await _until(lambda: len(told) == 1, timeout=3.0)
+    finally:
+        await feed.stop()
+        await bot_db.close()
+        await cli.close()
