@@ -91,6 +91,12 @@ class Load:
     server: list[float]
     client: list[float]
     rates: tuple[float, ...] = ()
+    cpu: float = 0.0
+    """The server process's CPU time during the load(s)."""
+
+    @property
+    def cpu_per_request(self) -> float:
+        return self.cpu / self.requests
 
     @property
     def rate(self) -> float:
@@ -131,7 +137,7 @@ async def _serve(location: str) -> None:
         return response
 
     async def taken(_: web.Request) -> web.Response:
-        found = list(times)
+        found = {"times": list(times), "cpu": time.process_time()}
         times.clear()
         return web.json_response(found)
 
@@ -189,17 +195,18 @@ async def server_process(location: str) -> AsyncIterator[str]:
 # --- the load generator -------------------------------------------------------------------
 
 
-async def _server_times(session: aiohttp.ClientSession, base: str) -> list[float]:
+async def _server_times(session: aiohttp.ClientSession, base: str) -> tuple[list[float], float]:
+    """The server's times of the requests since the last call, and its CPU time so far."""
     async with session.get(base + TIMES_PATH) as response:
-        found: list[float] = json.loads(await response.read())
-        return found
+        found = json.loads(await response.read())
+        return found["times"], found["cpu"]
 
 
 async def load(
     session: aiohttp.ClientSession, base: str, paths: Sequence[str], concurrency: int
 ) -> Load:
     """Ask every path of `paths` once, `concurrency` at a time; every answer must be 200."""
-    await _server_times(session, base)  # forget earlier requests
+    _, cpu_before = await _server_times(session, base)  # forget earlier requests
     client: list[float] = []
     following = iter(paths)
 
@@ -215,10 +222,10 @@ async def load(
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     seconds = time.perf_counter() - started
-    server = await _server_times(session, base)
+    server, cpu_after = await _server_times(session, base)
     if len(server) != len(paths):
         raise AssertionError(f"the server timed {len(server)} requests of {len(paths)}")
-    return Load(len(paths), seconds, server, client)
+    return Load(len(paths), seconds, server, client, cpu=cpu_after - cpu_before)
 
 
 def _merged(loads: Sequence[Load]) -> Load:
@@ -228,6 +235,7 @@ def _merged(loads: Sequence[Load]) -> Load:
         [time for one in loads for time in one.server],
         [time for one in loads for time in one.client],
         tuple(one.requests / one.seconds for one in loads),
+        sum(one.cpu for one in loads),
     )
 
 
@@ -298,6 +306,12 @@ async def measure(sizes: Sizes) -> Figures:
     )
 
 
+def _capacity(load: Load) -> str:
+    """The server's CPU time a request, and the requests a second one core gives at that."""
+    per = load.cpu_per_request
+    return f"{format_seconds(per)} ({1 / per:,.0f}/s)" if per > 0 else "—"
+
+
 def run(quick: bool) -> Table:
     sizes = QUICK if quick else FULL
     figures = asyncio.run(measure(sizes))
@@ -305,7 +319,7 @@ def run(quick: bool) -> Table:
         f"Web (SPEC 11): the leaderboard of a {sizes.matches:,}-match guild "
         f"({sizes.members:,} members, duels; SQLite file, WAL), one server process",
         ["request", "requests/s", "server time (median)", "client latency (median)",
-         "vs baseline", "target"],
+         "server CPU a request (one core's capacity)", "vs baseline", "target"],
     )  # fmt: skip
     base = figures.baseline
     table.add(
@@ -313,6 +327,7 @@ def run(quick: bool) -> Table:
         f"{base.rate:,.0f}",
         format_seconds(base.server_median),
         format_seconds(base.client_median),
+        _capacity(base),
         "1x",
         "",
     )
@@ -327,6 +342,7 @@ def run(quick: bool) -> Table:
             f"{warm.rate:,.0f}",
             format_seconds(warm.server_median),
             format_seconds(warm.client_median),
+            _capacity(warm),
             f"{warm.rate / base.rate:.2f}x the rate",
             f">= 1,000/s, <= 20 ms {verdict(met)}",
         )
@@ -338,6 +354,7 @@ def run(quick: bool) -> Table:
             f"{cold.rate:,.0f}",
             format_seconds(cold.server_median),
             format_seconds(cold.client_median),
+            _capacity(cold),
             f"{cold.rate / base.rate:.2f}x the rate",
             f"<= 20 ms {verdict(met)}",
         )
@@ -352,7 +369,10 @@ def run(quick: bool) -> Table:
         "figures are over all rounds. At once, a request's server time includes its wait for "
         "the others (one process, one event loop).",
         "server time: the application's own time for a request (a middleware around it), "
-        "the median; client latency: from sending to the whole body read, the median.",
+        "the median; client latency: from sending to the whole body read, the median; server "
+        "CPU: the server process's CPU time (time.process_time, its worker threads included) "
+        "over the loads divided by their requests, which the host's other work does not add "
+        "to, and the requests a second that one core would serve at that cost.",
         "the first request after a change (page 1, one at a time), server time, median of "
         f"{sizes.cold_rounds}: "
         + ", ".join(

@@ -16,6 +16,7 @@ def test_web_bench_quick() -> None:
         assert load.requests == requests == len(load.server) == len(load.client)
         assert len(load.rates) == web.QUICK.warm_runs
         assert load.rate > 0 and load.server_median <= load.client_median
+        assert load.cpu_per_request > 0
     assert set(figures.cold) == {
         (path, concurrency)
         for path in (web.API_BOARD, web.HTML_BOARD)
