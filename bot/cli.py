@@ -58,6 +58,7 @@ from bot.storage import (
     DatabaseUnavailable,
     Match,
     MatchEdit,
+    once_more_if_lost,
     redacted,
 )
 
@@ -306,10 +307,7 @@ def _with_ladder(
         """A lost connection is replaced and what it interrupted runs once more (SPEC 8.8):
         it did not commit, or it was a report, which its request id records at most once,
         or an import, whose keys skip what it already imported."""
-        try:
-            return await attempt()
-        except ConnectionLost:
-            return await attempt()
+        return await once_more_if_lost(attempt)
 
     return asyncio.run(session())
 

@@ -38,7 +38,7 @@ __all__ = ["postgres_admin"]
 GUILD = 41
 DEADLINE_SECONDS = 30.0
 """A command still running after this long has hung."""
-LOST_OR_BUSY = re.compile(r"connection to the database was lost|database is busy|cannot open")
+LOST_OR_BUSY = re.compile(r"database is unavailable|database is busy|cannot open")
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import discord
 from bot.app.bot import create_bot
 from bot.config import Config, ConfigError, load_config
 from bot.services import Ladder
-from bot.storage import DatabaseUnavailable, redacted
+from bot.storage import DatabaseBusy, DatabaseUnavailable, redacted
 
 EXIT_OK = 0
 EXIT_BAD_SETUP = 2
@@ -26,6 +26,23 @@ LONGEST_RETRY_SECONDS = 300.0
 UNREACHABLE = (OSError, aiohttp.ClientError, TimeoutError, discord.DiscordServerError)
 """What a start raises when Discord cannot be reached: no network, a DNS failure, a refused
 or dropped connection, Discord answering 5xx."""
+
+
+class DatabaseFaultsInOneLine(logging.Filter):
+    """A database fault (busy, or unavailable: an outage) that a background task or
+    discord.py logs with its traceback becomes one warning line naming it (SPEC 8.8): it is
+    the database's state, not a bug, and the work is tried again on its next turn."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, discord.app_commands.CommandInvokeError):
+            error = error.original
+        if isinstance(error, DatabaseBusy | DatabaseUnavailable):
+            record.msg = f"{record.getMessage()}: {error}"
+            record.args = None
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
 
 
 def _fail(message: str) -> int:
@@ -41,6 +58,8 @@ def run_bot(config_path: str) -> int:
     except ConfigError as error:
         return _fail(str(error))
     discord.utils.setup_logging(level=logging.INFO, root=True)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(DatabaseFaultsInOneLine())
     try:
         return asyncio.run(_serve(config, token))
     except KeyboardInterrupt:

@@ -1,7 +1,13 @@
 """Storage: the only place with SQL (schema, migrations, queries), on SQLite or PostgreSQL."""
 
 from bot.storage.database import Database, Queries, WriteTransaction, redacted
-from bot.storage.engine import BUSY_MESSAGE, ConnectionLost, DatabaseBusy, DatabaseUnavailable
+from bot.storage.engine import (
+    BUSY_MESSAGE,
+    ConnectionLost,
+    DatabaseBusy,
+    DatabaseUnavailable,
+    once_more_if_lost,
+)
 from bot.storage.guilds import WebStamp
 from bot.storage.matches import LOG_START
 from bot.storage.models import (
@@ -54,5 +60,6 @@ __all__ = [
     "Standing",
     "WebStamp",
     "WriteTransaction",
+    "once_more_if_lost",
     "redacted",
 ]

@@ -45,6 +45,19 @@ class ConnectionLost(DatabaseUnavailable):
     import's keys skip what it already imported)."""
 
 
+_Retried = TypeVar("_Retried")
+
+
+async def once_more_if_lost(operation: Callable[[], Awaitable[_Retried]]) -> _Retried:
+    """Run `operation`, and once more if a lost connection interrupted it (SPEC 8.8): only
+    for one that is safe to repeat (a report with its request id, an import by its keys,
+    or a use case that did not commit)."""
+    try:
+        return await operation()
+    except ConnectionLost:
+        return await operation()
+
+
 class Row(Protocol):
     """A result row read by column name (sqlite3.Row, asyncpg.Record)."""
 

@@ -125,9 +125,7 @@ def _reason(error: BaseException) -> str:
 def _lost(error: BaseException) -> DatabaseUnavailable:
     if isinstance(error, asyncpg.exceptions.DiskFullError):
         return DatabaseUnavailable("the database server's disk is full; nothing was changed")
-    return ConnectionLost(
-        f"the connection to the database was lost ({_reason(error)}); nothing was changed"
-    )
+    return ConnectionLost(f"the database is unavailable ({_reason(error)}); nothing was changed")
 
 
 @contextmanager

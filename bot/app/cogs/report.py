@@ -23,6 +23,7 @@ from bot.services import (
     team_lineup,
 )
 from bot.services.match_rules import opponents_to_ask
+from bot.storage import once_more_if_lost
 
 MINUTES = "Minutes played (default: the server's max_game_length)"
 WINNERS: dict[str, Literal["a", "b", "draw"]] = {"a": "a", "b": "b", "draw": "draw"}
@@ -47,13 +48,15 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
         else:
             ids = [entry.player.user_id for entry in lineup if entry.player.user_id is not None]
             members = await resolve_members(guild, ids)
-        result = await self.bot.ladder.report(
-            guild.id,
-            actor(interaction),
-            lineup,
-            request_id=str(interaction.id),
-            minutes=minutes,
-            members=members,
+        result = await once_more_if_lost(  # the request id records it at most once
+            lambda: self.bot.ladder.report(
+                guild.id,
+                actor(interaction),
+                lineup,
+                request_id=str(interaction.id),
+                minutes=minutes,
+                members=members,
+            )
         )
         match = result.match
         note_stored(interaction, match_stored(match))

@@ -1,0 +1,100 @@
+"""SPEC 8.8: the bot survives a PostgreSQL outage. While its database refuses connections
+(ALLOW_CONNECTIONS false, its backends terminated: the bot's own uuid-named database only,
+never the shared server), a slash command gets one private line saying the database is
+unavailable and the bot logs no traceback; once the database is back, the next command
+works, with no restart."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from tests.app.fakediscord import FakeDiscord
+from tests.app.harness import MOD, PLAYERS, BotProcess, write_config
+from tests.storage.engines import _admin, _with_database, postgres_admin
+
+__all__ = ["postgres_admin"]
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeDiscord]:
+    server = FakeDiscord([MOD, *PLAYERS])
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def database(postgres_admin: str) -> Iterator[tuple[str, str]]:
+    """(its name, its URL): a database of this test's own."""
+    name = f"ladderbot_outage_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin(postgres_admin, f"CREATE DATABASE {name}"))
+    try:
+        yield name, _with_database(postgres_admin, name)
+    finally:
+        asyncio.run(_admin(postgres_admin, f"ALTER DATABASE {name} ALLOW_CONNECTIONS true"))
+        asyncio.run(_admin(postgres_admin, f"DROP DATABASE {name} WITH (FORCE)"))
+
+
+@pytest.fixture
+def bot(fake: FakeDiscord, database: tuple[str, str], tmp_path: Path) -> Iterator[BotProcess]:
+    process = BotProcess(fake, write_config(tmp_path, database=database[1]))
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+async def _take_offline(admin: str, name: str) -> None:
+    """New connections refused, the open ones terminated."""
+    connection = await asyncpg.connect(admin, timeout=5)
+    try:
+        await connection.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+        await connection.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+        )
+    finally:
+        await connection.close()
+
+
+def _duel(fake: FakeDiscord, number: int) -> str:
+    """A moderator's duel report (applied at once); the reply's text."""
+    winner, loser = PLAYERS[2 * number], PLAYERS[2 * number + 1]
+    reply = fake.slash(MOD, "report duel", winner=winner, loser=loser).reply(timeout=30)
+    if reply.embeds:
+        return str(reply.embeds[0].get("description", ""))
+    return reply.content or ""
+
+
+def test_the_bot_answers_through_a_database_outage_and_recovers_without_restart(
+    fake: FakeDiscord, bot: BotProcess, database: tuple[str, str], postgres_admin: str
+) -> None:
+    name, _ = database
+    assert "applied" in _duel(fake, 0)
+    logged = bot.log_size()
+
+    asyncio.run(_take_offline(postgres_admin, name))
+    for number in (1, 2):
+        reply = fake.slash(MOD, "report duel", winner=PLAYERS[2 * number], loser=PLAYERS[5])
+        answered = reply.reply(timeout=30)
+        assert answered.ephemeral, answered
+        text = answered.content or ""
+        assert "database is unavailable" in text and "nothing was changed" in text, text
+        assert "\n" not in text
+        card = fake.slash(PLAYERS[0], "rating").reply(timeout=30)
+        assert card.ephemeral and "database is unavailable" in (card.content or ""), card
+    bot.assert_alive()
+
+    asyncio.run(_admin(postgres_admin, f"ALTER DATABASE {name} ALLOW_CONNECTIONS true"))
+    assert "applied" in _duel(fake, 3)
+    card = fake.slash(PLAYERS[0], "rating").reply(timeout=30)
+    assert not card.ephemeral and card.embeds, card
+    bot.assert_alive()
+    output = bot.output_since(logged)
+    assert "Traceback" not in output, output
