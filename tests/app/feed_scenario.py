@@ -16,8 +16,9 @@ from tests.app.fakediscord import GUILD_ID, Event, FakeDiscord, Member, Role
 from tests.app.harness import EDIT_SECONDS, MOD, REPO, BotProcess, bot_environment, write_config
 
 WINNER, LOSER = Member(6_000_001, "feedwinner"), Member(6_000_002, "feedloser")
-QUIET_SECONDS = EDIT_SECONDS + 1.0
-"""Room for a second edit, role call or post, which must not come."""
+QUIET_SECONDS = EDIT_SECONDS + 0.5
+"""Room for a second edit (edit_seconds after the first), role call or post (a poll of the
+change log, 2 s), which must not come."""
 
 
 def fake_discord() -> Iterator[FakeDiscord]:
