@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+import pytest
 from aiohttp import ClientResponse, web
 from aiohttp.test_utils import TestClient
 from markupsafe import escape
 
 from bot.services import Ladder
+from bot.web import reading
 from bot.web.app import CACHE_SECONDS, SECURITY_HEADERS
 from bot.web.openapi import openapi_document
 from tests.web.data import GUILD, HIDDEN, MOD, UNKNOWN, report
@@ -220,3 +222,34 @@ async def test_a_closed_seasons_standings(client: Client) -> None:
     seasons = await (await client.get(f"/api/v1/guilds/{GUILD}/seasons")).json()
     assert [s["name"] for s in seasons["seasons"]] == ["first", "spring"]
     assert [s["current"] for s in seasons["seasons"]] == [False, True]
+
+
+async def test_every_page_is_cut_from_the_board_of_the_guilds_stamp(
+    client: Client, ladder: Ladder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pages of a board share one read of the whole board per stamp: together they are
+    the service's whole board, and after a change every page shows the new standings."""
+    monkeypatch.setattr(reading, "PAGE_SIZE", 2)
+    board = f"/api/v1/guilds/{GUILD}/leaderboard"
+
+    async def every_page() -> list[tuple[int, int, float]]:
+        first = await (await client.get(board)).json()
+        rows = []
+        for page in range(1, first["pages"] + 1):
+            found = await (await client.get(f"{board}?page={page}")).json()
+            assert (found["page"], found["pages"], found["page_size"]) == (page, first["pages"], 2)
+            rows += [(row["rank"], row["user_id"], row["rating"]) for row in found["rows"]]
+        past = await client.get(f"{board}?page={first['pages'] + 1}")
+        assert past.status == 404
+        assert f"the leaderboard has {first['pages']} pages" in (await past.json())["error"]
+        return rows
+
+    async def whole() -> list[tuple[int, int, float]]:
+        found = await ladder.leaderboard(GUILD, "ladder", 1, 0)
+        return [(row.rank, row.user_id, row.rating) for row in found.rows]
+
+    before = await every_page()
+    assert before == await whole() and len(before) > 2
+    await report(ladder, GUILD, "<@4> 1 | <@1> 0", 52, MOD)  # applied: the standings change
+    after = await every_page()
+    assert after == await whole() and after != before
