@@ -13,7 +13,6 @@ from bot.ratings.ladder import (
     SCORE_RULE,
     match_minutes,
     match_outcomes,
-    rating_changes,
     valid_minutes,
     valid_scores,
 )
@@ -32,6 +31,7 @@ from bot.services.core import (
 from bot.services.errors import UserError
 from bot.services.lineup import Lineup, lineup_text
 from bot.services.match_rules import check_cancel, check_state
+from bot.services.replaying import replay_match
 from bot.storage import (
     LogKey,
     Match,
@@ -229,11 +229,12 @@ class MatchUseCases(LadderCore):
         participants: Sequence[NewParticipant | Participant],
         members: Mapping[int, Member],
     ) -> tuple[float, dict[int, tuple[float, float]]]:
-        """Applying a match after `newest`, the end of the log (incremental: nothing is
-        replayed): its applied_at, and each rated member's rating before and after it."""
+        """Applying a match after `newest`, the end of the log (incremental: the replay of
+        this one match, replay_match): its applied_at, and each rated member's rating before
+        and after it."""
         rated = [(p, p.user_id) for p in participants if p.enabled and p.user_id is not None]
         before = [ladder_rating(members[user_id], settings) for _, user_id in rated]
-        changes = rating_changes(
+        after = replay_match(
             before,
             [p.side for p, _ in rated],
             [p.score for p, _ in rated],
@@ -245,8 +246,8 @@ class MatchUseCases(LadderCore):
             now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
         )
         return applied_at, {
-            user_id: (rating, rating + float(change))
-            for (_, user_id), rating, change in zip(rated, before, changes, strict=True)
+            user_id: (rating, changed)
+            for (_, user_id), rating, changed in zip(rated, before, after, strict=True)
         }
 
     async def _apply(self, tx: WriteTransaction, settings: GuildSettings, match: Match) -> Match:

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.services import seasons
-from bot.services.core import ladder_settings
 from bot.services.errors import UserError
-from bot.services.replaying import replay_log
+from bot.services.replaying import boundaries, ladder_settings, replay_log
 from bot.storage import LOG_START, Database, Queries
 from bot.storage.database import is_postgres, sqlite_path
 from bot.storage.migrate import Progress, TargetNotEmpty, copy_database
@@ -35,7 +33,7 @@ async def replay_disagreements(queries: Queries) -> list[str]:
         assert settings is not None
         log = await queries.log_columns(guild_id)
         crossed = await queries.seasons_from(guild_id, LOG_START)
-        replay = replay_log(log, {}, ladder_settings(settings), seasons.boundaries(log, crossed))
+        replay = replay_log(log, {}, ladder_settings(settings), boundaries(log, crossed))
         stored = np.nan_to_num(log.rating_before, nan=np.inf)
         for index in np.flatnonzero(
             ~np.isclose(stored, replay.before, rtol=TOLERANCE, atol=TOLERANCE)

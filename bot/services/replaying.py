@@ -1,20 +1,36 @@
-"""Adapter from the stored log (bot.storage.LogColumns) to the ladder's replay
-(bot.ratings.replay): no math here."""
+"""The replay in one place (SPEC 2.5): from the stored log's columns (bot.storage.LogColumns)
+to ratings, records and season closings through bot.ratings.replay, for every use case that
+rates: the incremental apply of one match (replay_match), and the replay of a guild or of
+its tail after a void, an edit, a settings change, an import or a recompute (replay_guild),
+which also decides what to rewrite and which cached performances go (storage only writes).
+No math here: one replay function rates, so what is stored is, bit for bit, a replay.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+import math
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from itertools import pairwise
+from typing import Final, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
+from bot.config import GuildSettings
 from bot.ratings.evaluation import Evaluation, evaluate
-from bot.ratings.ladder import LadderSettings
+from bot.ratings.ladder import LadderSettings, side_codes
 from bot.ratings.replay import replay_waves, season_records
-from bot.storage import LogColumns
+from bot.storage import LOG_START, LogColumns, LogKey, MemberColumns, Season, WriteTransaction
+from bot.storage.database import NO_RECORD
 from bot.storage.models import FloatArray, IntArray
+
+
+def ladder_settings(settings: GuildSettings) -> LadderSettings:
+    return LadderSettings(
+        settings.t, settings.game_mult, settings.max_game_length, settings.initial_rating
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +59,8 @@ class ReplayResult:
     """Per member who appears or has a start rating: the rating at the end."""
     closing: list[dict[int, float]]
     """Per season start: the same members' ratings just before it (closing standings)."""
+    records: list[dict[int, Record]] | None = None
+    """If asked for: records_by_season of the log."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +106,15 @@ def replay_log(
     starts: Mapping[int, float],
     settings: LadderSettings,
     seasons: Sequence[SeasonStart] = (),
+    *,
+    records: bool = False,
 ) -> ReplayResult:
-    """Apply the matches of `log` in order, and the season starts among them; a member's
-    rating at the start is starts[user] or initial_rating. With season starts, starts must
-    hold every rated member (a season start changes members who do not play after it): see
-    ratings_at_start."""
+    """The replay: apply the matches of `log` in order, and the season starts among them; a
+    member's rating at the start is starts[user] or initial_rating. With season starts,
+    starts must hold every rated member (a season start changes members who do not play
+    after it): see ratings_at_start. records: also count every member's record per season
+    (records_by_season), first, while the replay's results take no memory yet."""
+    counted = records_by_season(log, seasons) if records else None
     indexed = _indexed(log, seasons, list(starts))
     members = indexed.members.tolist()
     start_ratings = np.array(
@@ -115,7 +137,32 @@ def replay_log(
         replay.after,
         dict(zip(members, replay.final.tolist(), strict=True)),
         [dict(zip(members, c.tolist(), strict=True)) for c in replay.closing],
+        counted,
     )
+
+
+def replay_match(
+    before: Sequence[float],
+    sides: Sequence[object],
+    scores: Sequence[float],
+    minutes: Sequence[float],
+    settings: LadderSettings,
+) -> list[float]:
+    """The incremental apply: the ratings after one match at the end of the log, from its
+    rated participants' ratings before it. It is the replay of a log of that one match,
+    so a later replay of the whole log stores exactly these floats again."""
+    count = len(before)
+    replay = replay_waves(
+        np.zeros(count, np.int32),
+        np.arange(count, dtype=np.int32),
+        side_codes(sides),
+        np.asarray(scores, np.float64),
+        np.asarray(minutes, np.float64),
+        count,
+        settings,
+        np.asarray(before, np.float64),
+    )
+    return [float(rating) for rating in replay.after.tolist()]
 
 
 def ratings_at_start(
@@ -192,3 +239,176 @@ def evaluate_log(
         [season.carry for season in seasons],
         tune=tune,
     )
+
+
+# --- a guild's log: replayed from a point, and stored --------------------------------------
+
+
+def boundaries(log: LogColumns, crossed: Sequence[tuple[Season, int]]) -> list[SeasonStart]:
+    """The season starts in `log` for replay_log: each at the first entry of the match that
+    follows it (matches_before: applied matches between the replay's start and it)."""
+    if not crossed:
+        return []
+    firsts = log.match_firsts().tolist()
+    return [
+        SeasonStart(firsts[before] if before < len(firsts) else len(log), season.carry)
+        for season, before in crossed
+    ]
+
+
+async def starts_across(
+    tx: WriteTransaction,
+    guild_id: int,
+    log: LogColumns,
+    crossed: Sequence[tuple[Season, int]],
+    seed: Mapping[int, float],
+) -> dict[int, float]:
+    """The ratings where a replay from inside the log begins, when it crosses season starts:
+    the stored closing standings at the first one it crosses, the ratings before the
+    entries before that, and `seed` (the players of a voided match) above all."""
+    first_closing = await tx.closing_ratings(guild_id, crossed[0][0].number)
+    starts = ratings_at_start(log, boundaries(log, crossed), {}, first_closing)
+    starts.update(seed)
+    return starts
+
+
+async def store_closings(
+    tx: WriteTransaction,
+    guild_id: int,
+    crossed: Sequence[tuple[Season, int]],
+    replayed: ReplayResult,
+) -> None:
+    """Rewrite the closing standings of the seasons a replay crossed from its closings."""
+    if not crossed:
+        return
+    previous = {later.number: earlier for earlier, later in pairwise(await tx.seasons(guild_id))}
+    for (season, _), closing in zip(crossed, replayed.closing, strict=True):
+        await tx.store_closing(season, previous.get(season.number), closing)
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """What replay_guild did."""
+
+    matches: int
+    member_ids: frozenset[int]
+    """Members whose rating was rewritten (every member for a whole-guild replay)."""
+    changed: frozenset[int] = frozenset()
+    """Members whose stored rating, record or games (their own or an opponent's rating in a
+    match) differed from the replay: empty when the replay changed nothing."""
+
+
+NOTHING_REPLAYED: Final = Replayed(0, frozenset())
+
+
+async def replay_guild(
+    tx: WriteTransaction,
+    guild_id: int,
+    settings: GuildSettings,
+    start: LogKey | None,
+    seed: Mapping[int, float] | None = None,
+    touched: Collection[int] = (),
+) -> Replayed:
+    """Replay the applied matches from `start` (None: the whole guild) and store what
+    differs. A member's start rating: `seed`, else the rating_before of their first match in
+    the replayed part, else their current rating (or initial_rating). `touched`: the members
+    whose matches were added, voided or edited; their cached measures go, and a partial
+    replay recounts their records (a whole-guild one counts everyone's)."""
+    log = await tx.log_columns(guild_id, LOG_START if start is None else start)
+    crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
+    members = await tx.member_columns(guild_id)
+    seasons = boundaries(log, crossed)
+    if start is None:
+        starts: dict[int, float] = {}
+    elif crossed:  # season starts change everyone rated: start from their closings
+        starts = await starts_across(tx, guild_id, log, crossed, seed or {})
+    else:
+        starts = await asyncio.to_thread(_starts, log, members, seed or {})
+    # numpy work, off the event loop (SPEC 8.5)
+    result = await asyncio.to_thread(
+        replay_log, log, starts, ladder_settings(settings), seasons, records=start is None
+    )
+    final: dict[int, float | None] = {**(seed or {}), **result.final}
+    records = None if result.records is None else result.records[-1]
+    writes = await asyncio.to_thread(_differences, log, result, members, final, records)
+    await tx.write_replay(guild_id, *writes.rows, writes.ratings, writes.records)
+    await store_closings(tx, guild_id, crossed, result)
+    if start is not None and touched:
+        await tx.recount_records(guild_id, list(touched))
+    stale = writes.stale.union(touched)
+    if stale:
+        await tx.forget_performances(guild_id, sorted(stale))
+    rewritten = members.user_id.tolist() if start is None else [*final, *touched]
+    changed = writes.stale.union(writes.ratings, writes.records)
+    return Replayed(len(log.match_firsts()), frozenset(rewritten), frozenset(changed))
+
+
+def _starts(log: LogColumns, members: MemberColumns, seed: Mapping[int, float]) -> dict[int, float]:
+    """The ratings where a replay from inside the log (crossing no season start) begins:
+    `seed`, else each member's first stored rating before, else (matches imported after
+    the member's last applied one) their current rating."""
+    starts = {**ratings_at_start(log, (), {}, None), **seed}
+    unseeded = np.setdiff1d(log.user_id, np.array(list(starts), np.int64))
+    if not len(unseeded) or not len(members.user_id):
+        return starts
+    at = np.searchsorted(members.user_id, unseeded).clip(max=len(members.user_id) - 1)
+    rating = members.rating[at]
+    usable = (members.user_id[at] == unseeded) & ~np.isnan(rating)
+    starts.update(zip(unseeded[usable].tolist(), rating[usable].tolist(), strict=True))
+    return starts
+
+
+@dataclass(frozen=True, slots=True)
+class _Writes:
+    """What a replay changes in storage."""
+
+    rows: tuple[IntArray, IntArray, FloatArray, FloatArray]
+    """match_id, position, rating before and after of the log entries that differ."""
+    ratings: dict[int, float | None]
+    records: dict[int, tuple[int, int, int, int]]
+    stale: set[int]
+    """Members whose cached performances no longer hold: every player of a match with a
+    changed rating (their opponents' ratings are their games)."""
+
+
+def _differences(
+    log: LogColumns,
+    result: ReplayResult,
+    members: MemberColumns,
+    ratings: Mapping[int, float | None],
+    records: Mapping[int, Record] | None,
+) -> _Writes:
+    """The replay's values that differ from the stored ones (compared with !=, so a replay
+    of an unchanged log writes nothing), the final rating per member of `ratings` (None: no
+    rated match left) and, with `records` (a whole-guild replay), every member's record (a
+    member left out of either has no rating and no record). Worker-thread work: loops over
+    up to every member."""
+    changed = (result.before != log.rating_before) | (result.after != log.rating_after)
+    in_changed = np.isin(log.match_id, log.match_id[changed])
+    stale = set(np.unique(log.user_id[in_changed]).tolist())
+    rows = (log.match_id[changed], log.position[changed], result.before[changed])
+    everyone = records is not None
+    new_ratings: dict[int, float | None] = {}
+    new_records: dict[int, tuple[int, int, int, int]] = {}
+    stored = zip(
+        members.user_id.tolist(),
+        members.rating.tolist(),
+        zip(
+            *(
+                column.tolist()
+                for column in (members.games, members.wins, members.draws, members.losses)
+            ),
+            strict=True,
+        ),
+        strict=True,
+    )
+    for user_id, rating, record in stored:
+        if everyone or user_id in ratings:
+            new = ratings.get(user_id)
+            if (None if math.isnan(rating) else rating) != new:
+                new_ratings[user_id] = new
+        if records is not None:
+            games, wins, draws, losses = records.get(user_id, NO_RECORD)
+            if (games, wins, draws, losses) != record:
+                new_records[user_id] = (games, wins, draws, losses)
+    return _Writes((*rows, result.after[changed]), new_ratings, new_records, stale)

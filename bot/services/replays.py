@@ -1,5 +1,5 @@
 """Replays: settings, recompute, seasons and CSV import/export, the use cases that
-replay a guild's log (bot.services.core.replay_guild) or change it as a whole.
+replay a guild's log (bot.services.replaying.replay_guild) or change it as a whole.
 """
 
 from __future__ import annotations
@@ -88,7 +88,14 @@ class ReplayUseCases(LadderCore):
         async with self._write(guild_id) as unit:
             settings = await unit.tx.ensure_guild(guild_id, self.defaults)
             replayed = await replay_guild(unit.tx, guild_id, settings, None)
-            unit.change = Change(guild_id, "replayed", everyone=True, actor_id=actor.user_id)
+            # A log replayed to exactly what is stored (SPEC 2.5) reports an empty change.
+            unit.change = Change(
+                guild_id,
+                "replayed",
+                replayed.changed,
+                everyone=bool(replayed.changed),
+                actor_id=actor.user_id,
+            )
         return replayed.matches
 
     # --- seasons (SPEC 9.1; bot.services.seasons) ---------------------------------------

@@ -1,4 +1,5 @@
-"""Seasons (SPEC 9.1): the boundaries a replay honours, and the closing standings they keep.
+"""Seasons (SPEC 9.1): names, carries and summaries. The boundaries a replay honours and the
+closing standings a replay rewrites are bot.services.replaying's (boundaries is imported here).
 
 A season start is an entry of the match log (bot.storage.seasons: its log key, how it orders
 against matches). At a start every rated member's ladder rating r becomes initial_rating +
@@ -12,13 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Final
 
 from bot.ratings.replay import carry_over
 from bot.services.errors import UserError, quoted
-from bot.services.replaying import ReplayResult, SeasonStart, ratings_at_start
-from bot.storage import LogColumns, Season, WriteTransaction
+from bot.services.replaying import boundaries as boundaries
+from bot.storage import Season
 
 NAME_LENGTH: Final = 32
 NAME_RULE: Final = f"1 to {NAME_LENGTH} printable characters"
@@ -71,48 +71,6 @@ def carried(ratings: Mapping[int, float], carry: float, initial_rating: float) -
     users = list(ratings)
     kept = carry_over([ratings[user] for user in users], carry, initial_rating)
     return dict(zip(users, kept.tolist(), strict=True))
-
-
-def boundaries(log: LogColumns, crossed: Sequence[tuple[Season, int]]) -> list[SeasonStart]:
-    """The season starts in `log` for replay_log: each at the first entry of the match that
-    follows it (matches_before: applied matches between the replay's start and it)."""
-    if not crossed:
-        return []
-    firsts = log.match_firsts().tolist()
-    return [
-        SeasonStart(firsts[before] if before < len(firsts) else len(log), season.carry)
-        for season, before in crossed
-    ]
-
-
-async def starts_across(
-    tx: WriteTransaction,
-    guild_id: int,
-    log: LogColumns,
-    crossed: Sequence[tuple[Season, int]],
-    seed: Mapping[int, float],
-) -> dict[int, float]:
-    """The ratings where a replay from inside the log begins, when it crosses season starts:
-    the stored closing standings at the first one it crosses, the ratings before the
-    entries before that, and `seed` (the players of a voided match) above all."""
-    first_closing = await tx.closing_ratings(guild_id, crossed[0][0].number)
-    starts = ratings_at_start(log, boundaries(log, crossed), {}, first_closing)
-    starts.update(seed)
-    return starts
-
-
-async def store_closings(
-    tx: WriteTransaction,
-    guild_id: int,
-    crossed: Sequence[tuple[Season, int]],
-    replayed: ReplayResult,
-) -> None:
-    """Rewrite the closing standings of the seasons a replay crossed from its closings."""
-    if not crossed:
-        return
-    previous = {later.number: earlier for earlier, later in pairwise(await tx.seasons(guild_id))}
-    for (season, _), closing in zip(crossed, replayed.closing, strict=True):
-        await tx.store_closing(season, previous.get(season.number), closing)
 
 
 def summaries(seasons: Sequence[Season], sizes: Mapping[int, int]) -> list[SeasonSummary]:

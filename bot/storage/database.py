@@ -11,7 +11,6 @@ transaction's own connection (a use case reads what it wrote).
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import re
 import uuid
@@ -23,8 +22,6 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-import numpy as np
-
 from bot.config import GuildSettings
 from bot.storage.changes import ChangeReads, ChangeWrites
 from bot.storage.community import CommunityReads, CommunityWrites
@@ -34,10 +31,9 @@ from bot.storage.matches import NEWEST_ENTRY, MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
 from bot.storage.models import (
     FloatArray,
-    LogColumns,
+    IntArray,
     LogKey,
     Match,
-    MemberColumns,
     NewMatch,
     Outcome,
 )
@@ -269,68 +265,26 @@ class WriteTransaction(
     async def write_replay(
         self,
         guild_id: int,
-        log: LogColumns,
+        match_id: IntArray,
+        position: IntArray,
         before: FloatArray,
         after: FloatArray,
-        members: MemberColumns,
         ratings: Mapping[int, float | None],
-        records: Mapping[int, tuple[int, int, int, int]] | None = None,
+        records: Mapping[int, tuple[int, int, int, int]],
     ) -> None:
-        """Store a replay of `log`: each entry's rating before and after its match, the
-        final rating per member of `ratings` (None: no rated match left) and, for a replay
-        of the whole guild, every member's record (`records`; a member left out of either
-        has no rating and no record). Only values that differ from the stored ones
-        (`members`, as read before) are written: a recompute of an unchanged log writes
-        nothing. The caller marks the guild changed (Ladder's one change path)."""
-        changed = (before != log.rating_before) | (after != log.rating_after)
-        if changed.any():
-            # Every player of a match with a changed rating before has changed games (their
-            # opponents' ratings), whether or not their own rating changes.
-            in_changed = np.isin(log.match_id, log.match_id[changed])
-            await self.forget_performances(guild_id, np.unique(log.user_id[in_changed]).tolist())
+        """Store what a replay changed (bot.services.replaying decides what): the rating
+        before and after of the log entries (match_id, position), members' ratings (None: no
+        rated match left) and records. The caller marks the guild changed and drops the
+        cached performances that no longer hold."""
+        if len(match_id):
             await self._session.update_rows(
                 "participants",
                 ("match_id", "position"),
                 ("rating_before", "rating_after"),
-                (log.match_id[changed], log.position[changed], before[changed], after[changed]),
+                (match_id, position, before, after),
             )
-        new_ratings, new_records = await asyncio.to_thread(
-            _member_changes, members, ratings, records
-        )
-        await self.set_ratings(guild_id, new_ratings)
-        await self.set_records(guild_id, new_records)
-
-
-def _member_changes(
-    members: MemberColumns,
-    ratings: Mapping[int, float | None],
-    records: Mapping[int, tuple[int, int, int, int]] | None,
-) -> tuple[dict[int, float | None], dict[int, tuple[int, int, int, int]]]:
-    """The ratings and records of a replay that differ from the stored ones (worker-thread
-    work: a loop over up to every member)."""
-    everyone = records is not None
-    new_ratings: dict[int, float | None] = {}
-    new_records: dict[int, tuple[int, int, int, int]] = {}
-    stored = zip(
-        members.user_id.tolist(),
-        members.rating.tolist(),
-        zip(
-            *(
-                column.tolist()
-                for column in (members.games, members.wins, members.draws, members.losses)
-            ),
-            strict=True,
-        ),
-        strict=True,
-    )
-    for user_id, rating, record in stored:
-        if everyone or user_id in ratings:
-            new = ratings.get(user_id)
-            if (None if math.isnan(rating) else rating) != new:
-                new_ratings[user_id] = new
-        if records is not None and (new_record := records.get(user_id, NO_RECORD)) != record:
-            new_records[user_id] = new_record
-    return new_ratings, new_records
+        await self.set_ratings(guild_id, ratings)
+        await self.set_records(guild_id, records)
 
 
 @dataclass(slots=True)

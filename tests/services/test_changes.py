@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import bot.services.core as core_module
+import bot.services.replaying as replaying_module
 import bot.services.standings as standings_module
 from bot.config import GuildSettings
 from bot.services import Actor, Change, Ladder, MemberInfo, UserError, parse_lineup
@@ -93,7 +93,7 @@ async def test_replays_and_settings_report_everyone_when_standings_may_move(
     with pytest.raises(UserError):
         await ladder.change_settings(GUILD, MOD, {"min_games": -1})
     assert changes == [
-        Change(GUILD, "replayed", everyone=True, actor_id=MOD.user_id),
+        Change(GUILD, "replayed", actor_id=MOD.user_id),  # the stored ratings were the replay's
         Change(GUILD, "settings", everyone=True, actor_id=MOD.user_id, detail="min_games = 2"),
         Change(GUILD, "settings", everyone=True, actor_id=MOD.user_id,
                detail="t = 150.0, variant = p4"),
@@ -167,9 +167,9 @@ def _recording_threads(
 ) -> None:
     original = getattr(module, name)
 
-    def recorded(*args: Any) -> Any:
+    def recorded(*args: Any, **options: Any) -> Any:
         threads.append(threading.current_thread())
-        return original(*args)
+        return original(*args, **options)
 
     monkeypatch.setattr(module, name, recorded)
 
@@ -179,7 +179,7 @@ async def test_replays_and_performances_run_in_a_worker_thread(
 ) -> None:
     ladder = Ladder(database, GuildSettings(), clock=clock)
     threads: list[threading.Thread] = []
-    _recording_threads(monkeypatch, core_module, "replay_log", threads)
+    _recording_threads(monkeypatch, replaying_module, "replay_log", threads)
     _recording_threads(monkeypatch, standings_module, "measured", threads)
     await report(ladder, MOD, "<@1> 1 | <@2> 0", "a")
     await ladder.recompute(GUILD, MOD)

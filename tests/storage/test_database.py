@@ -153,7 +153,9 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
         before = np.arange(len(log), dtype=np.float64) / 7
         members = await tx.member_columns(GUILD)
         assert members.user_id.tolist() == list(range(1, 9)) and np.isnan(members.rating).all()
-        await tx.write_replay(GUILD, log, before, before + 0.5, members, {1: 1510.25})
+        await tx.write_replay(
+            GUILD, log.match_id, log.position, before, before + 0.5, {1: 1510.25}, {}
+        )
     stored = await db.read.log_columns(GUILD)
     assert stored.rating_before.tolist() == before.tolist()
     assert stored.rating_after.tolist() == (before + 0.5).tolist()
