@@ -2,7 +2,10 @@
 with the command line beside the running bot reach it through the change feed as a Discord
 change would. A `ladderbot report` edits the live board, gives the rank role and is posted to
 the mod log as made by "the command line", each exactly once; a `void` and a `settings`
-change after it likewise; a restarted bot tells none of them again."""
+change after it likewise; a restarted bot tells none of them again, and a match reported in
+Discord and confirmed on the command line gets its message updated once.
+
+Each engine's test file imports the fixtures and tests from here and adds its `database`."""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
+
+import pytest
 
 from tests.app.fakediscord import GUILD_ID, Event, FakeDiscord, Member, Role
 from tests.app.harness import EDIT_SECONDS, MOD, REPO, BotProcess, bot_environment, write_config
@@ -21,14 +25,24 @@ QUIET_SECONDS = EDIT_SECONDS + 0.5
 change log, 2 s), which must not come."""
 
 
-def fake_discord() -> Iterator[FakeDiscord]:
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeDiscord]:
     server = FakeDiscord([MOD, WINNER, LOSER])
     server.start()
     yield server
     server.stop()
 
 
-def running_bot(fake: FakeDiscord, database: str, directory: Path) -> Iterator[BotProcess]:
+@pytest.fixture(scope="module")
+def gold(fake: FakeDiscord) -> Role:
+    return fake.add_role("gold", 4)  # below the bot's own role: it may give it
+
+
+@pytest.fixture(scope="module")
+def bot(
+    fake: FakeDiscord, gold: Role, database: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BotProcess]:
+    directory = tmp_path_factory.mktemp("feed-bot")
     process = BotProcess(fake, write_config(directory, database=database))
     try:
         process.start()
@@ -69,7 +83,7 @@ def role_calls(fake: FakeDiscord, after: int) -> list[tuple[str, int, int]]:
     ]
 
 
-def command_line_changes_reach_the_bot_once(
+def test_command_line_changes_reach_the_bot_once(
     fake: FakeDiscord, bot: BotProcess, gold: Role, database: str
 ) -> None:
     modlog, live = fake.channels_of(GUILD_ID)
@@ -132,7 +146,7 @@ def command_line_changes_reach_the_bot_once(
     assert "Traceback" not in bot.output()
 
 
-def the_bot_restarted_learns_nothing_twice(
+def test_the_bot_restarted_learns_nothing_twice(
     fake: FakeDiscord, bot: BotProcess, database: str
 ) -> None:
     """Changes told before a restart are not told again after it; a match reported in
