@@ -105,6 +105,8 @@ _NOT_CONNECTABLE: Final = (
 )
 """What connecting raises when the server answers but refuses this database (a pool opens a
 new connection whenever one was lost)."""
+_READ_ONLY: Final = asyncpg.exceptions.ReadOnlySQLTransactionError
+"""A write to a database that only reads (a standby, default_transaction_read_only)."""
 CONNECT_SECONDS: Final = 10.0
 """How long opening a connection may take."""
 COMMAND_SECONDS: Final = 300.0
@@ -125,6 +127,10 @@ def _reason(error: BaseException) -> str:
 def _lost(error: BaseException) -> DatabaseUnavailable:
     if isinstance(error, asyncpg.exceptions.DiskFullError):
         return DatabaseUnavailable("the database server's disk is full; nothing was changed")
+    if isinstance(error, asyncpg.exceptions.ReadOnlySQLTransactionError):
+        return DatabaseUnavailable(
+            f"the database is read-only ({_reason(error)}); nothing was changed"
+        )
     return ConnectionLost(f"the database is unavailable ({_reason(error)}); nothing was changed")
 
 
@@ -136,7 +142,7 @@ def _refused() -> Iterator[None]:
         yield
     except _BUSY_ERRORS as error:
         raise DatabaseBusy() from error
-    except (*_LOST_ERRORS, *_NOT_CONNECTABLE) as error:
+    except (*_LOST_ERRORS, *_NOT_CONNECTABLE, _READ_ONLY) as error:
         raise _lost(error) from error
 
 

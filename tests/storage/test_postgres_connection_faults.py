@@ -16,6 +16,7 @@ import pytest
 from bot.config import GuildSettings
 from bot.storage import ConnectionLost, Database
 from tests.storage.engines import _admin, _with_database, postgres_admin
+from tests.test_cli import run
 
 __all__ = ["postgres_admin"]
 
@@ -135,3 +136,19 @@ async def test_close_after_killed_connections_does_not_wait(
     assert await _guilds(database) == 0
     await _kill_all(own_url)
     await asyncio.wait_for(database.close(), 5)
+
+
+async def test_a_read_only_postgresql_database_refuses_a_report_in_one_line(
+    own_url: str, postgres_admin: str
+) -> None:
+    """A standby, or default_transaction_read_only: one line, nothing changed (it was a
+    ReadOnlySQLTransactionError traceback)."""
+    report = ("report", "--guild", str(GUILD), "--db", own_url, "<@1> 1 | <@2> 0")
+    assert (await asyncio.to_thread(run, *report))[0] == 0
+    name = own_url.rsplit("/", 1)[1]
+    await _admin(postgres_admin, f"ALTER DATABASE {name} SET default_transaction_read_only = on")
+    status, out, err = await asyncio.to_thread(run, *report)
+    assert (status, out) == (2, ""), err
+    assert err.count("\n") == 1 and "the database is read-only" in err, err
+    status, out, _ = await asyncio.to_thread(run, "matches", "--guild", str(GUILD), "--db", own_url)
+    assert status == 0 and out.count("#") == 1, out
