@@ -31,6 +31,7 @@ import contextlib
 import functools
 import logging
 import re
+import socket
 import weakref
 from collections.abc import (
     AsyncIterator,
@@ -107,6 +108,8 @@ _NOT_CONNECTABLE: Final = (
 new connection whenever one was lost)."""
 _READ_ONLY: Final = asyncpg.exceptions.ReadOnlySQLTransactionError
 """A write to a database that only reads (a standby, default_transaction_read_only)."""
+DEAD_PEER_SECONDS: Final = 30.0
+"""About how long a connection to a server that vanished without closing it takes to fail."""
 CONNECT_SECONDS: Final = 10.0
 """How long opening a connection may take."""
 COMMAND_SECONDS: Final = 300.0
@@ -441,10 +444,37 @@ async def _left_clean(connection: asyncpg.Connection) -> None:
 
 
 async def _connected(connection: asyncpg.Connection) -> None:
-    """Every pooled connection: a lost one wakes a COPY stuck on it (see _unblock_copy)."""
+    """Every pooled connection: a lost one wakes a COPY stuck on it (see _unblock_copy),
+    and a server that vanished without closing it (a crashed host, a cut network) is
+    noticed by TCP within about DEAD_PEER_SECONDS (see _detect_dead_peer)."""
     # The event is taken now: the listener is handed the pool's proxy, already detached.
     writing_allowed = getattr(getattr(connection, "_protocol", None), "writing_allowed", None)
     connection.add_termination_listener(functools.partial(_unblock_copy, writing_allowed))
+    _detect_dead_peer(connection)
+
+
+def _detect_dead_peer(connection: asyncpg.Connection) -> None:
+    """TCP keepalive probes after DEAD_PEER_SECONDS / 3 of silence (a statement waiting for
+    its answer included), and TCP_USER_TIMEOUT for data the server never acknowledges: a
+    dead server's connection fails in about DEAD_PEER_SECONDS instead of waiting for the
+    kernel's defaults (hours of keepalive silence, a quarter hour of retransmissions)."""
+    transport = getattr(connection, "_transport", None)
+    sock = None if transport is None else transport.get_extra_info("socket")
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return  # a Unix socket: the server is on this machine
+    probe = int(DEAD_PEER_SECONDS // 3)
+    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name, value in (
+        ("TCP_KEEPIDLE", probe),
+        ("TCP_KEEPINTVL", max(1, probe // 2)),
+        ("TCP_KEEPCNT", 4),
+        ("TCP_USER_TIMEOUT", int(DEAD_PEER_SECONDS * 1000)),
+    ):
+        if hasattr(socket, name):  # Linux has all four; others some
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    for level, option, value in options:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(level, option, value)
 
 
 async def _begun(pool: asyncpg.Pool, begin: str) -> asyncpg.Connection:

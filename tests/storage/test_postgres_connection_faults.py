@@ -7,6 +7,7 @@ the server itself is never stopped."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -15,6 +16,7 @@ import pytest
 
 from bot.config import GuildSettings
 from bot.storage import ConnectionLost, Database
+from bot.storage.postgres import DEAD_PEER_SECONDS
 from tests.storage.engines import _admin, _with_database, postgres_admin
 from tests.test_cli import run
 
@@ -152,3 +154,22 @@ async def test_a_read_only_postgresql_database_refuses_a_report_in_one_line(
     assert err.count("\n") == 1 and "the database is read-only" in err, err
     status, out, _ = await asyncio.to_thread(run, "matches", "--guild", str(GUILD), "--db", own_url)
     assert status == 0 and out.count("#") == 1, out
+
+
+async def test_pooled_connections_detect_a_vanished_server_by_tcp_keepalive(
+    database: Database,
+) -> None:
+    """A server that vanishes without closing the connection (a crashed host, a cut
+    network) fails a statement within about DEAD_PEER_SECONDS, not the kernel's hours."""
+    async with database.write(GUILD) as tx:
+        connection = tx._session._target
+        sock = connection._con._transport.get_extra_info("socket")
+        if sock.family == socket.AF_UNIX:
+            pytest.skip("the test server is reached by a Unix socket")
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+        if hasattr(socket, "TCP_USER_TIMEOUT"):
+            timeout = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT)
+            assert timeout == DEAD_PEER_SECONDS * 1000
+        if hasattr(socket, "TCP_KEEPIDLE"):
+            idle = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE)
+            assert idle <= DEAD_PEER_SECONDS / 3
