@@ -84,6 +84,9 @@ class Community:
                 raise UserError(f"role {role_id} is not a rank role; see /admin rank list")
             await unit.tx.remove_rank_role(guild_id, role_id)
 
+    async def guilds_with_rank_roles(self) -> list[int]:
+        return await self.ladder.db.read.guilds_with_rank_roles()
+
     async def role_calls(
         self,
         guild_id: int,

@@ -9,6 +9,10 @@ from bot.storage.models import MatchEdit
 class CommunityReads:
     _session: Session
 
+    async def guilds_with_rank_roles(self) -> list[int]:
+        rows = await self._session.all("SELECT DISTINCT guild_id FROM rank_roles ORDER BY guild_id")
+        return [int(row["guild_id"]) for row in rows]
+
     async def rank_roles(self, guild_id: int) -> dict[int, float]:
         """role id -> min_rating, lowest min_rating first."""
         rows = await self._session.all(

@@ -671,7 +671,7 @@ class PostgresEngine(Engine):
             if pid not in self._own_pids and self._on_change is not None:
                 self._on_change(int(payload))
 
-        self._listener = await asyncpg.connect(self._url, timeout=WRITE_WAIT_SECONDS)
+        self._listener = await asyncpg.connect(self._url, timeout=CONNECT_SECONDS)
         self._listener.add_termination_listener(
             lambda _: log.warning(
                 "the change listener's connection closed; polling until it is back"

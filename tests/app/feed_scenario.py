@@ -2,8 +2,9 @@
 with the command line beside the running bot reach it through the change feed as a Discord
 change would. A `ladderbot report` edits the live board, gives the rank role and is posted to
 the mod log as made by "the command line", each exactly once; a `void` and a `settings`
-change after it likewise; a restarted bot tells none of them again, and a match reported in
-Discord and confirmed on the command line gets its message updated once.
+change after it likewise; a restarted bot tells none of them again but gives the rank roles
+that changes made while it was down earn, and a match reported in Discord and confirmed on
+the command line gets its message updated once.
 
 Each engine's test file imports the fixtures and tests from here and adds its `database`."""
 
@@ -147,12 +148,22 @@ def test_command_line_changes_reach_the_bot_once(
 
 
 def test_the_bot_restarted_learns_nothing_twice(
-    fake: FakeDiscord, bot: BotProcess, database: str
+    fake: FakeDiscord, bot: BotProcess, gold: Role, database: str
 ) -> None:
-    """Changes told before a restart are not told again after it; a match reported in
-    Discord and confirmed on the command line gets its message updated, once."""
+    """Changes told before a restart are not told again after it; the rank roles of changes
+    made while the bot was down are caught up at start; a match reported in Discord and
+    confirmed on the command line gets its message updated, once."""
     modlog, _ = fake.channels_of(GUILD_ID)
-    bot.restart()
+    bot.stop()
+    for _ in range(2):  # min_games is 2
+        ladderbot(database, "report", f"<@{WINNER.id}> 3 | <@{LOSER.id}> 1")
+    mark = fake.mark()
+    bot.start()
+    fake.wait_for(lambda e: e.kind == "member_role", 15, mark)
+    time.sleep(QUIET_SECONDS)
+    assert role_calls(fake, mark) == [("PUT", WINNER.id, gold.id)]
+    assert posts(fake, modlog.id, mark) == [f"Rank roles: <@{WINNER.id}> gets <@&{gold.id}>"]
+
     mark = fake.mark()
     pending = fake.slash(WINNER, "report duel", winner=WINNER, loser=LOSER).reply()
     assert pending.message_id is not None and "pending" in pending.embeds[0]["description"]
@@ -168,5 +179,5 @@ def test_the_bot_restarted_learns_nothing_twice(
     edits = [e for e in fake.of_kind("message_edit", mark) if e.message_id == pending.message_id]
     assert edits == [edited]
     assert posts(fake, modlog.id, mark) == [f"Match #{match_id} was applied by the command line."]
-    assert role_calls(fake, mark) == []  # min_games is 2 now
+    assert role_calls(fake, mark) == []  # gold already
     bot.assert_alive()

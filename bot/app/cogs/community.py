@@ -1,6 +1,7 @@
 """Rank roles (/admin rank …, SPEC 9.2), the mod log (/admin modlog) and /admin edit (SPEC
-9.4). Roles and the mod log follow the one change path (`on_ladder_change`); only the
-process owning a guild's shard acts on it."""
+9.4). Roles and the mod log follow the change feed (`on_ladder_change`); only the process
+owning a guild's shard acts on it. At start, the roles of every owned guild are checked once
+(changes made while no bot process ran)."""
 
 from __future__ import annotations
 
@@ -215,6 +216,7 @@ class CommunityCog(commands.Cog):
     def __init__(self, bot: LadderBot) -> None:
         self.bot = bot
         self.community = Community(bot.ladder)
+        self._checked_at_start = False
 
     async def cog_load(self) -> None:
         self.bot.rank_roles = RankRoles(self.bot, self._rank_changes)
@@ -233,6 +235,22 @@ class CommunityCog(commands.Cog):
         line = modlog_line(change)
         if line is not None:
             await self._post(change.guild_id, line)
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Once per start, with the members known: every owned guild's rank roles are
+        checked, so changes made while no bot process ran (the command line's) are followed
+        too. Members whose roles are right cost nothing."""
+        if self._checked_at_start:
+            return
+        self._checked_at_start = True
+        try:
+            guild_ids = await self.community.guilds_with_rank_roles()
+        except Exception:
+            log.exception("could not list the guilds with rank roles")
+            return
+        for guild_id in guild_ids:
+            self.bot.rank_roles.touch(guild_id, None)  # (touch skips guilds of other shards)
 
     @commands.Cog.listener()
     async def on_member_update(self, before: discord.Member, after: discord.Member) -> None:
