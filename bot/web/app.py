@@ -401,8 +401,13 @@ class WebSite:
             return response
         except web.HTTPException as error:  # aiohttp's own refusals (a bad request line, …)
             return self.error(request, error.status, error.reason)
-        except (DatabaseBusy, DatabaseUnavailable):
-            response = self.error(request, 503, "the database is busy; try again in a moment")
+        except (DatabaseBusy, DatabaseUnavailable) as error:
+            busy = isinstance(error, DatabaseBusy)
+            response = self.error(
+                request,
+                503,
+                f"the database is {'busy' if busy else 'unavailable'}; try again in a moment",
+            )
             response.headers["Retry-After"] = "5"
             return response
         except Exception:
