@@ -27,7 +27,7 @@ from bot.ratings.evaluation import (
     walk_forward,
 )
 from bot.ratings.ladder import DEFAULT_SETTINGS, LadderSettings, ladder_expected_score
-from bot.ratings.replay import check_log, replay_waves
+from bot.ratings.replay import check_log, check_seasons, replay_waves
 
 TARGET_EVALUATION_SECONDS = 10.0
 TARGET_TUNING_SECONDS = 30.0
@@ -81,7 +81,8 @@ def walk(log: MatchLog, last: int) -> WalkForward:
 
 def grid_replay(log: MatchLog, walked: WalkForward) -> list[float]:
     """The tuning: every setting of the grid replayed at once, the ladder's log-loss of each."""
-    tuned = tune_ladder(walked, DEFAULT_SETTINGS, T_GRID, GAME_MULT_GRID, (), ())
+    seasons = check_seasons(walked.log.match_count, (), ())
+    tuned = tune_ladder(walked, DEFAULT_SETTINGS, T_GRID, GAME_MULT_GRID, seasons)
     return [point.log_loss for point in tuned.grid]
 
 

@@ -44,7 +44,7 @@ from bot.ratings.arrays import FloatArray, IntArray
 from bot.ratings.elo import ELO_AVERAGE, EloBridge, elo_expected_score
 from bot.ratings.games import Pairing, game_results
 from bot.ratings.ladder import DEFAULT_SETTINGS, LadderSettings, ladder_expected_score
-from bot.ratings.replay import MatchLog, check_log, check_seasons, replay_grid, replay_waves
+from bot.ratings.replay import MatchLog, Seasons, check_log, check_seasons, grid_replay, replay
 from bot.ratings.solver import SharedPowers, solve_segments
 from bot.ratings.variants import VARIANTS, GameArrays, WeightRule
 
@@ -299,22 +299,6 @@ def performance_predictions(
     return predictions
 
 
-def _checked(
-    match: ArrayLike,
-    player: ArrayLike,
-    side: ArrayLike,
-    score: ArrayLike,
-    minutes: ArrayLike,
-    player_count: int,
-    settings: LadderSettings,
-    season_starts: ArrayLike,
-    season_carry: ArrayLike,
-) -> MatchLog:
-    log = check_log(match, player, side, score, minutes, player_count, settings)
-    check_seasons(log.match_count, season_starts, season_carry)
-    return log
-
-
 def evaluate(
     match: ArrayLike,
     player: ArrayLike,
@@ -337,21 +321,10 @@ def evaluate(
     The log is replayed from initial ratings under `settings` (with its season starts,
     see bot.ratings.replay), so the ladder's ratings are what the guild stores.
     """
-    log = _checked(
-        match, player, side, score, minutes, player_count, settings, season_starts, season_carry
-    )
+    log = check_log(match, player, side, score, minutes, player_count, settings)
+    seasons = check_seasons(log.match_count, season_starts, season_carry)
     walk = walk_forward(log, last)
-    replayed = replay_waves(
-        log.match,
-        log.player,
-        log.side,
-        log.score,
-        log.minutes,
-        player_count,
-        settings,
-        season_starts=season_starts,
-        season_carry=season_carry,
-    )
+    replayed = replay(log, seasons, settings)
     bridge = EloBridge(settings.t, settings.initial_rating)
     predictions = {
         LADDER: ladder_expected_score(
@@ -370,9 +343,7 @@ def evaluate(
     return Evaluation(
         walk.evaluated_matches,
         scores,
-        tune_ladder(walk, settings, t_grid, game_mult_grid, season_starts, season_carry)
-        if tune
-        else None,
+        tune_ladder(walk, settings, t_grid, game_mult_grid, seasons) if tune else None,
         tuple(tuple(row) for row in errors),
     )
 
@@ -382,8 +353,7 @@ def tune_ladder(
     settings: LadderSettings,
     t_grid: Sequence[float],
     game_mult_grid: Sequence[float],
-    season_starts: ArrayLike,
-    season_carry: ArrayLike,
+    seasons: Seasons,
 ) -> Tuning:
     """The ladder's log-loss under every point of the grid (and the current constants,
     last when they are not a point of it), from one replay of all of them at once."""
@@ -392,21 +362,7 @@ def tune_ladder(
     if current not in points:
         points.append(current)
     spreads, multipliers = (np.array(column) for column in zip(*points, strict=True))
-    log = walk.log
-    before = replay_grid(
-        log.match,
-        log.player,
-        log.side,
-        log.score,
-        log.minutes,
-        len(log.start_ratings),
-        settings,
-        spreads,
-        multipliers,
-        walk.first_row,
-        season_starts,
-        season_carry,
-    )
+    before = grid_replay(walk.log, seasons, settings, spreads, multipliers, walk.first_row)
     member, opponent = walk.pair_member - walk.first_row, walk.pair_opponent - walk.first_row
 
     def losses(index: int) -> FloatArray:

@@ -1,12 +1,18 @@
 """Replaying a whole match log (SPEC 2.5): ratings are a function of the log.
 
 The log is columnar: one row per enabled participant, the rows of a match contiguous and the
-matches in log order. Two replays give the same ratings (to rounding):
+matches in log order, checked once into a MatchLog (check_log) with its Seasons
+(check_seasons). Two replays give the same ratings, bit for bit:
 
 - replay_sequential: one match after another through rating_changes, the reference;
-- replay_waves: matches with disjoint players do not affect each other, so each match goes
-  into wave 1 + the latest wave of any of its players, and a whole wave is rated at once
-  (matches padded to a power-of-two number of seats, one row of seat pairs per match).
+- replay (replay_waves for unchecked columns), the one every stored rating comes from:
+  matches with disjoint players do not affect each other, so each match goes into wave
+  1 + the latest wave of any of its players, and a whole wave is rated at once (matches
+  padded to a power-of-two number of seats, one row of seat pairs per match; a seat's
+  sums add in one order whatever the batch, bot.ratings.ladder.seat_sums).
+
+grid_replay rates one log under many settings at once; records counts every player's
+record per season (no ratings needed).
 
 Season starts (SPEC 9.1) are entries of the log too: a position (how many of the log's matches
 come before it) and a carry. There every player's rating r becomes initial_rating + carry ·
@@ -299,10 +305,15 @@ def replay_sequential(
     log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
     seasons = check_seasons(log.match_count, season_starts, season_carry)
     next_matches(log)  # the check for repeated players
+    return _one_at_a_time(log, seasons, settings)
+
+
+def _one_at_a_time(log: MatchLog, seasons: Seasons, settings: LadderSettings) -> Replay:
+    """replay_sequential of a checked log."""
     ratings = log.start_ratings.copy()
     before = np.empty(len(log.player))
     after = np.empty(len(log.player))
-    closing = np.empty((seasons.count, player_count))
+    closing = np.empty((seasons.count, len(ratings)))
     season = 0
     for index in range(log.match_count + 1):
         while season < seasons.count and seasons.position[season] == index:
@@ -471,27 +482,22 @@ def replay_waves(
     season_starts: ArrayLike = (),
     season_carry: ArrayLike = (),
 ) -> Replay:
-    """The same replay as replay_sequential, a wave of independent matches at a time.
+    """replay of the columns, checked (check_log, check_seasons): the same replay as
+    replay_sequential, a wave of independent matches at a time."""
+    log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
+    return replay(log, check_seasons(log.match_count, season_starts, season_carry), settings)
+
+
+def replay(log: MatchLog, seasons: Seasons, settings: LadderSettings) -> Replay:
+    """The replay every rating comes from: the checked log (from its start ratings) and its
+    season starts, a wave of independent matches at a time.
 
     Everything rating-free (waves, pair terms) is prepared in large numpy passes, a chunk of
     waves at a time (bounded memory); per wave only gather, rate, scatter remain. Season
     starts fall between batches (no wave spans one) and are applied there.
     """
-    log = check_log(match, player, side, score, minutes, player_count, settings, start_ratings)
-    seasons = check_seasons(log.match_count, season_starts, season_carry)
     if not log.match_count:  # nothing to schedule: only season starts
-        return replay_sequential(
-            match,
-            player,
-            side,
-            score,
-            minutes,
-            player_count,
-            settings,
-            start_ratings,
-            season_starts,
-            season_carry,
-        )
+        return _one_at_a_time(log, seasons, settings)
     before = np.empty(len(log.player))
     after = np.empty(len(log.player))
     # Scheduling lends after's memory (rated over later): its largest temporary, 4 bytes a
@@ -588,9 +594,23 @@ def replay_grid(
     season_starts: ArrayLike = (),
     season_carry: ArrayLike = (),
 ) -> FloatArray:
-    """replay_waves from initial ratings under S settings at once: `settings` with t[s] and
-    game_mult[s] for s < S. Returns the ratings before their match [S, rows - first_row] of
-    the rows from first_row on.
+    """grid_replay of the columns, checked (check_log, check_seasons)."""
+    log = check_log(match, player, side, score, minutes, player_count, settings)
+    seasons = check_seasons(log.match_count, season_starts, season_carry)
+    return grid_replay(log, seasons, settings, t, game_mult, first_row)
+
+
+def grid_replay(
+    log: MatchLog,
+    seasons: Seasons,
+    settings: LadderSettings,
+    t: ArrayLike,
+    game_mult: ArrayLike,
+    first_row: int = 0,
+) -> FloatArray:
+    """replay of a checked log from initial ratings under S settings at once: `settings`
+    with t[s] and game_mult[s] for s < S. Returns the ratings before their match
+    [S, rows - first_row] of the rows from first_row on.
 
     The waves and the pair terms do not depend on t or game_mult (the terms' points scale
     with game_mult), so they are prepared once; each batch is rated for every setting in
@@ -602,8 +622,6 @@ def replay_grid(
         raise ValueError("t and game_mult must hold one value per setting")
     for values in zip(spreads.tolist(), multipliers.tolist(), strict=True):
         LadderSettings(*values, settings.max_game_length)  # ValueError naming a bad one
-    log = check_log(match, player, side, score, minutes, player_count, settings)
-    seasons = check_seasons(log.match_count, season_starts, season_carry)
     if not 0 <= first_row <= len(log.player):
         raise ValueError(f"first_row must be 0 to {len(log.player)}, not {first_row!r}")
     before = np.empty((len(spreads), len(log.player) - first_row))
@@ -675,13 +693,18 @@ def season_records(
     player_count: int,
     season_starts: ArrayLike = (),
 ) -> IntArray:
+    """records of the columns, checked (check_log, check_seasons)."""
+    log = check_log(match, player, side, score, minutes, player_count)
+    return records(log, check_seasons(log.match_count, season_starts, None))
+
+
+def records(log: MatchLog, seasons: Seasons) -> IntArray:
     """[season starts + 1, players, 4]: every player's games, wins, draws and losses
-    (RECORD_FIELDS) in each season of the log. Season s < len(season_starts) closes at
+    (RECORD_FIELDS) in each season of the checked log. Season s < seasons.count closes at
     season start s (its closing records); the last is the season still running. Ratings
     play no part, so records need no replay (nor start ratings for a partial log: add the
     records from before it)."""
-    log = check_log(match, player, side, score, minutes, player_count)
-    seasons = check_seasons(log.match_count, season_starts, None)
+    player_count = len(log.start_ratings)
     match_of_row = np.repeat(np.arange(log.match_count), log.sizes)
     key = seasons.segment_of(match_of_row) * player_count + log.player
     outcome = row_outcomes(log)

@@ -21,7 +21,8 @@ from numpy.typing import NDArray
 from bot.config import GuildSettings
 from bot.ratings.evaluation import Evaluation, evaluate
 from bot.ratings.ladder import LadderSettings, side_codes
-from bot.ratings.replay import replay_waves, season_records
+from bot.ratings.replay import MatchLog, Seasons, check_log, check_seasons, replay, replay_waves
+from bot.ratings.replay import records as season_records
 from bot.storage import LOG_START, LogColumns, LogKey, MemberColumns, Season, WriteTransaction
 from bot.storage.database import NO_RECORD
 from bot.storage.models import FloatArray, IntArray
@@ -101,6 +102,46 @@ def _indexed(
     )
 
 
+def _checked(
+    log: LogColumns,
+    seasons: Sequence[SeasonStart],
+    settings: LadderSettings,
+    starts: Mapping[int, float] | None = None,
+) -> tuple[MatchLog, Seasons, list[int]]:
+    """The log checked once for bot.ratings.replay (players indexed by ascending user id,
+    from starts[user] or initial_rating; with starts, its members too), its season starts,
+    and the user id of each player index."""
+    indexed = _indexed(log, seasons, list(starts or {}))
+    members = indexed.members.tolist()
+    start_ratings = (
+        None
+        if starts is None
+        else [starts.get(user_id, settings.initial_rating) for user_id in members]
+    )
+    checked = check_log(
+        indexed.match,
+        indexed.player,
+        log.side,
+        log.score,
+        log.minutes,
+        len(members),
+        settings,
+        start_ratings,
+    )
+    carries = [season.carry for season in seasons]
+    return checked, check_seasons(checked.match_count, indexed.season_starts, carries), members
+
+
+def _by_member(counted: IntArray, members: Sequence[int]) -> list[dict[int, Record]]:
+    return [
+        {
+            user_id: Record(*(int(value) for value in record))
+            for user_id, record in zip(members, season.tolist(), strict=True)
+        }
+        for season in counted
+    ]
+
+
 def replay_log(
     log: LogColumns,
     starts: Mapping[int, float],
@@ -112,31 +153,17 @@ def replay_log(
     """The replay: apply the matches of `log` in order, and the season starts among them; a
     member's rating at the start is starts[user] or initial_rating. With season starts,
     starts must hold every rated member (a season start changes members who do not play
-    after it): see ratings_at_start. records: also count every member's record per season
-    (records_by_season), first, while the replay's results take no memory yet."""
-    counted = records_by_season(log, seasons) if records else None
-    indexed = _indexed(log, seasons, list(starts))
-    members = indexed.members.tolist()
-    start_ratings = np.array(
-        [starts.get(user_id, settings.initial_rating) for user_id in members], np.float64
-    )
-    replay = replay_waves(
-        indexed.match,
-        indexed.player,
-        log.side,
-        log.score,
-        log.minutes,
-        len(members),
-        settings,
-        start_ratings,
-        indexed.season_starts,
-        [season.carry for season in seasons],
-    )
+    after it): see ratings_at_start. records: also count the record per season of every
+    member of the replay (as records_by_season), first, while the replay's results take
+    no memory yet."""
+    checked, season_starts, members = _checked(log, seasons, settings, starts)
+    counted = _by_member(season_records(checked, season_starts), members) if records else None
+    replayed = replay(checked, season_starts, settings)
     return ReplayResult(
-        replay.before,
-        replay.after,
-        dict(zip(members, replay.final.tolist(), strict=True)),
-        [dict(zip(members, c.tolist(), strict=True)) for c in replay.closing],
+        replayed.before,
+        replayed.after,
+        dict(zip(members, replayed.final.tolist(), strict=True)),
+        [dict(zip(members, c.tolist(), strict=True)) for c in replayed.closing],
         counted,
     )
 
@@ -196,24 +223,8 @@ def records_by_season(
     """Per season in the log (the one ending at each season start, then the current one):
     the record of every member who appears in it. Only the given entries count: for a log
     starting inside a season, add that season's record from before it."""
-    indexed = _indexed(log, seasons)
-    records = season_records(
-        indexed.match,
-        indexed.player,
-        log.side,
-        log.score,
-        log.minutes,
-        len(indexed.members),
-        indexed.season_starts,
-    )
-    members = indexed.members.tolist()
-    return [
-        {
-            user_id: Record(*(int(value) for value in record))
-            for user_id, record in zip(members, season.tolist(), strict=True)
-        }
-        for season in records
-    ]
+    checked, season_starts, members = _checked(log, seasons, LadderSettings())
+    return _by_member(season_records(checked, season_starts), members)
 
 
 def evaluate_log(
