@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 from typing import Any
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.config import GuildSettings
 from bot.services import Actor, Ladder, LineupEntry, Player, UserError, parse_lineup
+from bot.services.changes import Change
 from bot.services.lineup import Lineup
 from bot.storage import Database
 from tests.services.conftest import Clock
@@ -46,9 +48,16 @@ async def stored_ratings(db: Database, guild_id: int) -> Stored:
 
 
 async def assert_recompute_rewrites_nothing(ladder: Ladder, guild_id: int) -> None:
+    """A recompute leaves every stored value as it was, and reports that it changed
+    nothing (its change names no member and moves no standings)."""
     before = await stored_ratings(ladder.db, guild_id)
+    reported: list[Change] = []
+    ladder.on_change = reported.append
     await ladder.recompute(guild_id, MOD)
+    ladder.on_change = None
     assert await stored_ratings(ladder.db, guild_id) == before  # floats compared with ==
+    assert reported == [Change(guild_id, "replayed", actor_id=MOD.user_id)]
+    assert not reported[0].changes_standings
 
 
 async def test_recompute_after_reports_rewrites_no_rating_bit(ladder: Ladder) -> None:
@@ -172,3 +181,19 @@ def test_stored_ratings_are_the_replay_bit_for_bit(
             await ladder.close()
 
     asyncio.run(scenario())
+
+
+async def test_a_recompute_that_rewrites_reports_who_changed(ladder: Ladder) -> None:
+    await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="a")
+    await ladder.report(GUILD, MOD, parse_lineup("<@3> 1 | <@4> 0"), request_id="b")
+    async with ladder.db.write(GUILD) as tx:  # a stored rating off by its last bit
+        member = await tx.member(GUILD, 3)
+        assert member is not None and member.rating is not None
+        await tx.set_ratings(GUILD, {3: math.nextafter(member.rating, math.inf)})
+    reported: list[Change] = []
+    ladder.on_change = reported.append
+    await ladder.recompute(GUILD, MOD)
+    assert reported == [
+        Change(GUILD, "replayed", frozenset({3}), everyone=True, actor_id=MOD.user_id)
+    ]
+    assert (await ladder.db.read.member(GUILD, 3)) == member
