@@ -18,6 +18,11 @@ import numpy as np
 import numpy.typing as npt
 
 BUSY_MESSAGE: Final = "the database is busy; try again in a moment"
+UNKNOWN_COMMIT: Final = (
+    "the connection to the database was lost while the change was being saved: it may or "
+    "may not be stored; look before you repeat it"
+)
+"""What a lost commit says: never "nothing was changed" when something may be (SPEC 7)."""
 WRITE_WAIT_SECONDS: Final = 10.0
 """How long a write waits for its turn behind other processes before it is refused."""
 
@@ -44,6 +49,11 @@ class ConnectionLost(DatabaseUnavailable):
     new connection (a report carries a request id, so a retry records it at most once; an
     import's keys skip what it already imported)."""
 
+    def __init__(self, message: str, *, committing: bool = False) -> None:
+        super().__init__(message)
+        self.committing = committing
+        """Lost during the commit itself: the change may be stored or not."""
+
 
 _Retried = TypeVar("_Retried")
 
@@ -54,8 +64,13 @@ async def once_more_if_lost(operation: Callable[[], Awaitable[_Retried]]) -> _Re
     or a use case that did not commit)."""
     try:
         return await operation()
-    except ConnectionLost:
-        return await operation()
+    except ConnectionLost as first:
+        try:
+            return await operation()
+        except ConnectionLost as second:
+            if first.committing:  # the second try's "nothing was changed" is not all
+                raise ConnectionLost(UNKNOWN_COMMIT, committing=True) from second
+            raise
 
 
 class Row(Protocol):

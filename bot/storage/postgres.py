@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bot.storage.engine import (
+    UNKNOWN_COMMIT,
     WRITE_WAIT_SECONDS,
     ConnectionLost,
     DatabaseBusy,
@@ -110,6 +111,15 @@ _READ_ONLY: Final = asyncpg.exceptions.ReadOnlySQLTransactionError
 """A write to a database that only reads (a standby, default_transaction_read_only)."""
 DEAD_PEER_SECONDS: Final = 30.0
 """About how long a connection to a server that vanished without closing it takes to fail."""
+_CUT_OFF: Final = (
+    ConnectionResetError,
+    BrokenPipeError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+)
+"""Errors whose own text (a protocol state, "released back to the pool") means only that
+the connection is gone."""
 CONNECT_SECONDS: Final = 10.0
 """How long opening a connection may take."""
 COMMAND_SECONDS: Final = 300.0
@@ -123,6 +133,8 @@ def _reason(error: BaseException) -> str:
     """The first line of what the driver said, for the one line the user reads."""
     if isinstance(error, TimeoutError):
         return "no answer in time"
+    if isinstance(error, _CUT_OFF):
+        return "the connection to it was lost"
     text = str(error).strip().splitlines()
     return (text[0] if text else type(error).__name__)[:200]
 
@@ -636,8 +648,11 @@ class PostgresEngine(Engine):
             connection = await _begun(self._writers, begin)
             try:
                 yield _Connected(connection)
-                with _refused():
-                    await connection.execute("COMMIT")
+                try:
+                    with _refused():
+                        await connection.execute("COMMIT")
+                except ConnectionLost as error:
+                    raise ConnectionLost(UNKNOWN_COMMIT, committing=True) from error
             finally:
                 await _released(self._writers, connection)
 
