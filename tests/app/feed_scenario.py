@@ -180,4 +180,15 @@ def test_the_bot_restarted_learns_nothing_twice(
     assert edits == [edited]
     assert posts(fake, modlog.id, mark) == [f"Match #{match_id} was applied by the command line."]
     assert role_calls(fake, mark) == []  # gold already
+
+    # A click on the message's own Confirm answers in place: no second edit of it.
+    pending = fake.slash(WINNER, "report duel", winner=WINNER, loser=LOSER).reply()
+    assert pending.message_id is not None
+    mark = fake.mark()
+    clicked = fake.click(LOSER, pending.message_id, pending.custom_ids()[0]).reply()
+    assert clicked.kind == "update" and "applied" in clicked.embeds[0]["description"]
+    time.sleep(1.0)
+    assert [
+        e for e in fake.of_kind("message_edit", mark) if e.message_id == pending.message_id
+    ] == []
     bot.assert_alive()
