@@ -3,7 +3,8 @@ change leaves one row, in its own transaction, saying what changed and which pro
 it. The process owning a guild reads the rows other processes (other bot processes, the
 command line) wrote, so their changes reach its follow-ups (live boards, rank roles, the mod
 log, match and queue messages) as its own do. Rows are kept for `KEEP_SECONDS`; the feed
-needs them only for moments (a change is read within a poll of its commit).
+needs them only for moments (a change is read within a poll of its commit). Only the guild's
+own writes delete its old rows, so two writers never contend for a row they both delete.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Final
 
 from bot.storage.engine import Session
 
-KEEP_SECONDS: Final = 86_400.0
-"""Rows older than this are deleted by the writes of their guild."""
+KEEP_SECONDS: Final = 3600.0
+"""Rows older than this are deleted by the next write of their guild (the feed reads a row
+within seconds; an hour bounds the table to an hour of changes, 360,000 rows at 100 a
+second)."""
 
 
 @dataclass(frozen=True, slots=True)

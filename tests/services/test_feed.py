@@ -166,3 +166,20 @@ async def test_a_lost_listening_connection_is_replaced(postgres_url: str) -> Non
         await feed.stop()
         await bot_db.close()
         await cli.close()
+
+
+async def test_a_guild_s_write_deletes_its_rows_older_than_an_hour(database_url: str) -> None:
+    db = await Database.open(database_url)
+    try:
+        start = 1_700_000_000.0
+        for guild_id, now in ((GUILD, start), (OTHER_GUILD, start), (GUILD, start + 3601.0)):
+            async with db.write(guild_id) as tx:
+                await tx.ensure_guild(guild_id, GuildSettings())
+                await record_change(tx, "p", Change(guild_id, "settings"), now)
+        kept = await db.read.changes_from(0, 10)
+        assert [(row.guild_id, row.created_at) for row in kept] == [
+            (OTHER_GUILD, start),  # another guild's rows wait for that guild's next write
+            (GUILD, start + 3601.0),
+        ]
+    finally:
+        await db.close()
