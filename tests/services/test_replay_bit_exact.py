@@ -87,12 +87,11 @@ SCORES = st.one_of(
 )
 
 
-@st.composite
-def lineups(draw: st.DrawFn) -> Lineup:
-    """A duel, a free-for-all or a team game (2 or 3 teams), with odd minutes."""
+def _lineup(draw: st.DrawFn, users: list[int]) -> Lineup:
+    """A duel, a free-for-all or a team game (2 or 3 teams) of some of `users` (at least
+    8), with odd minutes."""
     shape = draw(st.sampled_from(["duel", "ffa", "teams"]))
     size = 2 if shape == "duel" else draw(st.integers(3, 8))
-    users = draw(st.lists(USERS, min_size=size, max_size=size, unique=True))
     teams = draw(st.integers(2, 3))
     return tuple(
         LineupEntry(
@@ -101,13 +100,26 @@ def lineups(draw: st.DrawFn) -> Lineup:
             draw(SCORES),
             draw(ODD_MINUTES),
         )
-        for n, user in enumerate(users)
+        for n, user in enumerate(users[:size])
     )
+
+
+@st.composite
+def lineups(draw: st.DrawFn) -> Lineup:
+    return _lineup(draw, draw(st.lists(USERS, min_size=8, max_size=8, unique=True)))
+
+
+@st.composite
+def side_by_side(draw: st.DrawFn) -> list[Lineup]:
+    """Matches of disjoint members: a replay rates them in one wave, side by side."""
+    count = draw(st.integers(2, 6))
+    users = draw(st.lists(st.integers(1, 200), min_size=8 * count, max_size=8 * count, unique=True))
+    return [_lineup(draw, users[8 * n : 8 * n + 8]) for n in range(count)]
 
 
 OPERATIONS = st.one_of(
     st.tuples(st.just("report"), st.lists(lineups(), min_size=1, max_size=6)),
-    st.tuples(st.just("report"), st.lists(lineups(), min_size=1, max_size=6)),
+    st.tuples(st.just("report"), side_by_side()),
     st.tuples(st.just("void"), st.integers(0, 20)),
     st.tuples(st.just("edit"), st.tuples(st.integers(0, 20), lineups())),
     st.tuples(
