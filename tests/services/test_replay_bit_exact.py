@@ -168,7 +168,7 @@ async def run(ladder: Ladder, clock: Clock, step: int, op: tuple[str, Any]) -> N
 
 
 @settings(
-    max_examples=12,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
