@@ -252,6 +252,18 @@ def evaluate_log(
     )
 
 
+def replay_season_start(
+    ratings: Mapping[int, float], carry: float, settings: LadderSettings
+) -> dict[int, float]:
+    """The incremental season start at the end of the log (SPEC 9.1): the rated members'
+    ratings after it, from theirs before it (its closing standings). It is the replay of a
+    log of that one season start, so a later replay stores exactly these floats again."""
+    empty = np.zeros(0, np.int64)
+    nothing = np.zeros(0, np.float64)
+    log = LogColumns(empty, empty, empty, empty, nothing, nothing, nothing, nothing)
+    return replay_log(log, ratings, settings, [SeasonStart(0, carry)]).final
+
+
 # --- a guild's log: replayed from a point, and stored --------------------------------------
 
 

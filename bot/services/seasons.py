@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from bot.ratings.replay import carry_over
+from bot.ratings.ladder import LadderSettings
 from bot.services.errors import UserError, quoted
 from bot.services.replaying import boundaries as boundaries
+from bot.services.replaying import replay_season_start
 from bot.storage import Season
 
 NAME_LENGTH: Final = 32
@@ -67,10 +68,9 @@ def season_carry(carry: float) -> float:
 
 
 def carried(ratings: Mapping[int, float], carry: float, initial_rating: float) -> dict[int, float]:
-    """Ratings after a season start, exactly as a replay computes them."""
-    users = list(ratings)
-    kept = carry_over([ratings[user] for user in users], carry, initial_rating)
-    return dict(zip(users, kept.tolist(), strict=True))
+    """Ratings after a season start, exactly as a replay computes them (it is the replay of
+    that season start, bot.services.replaying.replay_season_start)."""
+    return replay_season_start(ratings, carry, LadderSettings(initial_rating=initial_rating))
 
 
 def summaries(seasons: Sequence[Season], sizes: Mapping[int, int]) -> list[SeasonSummary]:
