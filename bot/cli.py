@@ -813,6 +813,8 @@ def run_migrate_db(arguments: argparse.Namespace, streams: Streams) -> int:
     progress = _ProgressBar(streams.stderr) if streams.stderr.isatty() else None
     try:
         counts = asyncio.run(migrate_database(source, target, progress))
+    except ConnectionLost:  # during the copy: the target is left as it was
+        raise
     except DatabaseUnavailable as error:
         raise UsageError(f"cannot open a database: {error}") from None
     rows = ", ".join(f"{table} {count}" for table, count in counts.items())

@@ -220,8 +220,45 @@ async def _kill_once(url: str) -> None:
 async def _count(url: str, guild: int) -> int:
     connection = await asyncpg.connect(url, timeout=5)
     try:
+        if not await connection.fetchval("SELECT to_regclass('matches') IS NOT NULL"):
+            return 0  # not even the schema was made
         return int(
             await connection.fetchval("SELECT count(*) FROM matches WHERE guild_id = $1", guild)
         )
     finally:
         await connection.close()
+
+
+def test_a_migrate_db_whose_target_connection_is_killed_ends_in_one_line_target_empty(
+    own_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """It was a ConnectionDoesNotExistError traceback (the COPY into PostgreSQL). The copy is
+    held at its first table by a lock, then its backend is killed."""
+    caplog.set_level(logging.WARNING)
+    source = tmp_path / "source.sqlite3"
+    assert command("report", "--guild", "9", "--db", str(source), "<@1> 1 | <@2> 0")[0] == 0
+    asyncio.run(_held_migration(own_url, source))
+    assert asyncio.run(_count(own_url, 9)) == 0
+    assert_no_logged_tracebacks(caplog)
+
+
+async def _held_migration(url: str, source: Path) -> None:
+    await (await Ladder.open(url, Config())).close()  # the schema, no rows
+    locker = await asyncpg.connect(url, timeout=5)
+    try:
+        await locker.execute("BEGIN; LOCK TABLE guilds IN SHARE MODE")
+        migrating = asyncio.create_task(
+            asyncio.to_thread(command, "migrate-db", "--from", str(source), "--to", url)
+        )
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            killed = await locker.fetch(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if killed:
+                break
+        status, out, err = await migrating
+    finally:
+        await locker.close()
+    assert_one_line_refusal(status, out, err)

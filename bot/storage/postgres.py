@@ -716,4 +716,5 @@ async def copy_rows(
 ) -> None:
     """COPY records into a table on the session's connection (migrate-db's bulk path)."""
     assert isinstance(session, _Connected)
-    await session._target.copy_records_to_table(table, records=records, columns=list(columns))
+    with _refused():
+        await session._target.copy_records_to_table(table, records=records, columns=list(columns))
