@@ -1,8 +1,8 @@
 """SPEC 8.8: the bot survives a PostgreSQL outage. While its database refuses connections
 (ALLOW_CONNECTIONS false, its backends terminated: the bot's own uuid-named database only,
 never the shared server), a slash command gets one private line saying the database is
-unavailable and the bot logs no traceback; once the database is back, the next command
-works, with no restart."""
+unavailable (a button click too) and the bot logs no traceback; once the database is back,
+the next command and click work, with no restart."""
 
 from __future__ import annotations
 
@@ -77,9 +77,15 @@ def test_the_bot_answers_through_a_database_outage_and_recovers_without_restart(
 ) -> None:
     name, _ = database
     assert "applied" in _duel(fake, 0)
+    winner, loser = PLAYERS[10], PLAYERS[11]
+    pending = fake.slash(winner, "report duel", winner=winner, loser=loser).reply(timeout=30)
+    assert pending.message_id is not None and "pending" in pending.embeds[0]["description"]
+    confirm = pending.custom_ids()[0]
     logged = bot.log_size()
 
     asyncio.run(_take_offline(postgres_admin, name))
+    clicked = fake.click(loser, pending.message_id, confirm).reply(timeout=30)
+    assert clicked.ephemeral and "database is unavailable" in (clicked.content or ""), clicked
     for number in (1, 2):
         reply = fake.slash(MOD, "report duel", winner=PLAYERS[2 * number], loser=PLAYERS[5])
         answered = reply.reply(timeout=30)
@@ -93,6 +99,8 @@ def test_the_bot_answers_through_a_database_outage_and_recovers_without_restart(
 
     asyncio.run(_admin(postgres_admin, f"ALTER DATABASE {name} ALLOW_CONNECTIONS true"))
     assert "applied" in _duel(fake, 3)
+    clicked = fake.click(loser, pending.message_id, confirm).reply(timeout=30)
+    assert "applied" in clicked.embeds[0]["description"], clicked
     card = fake.slash(PLAYERS[0], "rating").reply(timeout=30)
     assert not card.ephemeral and card.embeds, card
     bot.assert_alive()
