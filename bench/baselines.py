@@ -224,8 +224,8 @@ def plain_evaluation(
                     if side[a] == side[b]:
                         continue
                     outcome = results[i][j]
-                    ladder = 1.0 / (1.0 + math.exp((before[j] - before[i]) / settings.t))
-                    totals["ladder"].add(ladder, outcome)
+                    services = 1.0 / (1.0 + math.exp((before[j] - before[i]) / settings.t))
+                    totals["ladder"].add(services, outcome)
                     totals["baseline"].add(0.5, outcome)
                     for name in VARIANTS:
                         mine, theirs = (

@@ -1,9 +1,9 @@
 """Benchmark: processes (SPEC 8.4) - applied reports per second with one bot process x 8
 guilds and two bot processes x 4 guilds each on one PostgreSQL database, in one run (needs
 LADDERBOT_BENCH_POSTGRES, an admin URL: a fresh database there for each layout, dropped
-after). Each process reports duels as a moderator through Ladder.report, one task per guild;
-the figure is every report of every process over the wall time from the common start to the
-last report, and the stored ratings are checked against a replay afterwards."""
+after). Each process reports duels as a moderator through services.matches.report, one task
+per guild; the figure is every report of every process over the wall time from the common
+start to the last report, and the stored ratings are checked against a replay afterwards."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from bench.service import (
     user_id,
 )
 from bot.config import Config
-from bot.services import Player, duel_lineup, open_ladder
+from bot.services import Player, duel_lineup, open_services
 from bot.services.migrating import replay_disagreements
 from bot.storage import Database
 
@@ -52,9 +52,11 @@ def guild_id(number: int) -> int:
 async def _worker_reports(url: str, guilds: Sequence[int], count: int, start: Barrier) -> float:
     """Report `count` duels in each guild (one task per guild); the time the last ended."""
     log = duel_log(count, MEMBERS_PER_GUILD)
-    async with open_ladder(url, Config()) as ladder:
+    async with open_services(url, Config()) as services:
         for guild in guilds:
-            await ladder.upsert_members(guild, [member_info(m) for m in range(MEMBERS_PER_GUILD)])
+            await services.members.upsert_members(
+                guild, [member_info(m) for m in range(MEMBERS_PER_GUILD)]
+            )
         await asyncio.to_thread(start.wait)
 
         async def report(guild: int) -> None:
@@ -66,7 +68,9 @@ async def _worker_reports(url: str, guilds: Sequence[int], count: int, start: Ba
                     draw=bool(log.score[2 * match] == log.score[2 * match + 1]),
                     minutes=float(log.minutes[2 * match]),
                 )
-                result = await ladder.report(guild, MODERATOR, lineup, request_id=f"r{match}")
+                result = await services.matches.report(
+                    guild, MODERATOR, lineup, request_id=f"r{match}"
+                )
                 if not result.applied:
                     raise AssertionError("a moderator's duel was not applied at once")
 

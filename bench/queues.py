@@ -55,12 +55,14 @@ def _order(joins: int, members: int, seed: int) -> list[tuple[int, int]]:
 
 
 async def _burst(engine: str, label: str, order: Sequence[tuple[int, int]], at_once: bool) -> Burst:
-    async with temporary_ladder(engine) as ladder:
-        service = QueueService(ladder, rng=random.Random(1))
+    async with temporary_ladder(engine) as services:
+        service = QueueService(services.context, services.matches, rng=random.Random(1))
         for number, size in enumerate(SIZES):
             spec = QueueSettings(f"q{number}", 1, size, ready_seconds=0)
             await service.create_queue(GUILD, MODERATOR, spec, pick_order_given=False)
-        await ladder.upsert_members(GUILD, [MemberInfo(m, f"m{m}") for m in {m for m, _ in order}])
+        await services.members.upsert_members(
+            GUILD, [MemberInfo(m, f"m{m}") for m in {m for m, _ in order}]
+        )
         accepted = 0
 
         async def join(member: int, queue_id: int) -> None:

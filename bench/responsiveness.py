@@ -24,7 +24,7 @@ from bench.service import (
     member_infos,
     temporary_ladder,
 )
-from bot.services import Ladder
+from bot.services import Services
 
 SAMPLE_SECONDS = 0.002
 TARGET_STALL_SECONDS = 0.100
@@ -90,24 +90,25 @@ async def _stall(operation: str, work: Callable[[], Awaitable[Any]]) -> Stall:
 async def stalls(sizes: Sizes, engine: str = "sqlite") -> list[Stall]:
     log = duel_log(sizes.matches, sizes.members)
     text = import_text(log)
-    async with temporary_ladder(engine) as ladder:
-        await ladder.upsert_members(GUILD, member_infos(log))
+    async with temporary_ladder(engine) as services:
+        await services.members.upsert_members(GUILD, member_infos(log))
 
-        async def cold_p8(ladder: Ladder = ladder) -> None:
-            await ladder.leaderboard(GUILD, by="p8")
-            await ladder.cache_filled()
+        async def cold_p8(services: Services = services) -> None:
+            await services.standings.leaderboard(GUILD, by="p8")
+            await services.context.cache_filled()
 
-        async def void_oldest(ladder: Ladder = ladder) -> None:
-            (oldest,) = await ladder.db.read.matches_by_id(GUILD, [1])
-            await ladder.void(GUILD, MODERATOR, oldest.id)
+        async def void_oldest(services: Services = services) -> None:
+            (oldest,) = await services.context.db.read.matches_by_id(GUILD, [1])
+            await services.matches.void(GUILD, MODERATOR, oldest.id)
 
         return [
             await _stall(
                 f"import_csv of {sizes.matches:,} matches",
-                lambda: ladder.import_csv(GUILD, MODERATOR, text),
+                lambda: services.transfers.import_csv(GUILD, MODERATOR, text),
             ),
             await _stall(
-                "recompute (whole-guild replay)", lambda: ladder.recompute(GUILD, MODERATOR)
+                "recompute (whole-guild replay)",
+                lambda: services.settings.recompute(GUILD, MODERATOR),
             ),
             await _stall(
                 f"/leaderboard by:p8, cold cache ({sizes.members:,} members), and its cache fill",

@@ -36,7 +36,7 @@ from bench.service import (
 )
 from bot.config import Config
 from bot.ratings.ladder import match_outcomes
-from bot.services import Ladder, open_ladder
+from bot.services import Services, open_services
 from bot.storage import Database, NewMatch, NewParticipant
 
 TARGET_RECOMPUTE_RATIO = {"sqlite": 5.0, "postgresql": 3.0}
@@ -74,11 +74,11 @@ async def _void(url: str, match_id: int) -> int:
     moderator, close; the number of matches replayed."""
     from bot.cli import CLI_ACTOR
 
-    ladder = await Ladder.open(url, Config())
+    services = await Services.open(url, Config())
     try:
-        return (await ladder.void(GUILD, CLI_ACTOR, match_id)).replayed
+        return (await services.matches.void(GUILD, CLI_ACTOR, match_id)).replayed
     finally:
-        await ladder.close()
+        await services.close()
 
 
 def command_process() -> None:
@@ -141,8 +141,8 @@ async def _oldest_match_id(url: str) -> int:
 
 async def _disagreement(url: str, log: MatchLog) -> float:
     """Largest |stored rating - replay_waves final| over the stream's players."""
-    async with open_ladder(url, Config()) as ladder:
-        stored = await stored_ratings(ladder, log.member_count)
+    async with open_services(url, Config()) as services:
+        stored = await stored_ratings(services, log.member_count)
     played = np.unique(log.player)
     return float(np.max(np.abs(stored[played] - waves(log).final[played])))
 
@@ -248,19 +248,19 @@ def big_recompute(engine: str, matches: int) -> BigFigures:
 
 
 async def _cold_board(url: str) -> dict[str, float]:
-    """A cold `Ladder.leaderboard(by="p8")`: wall time, longest loop stall and the process's
-    peak resident growth; then again under tracemalloc for the call's traced peak. The
+    """A cold `services.standings.leaderboard(by="p8")`: wall time, longest loop stall and the
+    process's peak resident growth; then again under tracemalloc for the call's traced peak. The
     service is opened as the command line opens it: its reads store nothing, so the
     performance cache stays cold for the second call too."""
-    async with open_ladder(url, Config()) as ladder:
+    async with open_services(url, Config()) as services:
         resident = status_bytes("VmRSS")
         async with loop_lag() as lag:
             started = time.perf_counter()
-            page = await ladder.leaderboard(GUILD, by="p8")
+            page = await services.standings.leaderboard(GUILD, by="p8")
             seconds = time.perf_counter() - started
         peak = peak_resident_bytes()
         tracemalloc.start()
-        await ladder.leaderboard(GUILD, by="p8")
+        await services.standings.leaderboard(GUILD, by="p8")
         _, traced = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     return {
@@ -349,8 +349,8 @@ def command_table(engine: str, log: MatchLog, openskill_seconds: float) -> Table
         "whole process: wall time of a fresh `python -c` that runs bot.cli.main (as "
         "`python -m bot` does) and prints its peak resident set (VmHWM) as it exits; the "
         "import goes into a fresh database. The command line has no `void` command yet: the "
-        "void process opens the service as the command line does and calls Ladder.void on "
-        "the stream's first match (it replays every later one).",
+        "void process opens the service as the command line does and calls "
+        "services.matches.void on the stream's first match (it replays every later one).",
         "openskill: bench.baselines.replay_openskill over the whole stream in memory, once, "
         "in this run (sides ranked by summed score per hour).",
         "stored ratings vs replay_waves of the stream: max |Δ| "
@@ -378,7 +378,7 @@ def memory_table(engine: str, sizes: Sizes) -> Table:
         )
     board_title = (
         f"/leaderboard by:p8, cold ({sizes.board_members:,} members, "
-        f"{sizes.board_matches:,} matches): Ladder.leaderboard"
+        f"{sizes.board_matches:,} matches): services.standings.leaderboard"
     )
     table.add(
         f"{board_title}, wall time",

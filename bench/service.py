@@ -27,7 +27,7 @@ from bench.data import MatchLog, duel_log
 from bench.harness import Table, format_seconds, verdict
 from bot.config import Config
 from bot.ratings.ladder import DEFAULT_SETTINGS
-from bot.services import Actor, Ladder, MemberInfo, Player, duel_lineup, open_ladder
+from bot.services import Actor, MemberInfo, Player, Services, duel_lineup, open_services
 
 GUILD = 1
 FIRST_USER_ID = 10**17
@@ -108,13 +108,13 @@ async def temporary_database(engine: str, admin: str | None = None) -> AsyncIter
 
 
 @asynccontextmanager
-async def temporary_ladder(engine: str) -> AsyncIterator[Ladder]:
+async def temporary_ladder(engine: str) -> AsyncIterator[Services]:
     """A service on a fresh database of the engine with the bot's durable settings."""
     async with (
         temporary_database(engine) as url,
-        open_ladder(url, Config(), fill_cache=True) as ladder,
+        open_services(url, Config(), fill_cache=True) as services,
     ):
-        yield ladder
+        yield services
 
 
 def engines() -> list[str]:
@@ -128,7 +128,7 @@ async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
 
 
 async def report_duels(
-    ladder: Ladder, log: MatchLog, first: int, count: int, guild: int = GUILD
+    services: Services, log: MatchLog, first: int, count: int, guild: int = GUILD
 ) -> list[Any]:
     """Matches first..first+count of a duel log, reported by a moderator (applied at once)."""
     results = []
@@ -142,14 +142,16 @@ async def report_duels(
         )
         infos = [member_info(winner), member_info(loser)]
         results.append(
-            await ladder.report(guild, MODERATOR, lineup, request_id=f"r{match}", members=infos)
+            await services.matches.report(
+                guild, MODERATOR, lineup, request_id=f"r{match}", members=infos
+            )
         )
     return results
 
 
-async def stored_ratings(ladder: Ladder, member_count: int, guild: int = GUILD) -> np.ndarray:
+async def stored_ratings(services: Services, member_count: int, guild: int = GUILD) -> np.ndarray:
     """Every member's ladder rating (nan for a member without a match)."""
-    page = await ladder.leaderboard(guild, by="ladder", page=1, page_size=0)
+    page = await services.standings.leaderboard(guild, by="ladder", page=1, page_size=0)
     ratings = np.full(member_count, np.nan)
     for row in page.rows:
         ratings[row.user_id - FIRST_USER_ID] = row.rating
@@ -172,15 +174,15 @@ async def reports_per_second(
     per_guild = sizes.report_batch // guilds
     log = duel_log(sizes.runs * per_guild, sizes.guild_members)
     chosen = range(GUILD, GUILD + guilds)
-    async with temporary_ladder(engine) as ladder:
+    async with temporary_ladder(engine) as services:
         for guild in chosen:
-            await ladder.upsert_members(guild, member_infos(log))
+            await services.members.upsert_members(guild, member_infos(log))
         rates = []
         for batch in range(sizes.runs):
             first = batch * per_guild
             seconds, results = await timed(
                 asyncio.gather(
-                    *(report_duels(ladder, log, first, per_guild, guild) for guild in chosen)
+                    *(report_duels(services, log, first, per_guild, guild) for guild in chosen)
                 )
             )
             if not all(result.applied for reported in results for result in reported):
@@ -188,7 +190,7 @@ async def reports_per_second(
             rates.append(per_guild * guilds / seconds)
         return rates, max(
             [
-                disagreement(await stored_ratings(ladder, log.member_count, guild), log)
+                disagreement(await stored_ratings(services, log.member_count, guild), log)
                 for guild in chosen
             ]
         )
@@ -203,10 +205,16 @@ class GuildFigures:
     disagreement_voided: float
 
 
-READS: dict[str, Callable[[Ladder, int], Awaitable[Any]]] = {
-    "/rating (card, p8)": lambda ladder, member: ladder.rating_card(GUILD, user_id(member)),
-    "/leaderboard by ladder, page 1": lambda ladder, _: ladder.leaderboard(GUILD, by="ladder"),
-    "/leaderboard by p8, page 1": lambda ladder, _: ladder.leaderboard(GUILD, by="p8"),
+READS: dict[str, Callable[[Services, int], Awaitable[Any]]] = {
+    "/rating (card, p8)": lambda services, member: services.standings.rating_card(
+        GUILD, user_id(member)
+    ),
+    "/leaderboard by ladder, page 1": lambda services, _: services.standings.leaderboard(
+        GUILD, by="ladder"
+    ),
+    "/leaderboard by p8, page 1": lambda services, _: services.standings.leaderboard(
+        GUILD, by="p8"
+    ),
 }
 
 
@@ -215,28 +223,28 @@ async def big_guild(sizes: Sizes, engine: str = "sqlite") -> GuildFigures:
     (reading again after each void, when nothing can be cached)."""
     log = duel_log(sizes.guild_matches, sizes.guild_members)
     text = import_text(log)
-    async with temporary_ladder(engine) as ladder:
-        await ladder.upsert_members(GUILD, member_infos(log))
-        build, _ = await timed(ladder.import_csv(GUILD, MODERATOR, text))
-        built = disagreement(await stored_ratings(ladder, log.member_count), log)
+    async with temporary_ladder(engine) as services:
+        await services.members.upsert_members(GUILD, member_infos(log))
+        build, _ = await timed(services.transfers.import_csv(GUILD, MODERATOR, text))
+        built = disagreement(await stored_ratings(services, log.member_count), log)
         reads: dict[str, list[float]] = {}
         for name, read in READS.items():
             for run in range(sizes.runs):
-                seconds, _ = await timed(read(ladder, run))
+                seconds, _ = await timed(read(services, run))
                 reads.setdefault(f"{name}, repeated", []).append(seconds)
         voids = []
         for run in range(sizes.runs):
-            recent = await ladder.list_matches(GUILD, limit=sizes.runs + 1)
+            recent = await services.matches.list_matches(GUILD, limit=sizes.runs + 1)
             newest = next(match for match in recent if match.status == "applied")
-            seconds, result = await timed(ladder.void(GUILD, MODERATOR, newest.id))
+            seconds, result = await timed(services.matches.void(GUILD, MODERATOR, newest.id))
             if result.replayed != 0:
                 raise AssertionError(f"voiding the newest match replayed {result.replayed}")
             voids.append(seconds)
             for name, read in READS.items():
-                seconds, _ = await timed(read(ladder, run))
+                seconds, _ = await timed(read(services, run))
                 reads.setdefault(f"{name}, after a void", []).append(seconds)
         voided = disagreement(
-            await stored_ratings(ladder, log.member_count),
+            await stored_ratings(services, log.member_count),
             log.head(sizes.guild_matches - sizes.runs),
         )
     return GuildFigures(build, voids, reads, built, voided)
@@ -275,8 +283,8 @@ def run_on(engine: str, sizes: Sizes) -> list[Table]:
         )
     writes.notes.append(
         f"median of {sizes.runs} batches, each report a separate durable transaction through "
-        f"Ladder.report (at once: one task per guild, the same duels in each); stored ratings "
-        f"vs the plain loop over the same duels: max |Δ| {worst:.1e} "
+        f"services.matches.report (at once: one task per guild, the same duels in each); stored "
+        f"ratings vs the plain loop over the same duels: max |Δ| {worst:.1e} "
         f"({verdict(worst <= AGREEMENT)}, <= {AGREEMENT:g})."
     )
     guild = asyncio.run(big_guild(sizes, engine))

@@ -46,7 +46,7 @@ from bench.service import (
     temporary_database,
 )
 from bot.config import Config
-from bot.services import Ladder, open_ladder
+from bot.services import Services, open_services
 
 TARGET_REQUESTS_PER_SECOND: Final = 1_000.0
 TARGET_SERVER_SECONDS: Final = 0.020
@@ -121,8 +121,8 @@ async def _serve(location: str) -> None:
     until standard input closes."""
     from bot.web import create_app
 
-    ladder = await Ladder.open(location, Config(), create=False)
-    app = create_app(ladder)
+    services = await Services.open(location, Config(), create=False)
+    app = create_app(services)
     times: list[float] = []
 
     @web.middleware
@@ -162,7 +162,7 @@ async def _serve(location: str) -> None:
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     finally:
         await runner.cleanup()
-        await ladder.close()
+        await services.close()
 
 
 @asynccontextmanager
@@ -258,11 +258,11 @@ async def measure(sizes: Sizes) -> Figures:
     built = log.head(sizes.matches)
     async with (
         temporary_database("sqlite") as location,
-        open_ladder(location, Config(), fill_cache=True) as ladder,
+        open_services(location, Config(), fill_cache=True) as services,
     ):
-        await ladder.upsert_members(GUILD, member_infos(log))
-        await ladder.import_csv(GUILD, MODERATOR, import_text(built))
-        await ladder.change_settings(GUILD, MODERATOR, {"web": True})
+        await services.members.upsert_members(GUILD, member_infos(log))
+        await services.transfers.import_csv(GUILD, MODERATOR, import_text(built))
+        await services.settings.change(GUILD, MODERATOR, {"web": True})
         connector = aiohttp.TCPConnector(limit=sizes.concurrency)
         async with (
             server_process(location) as base,
@@ -290,7 +290,7 @@ async def measure(sizes: Sizes) -> Figures:
             for _ in range(sizes.cold_rounds):
                 for path in (API_BOARD, HTML_BOARD):
                     for concurrency in (1, sizes.concurrency):
-                        await report_duels(ladder, log, reported, 1)
+                        await report_duels(services, log, reported, 1)
                         reported += 1
                         every = [f"{path}?page={page}" for page in range(1, pages + 1)]
                         found = await load(session, base, every, concurrency)

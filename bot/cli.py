@@ -44,13 +44,13 @@ from bot.ratings.performance import format_rating, format_stability, rating_accu
 from bot.ratings.rep import RepError, rep
 from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
-from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services import Actor, Services, UserError, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID
-from bot.services.evaluation import MAX_LAST, EvaluationService, GuildEvaluation, checked_last
+from bot.services.evaluation import MAX_LAST, GuildEvaluation, checked_last
 from bot.services.lineup import Player, parse_id
-from bot.services.matchups import Matchups, TeamBalance, parse_players
-from bot.services.replays import SETTING_NAMES
+from bot.services.matchups import TeamBalance, parse_players
 from bot.services.seasons import CARRY_RULE
+from bot.services.settings import SETTING_NAMES
 from bot.services.standings import MEASURES
 from bot.storage import (
     ConnectionLost,
@@ -216,11 +216,11 @@ def run_web(arguments: argparse.Namespace, streams: Streams) -> int:
 
     async def session() -> None:
         try:
-            ladder = await Ladder.open(location, config, create=False)
+            services = await Services.open(location, config, create=False)
         except DatabaseUnavailable as error:
             raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
         try:
-            server = WebServer(ladder, host, port)
+            server = WebServer(services, host, port)
             try:
                 await server.start()
             except OSError as error:
@@ -232,7 +232,7 @@ def run_web(arguments: argparse.Namespace, streams: Streams) -> int:
             finally:
                 await server.stop()
         finally:
-            await ladder.close()
+            await services.close()
 
     asyncio.run(session())
     return EXIT_OK
@@ -274,9 +274,9 @@ def _config(arguments: argparse.Namespace) -> Config:
     return load_config(arguments.config or DEFAULT_CONFIG)
 
 
-def _with_ladder(
+def _with_services(
     arguments: argparse.Namespace,
-    use: Callable[[Ladder], Awaitable[Result]],
+    use: Callable[[Services], Awaitable[Result]],
     *,
     creates: bool = False,
 ) -> Result:
@@ -288,20 +288,23 @@ def _with_ladder(
 
     async def attempt() -> Result:
         try:
-            ladder = await Ladder.open(location, config, create=creates)
+            services = await Services.open(location, config, create=creates)
         except ConnectionLost:
             raise
         except DatabaseUnavailable as error:
             raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
         try:
-            if not creates and await ladder.db.read.guild_settings(arguments.guild) is None:
+            if (
+                not creates
+                and await services.context.db.read.guild_settings(arguments.guild) is None
+            ):
                 raise UsageError(
                     f"the database {redacted(location)} has no guild {arguments.guild} "
                     "(a command that only reads creates none)"
                 )
-            return await use(ladder)
+            return await use(services)
         finally:
-            await ladder.close()
+            await services.close()
 
     async def session() -> Result:
         """A lost connection is replaced and what it interrupted runs once more (SPEC 8.8):
@@ -315,11 +318,11 @@ def _with_ladder(
 def run_gr(arguments: argparse.Namespace, streams: Streams) -> int:
     """`gr MEMBER`: the member's games in the game-list format, newest first (SPEC 1.8)."""
 
-    async def history(ladder: Ladder) -> str:
-        member = await ladder.find_member(arguments.guild, arguments.member)
-        return await ladder.history_text(arguments.guild, member.user_id)
+    async def history(services: Services) -> str:
+        member = await services.members.find_member(arguments.guild, arguments.member)
+        return await services.standings.history_text(arguments.guild, member.user_id)
 
-    streams.stdout.write(_with_ladder(arguments, history))
+    streams.stdout.write(_with_services(arguments, history))
     return EXIT_OK
 
 
@@ -327,10 +330,12 @@ def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
     """`report 'LINEUP'`: records and applies one match at once."""
     lineup = parse_lineup(arguments.lineup)
     _no_numbered_guests(entry.player for entry in lineup)
-    request_id = f"cli:{uuid.uuid4().hex}"  # one for both tries (see _with_ladder)
+    request_id = f"cli:{uuid.uuid4().hex}"  # one for both tries (see _with_services)
 
-    async def report(ladder: Ladder) -> list[str]:
-        result = await ladder.report(arguments.guild, CLI_ACTOR, lineup, request_id=request_id)
+    async def report(services: Services) -> list[str]:
+        result = await services.matches.report(
+            arguments.guild, CLI_ACTOR, lineup, request_id=request_id
+        )
         lines = [f"match #{result.match.id} {result.match.status}"]
         for p in result.match.participants:
             who = p.name if p.user_id is None else f"{p.name} ({p.user_id})"
@@ -343,20 +348,20 @@ def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
                 )
         return lines
 
-    print("\n".join(_with_ladder(arguments, report, creates=True)), file=streams.stdout)
+    print("\n".join(_with_services(arguments, report, creates=True)), file=streams.stdout)
     return EXIT_OK
 
 
 def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
     """`rating MEMBER`: the rating card of /rating (text or --json)."""
 
-    async def card(ladder: Ladder) -> dict[str, Any]:
-        member = await ladder.find_member(arguments.guild, arguments.member)
+    async def card(services: Services) -> dict[str, Any]:
+        member = await services.members.find_member(arguments.guild, arguments.member)
         return card_object(
-            await ladder.rating_card(arguments.guild, member.user_id, arguments.variant)
+            await services.standings.rating_card(arguments.guild, member.user_id, arguments.variant)
         )
 
-    found = _with_ladder(arguments, card)
+    found = _with_services(arguments, card)
     if arguments.json:
         print(json.dumps(found), file=streams.stdout)
         return EXIT_OK
@@ -387,13 +392,13 @@ def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
     """`leaderboard [--by MEASURE] [--season NAME]`: every ranked member, or a closed
     season's closing standings (text or --json)."""
 
-    async def board(ladder: Ladder) -> list[dict[str, Any]]:
-        page = await ladder.leaderboard(
+    async def board(services: Services) -> list[dict[str, Any]]:
+        page = await services.standings.leaderboard(
             arguments.guild, arguments.by, page_size=0, season=arguments.season
         )
         return [leaderboard_object(row) for row in page.rows]
 
-    rows = _with_ladder(arguments, board)
+    rows = _with_services(arguments, board)
     if arguments.json:
         print(json.dumps(rows), file=streams.stdout)
         return EXIT_OK
@@ -410,7 +415,9 @@ def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
 
 def run_export(arguments: argparse.Namespace, streams: Streams) -> int:
     """`export`: every match of the guild as CSV on stdout."""
-    streams.stdout.write(_with_ladder(arguments, lambda ladder: ladder.export_csv(arguments.guild)))
+    streams.stdout.write(
+        _with_services(arguments, lambda services: services.transfers.export_csv(arguments.guild))
+    )
     return EXIT_OK
 
 
@@ -426,8 +433,10 @@ def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
             data = streams.stdin.read()
     except OSError as error:
         raise UsageError(f"cannot read {arguments.file}: {error}") from None
-    result = _with_ladder(
-        arguments, lambda ladder: ladder.import_csv(arguments.guild, CLI_ACTOR, data), creates=True
+    result = _with_services(
+        arguments,
+        lambda services: services.transfers.import_csv(arguments.guild, CLI_ACTOR, data),
+        creates=True,
     )
     seasons = f", {result.seasons} season starts" if result.seasons else ""
     print(
@@ -440,7 +449,9 @@ def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
 
 def run_recompute(arguments: argparse.Namespace, streams: Streams) -> int:
     """`recompute`: replays the guild from its log."""
-    replayed = _with_ladder(arguments, lambda ladder: ladder.recompute(arguments.guild, CLI_ACTOR))
+    replayed = _with_services(
+        arguments, lambda services: services.settings.recompute(arguments.guild, CLI_ACTOR)
+    )
     print(f"replayed {replayed} matches", file=streams.stdout)
     return EXIT_OK
 
@@ -449,9 +460,9 @@ def run_balance(arguments: argparse.Namespace, streams: Streams) -> int:
     """`balance 'PLAYERS' [--teams N]`: the most even teams, one line per team."""
     players = parse_players(arguments.players)
     _no_numbered_guests(players)
-    found: TeamBalance = _with_ladder(
+    found: TeamBalance = _with_services(
         arguments,
-        lambda ladder: Matchups(ladder).balance(arguments.guild, players, arguments.teams),
+        lambda services: services.matchups.balance(arguments.guild, players, arguments.teams),
     )
     several = len(found.teams) > 2
     for number, team in enumerate(found.teams, start=1):
@@ -492,9 +503,9 @@ def _no_numbered_guests(players: Iterable[Player]) -> None:
 def run_evaluate(arguments: argparse.Namespace, streams: Streams) -> int:
     """`evaluate [--last N] [--tune] [--json]`: how well each measure predicted the guild's
     last N matches (SPEC 12), and with --tune the ladder's constants tried."""
-    found: GuildEvaluation = _with_ladder(
+    found: GuildEvaluation = _with_services(
         arguments,
-        lambda ladder: EvaluationService(ladder).evaluate(
+        lambda services: services.evaluation.evaluate(
             arguments.guild, arguments.last, tune=arguments.tune
         ),
     )
@@ -616,13 +627,15 @@ def _print_json(found: object, streams: Streams) -> int:
 def run_matches(arguments: argparse.Namespace, streams: Streams) -> int:
     """`matches [--member M] [--limit N]`: the guild's matches, newest first, with state."""
 
-    async def listed(ladder: Ladder) -> list[Match]:
+    async def listed(services: Services) -> list[Match]:
         user_id = None
         if arguments.member is not None:
-            user_id = (await ladder.find_member(arguments.guild, arguments.member)).user_id
-        return await ladder.list_matches(arguments.guild, user_id, limit=arguments.limit)
+            user_id = (
+                await services.members.find_member(arguments.guild, arguments.member)
+            ).user_id
+        return await services.matches.list_matches(arguments.guild, user_id, limit=arguments.limit)
 
-    found = _with_ladder(arguments, listed)
+    found = _with_services(arguments, listed)
     if arguments.json:
         return _print_json([match_object(match) for match in found], streams)
     return _print_lines(map(match_line, found), streams) if found else EXIT_OK
@@ -631,12 +644,12 @@ def run_matches(arguments: argparse.Namespace, streams: Streams) -> int:
 def run_match(arguments: argparse.Namespace, streams: Streams) -> int:
     """`match ID`: one match as /match show shows it, with its earlier lineups."""
 
-    async def shown(ladder: Ladder) -> tuple[Match, list[MatchEdit]]:
-        async with ladder.db.snapshot():  # the match and its edits as of one moment
-            match = await ladder.show_match(arguments.guild, arguments.match)
-            return match, await ladder.match_edits(arguments.guild, arguments.match)
+    async def shown(services: Services) -> tuple[Match, list[MatchEdit]]:
+        async with services.context.db.snapshot():  # the match and its edits as of one moment
+            match = await services.matches.show_match(arguments.guild, arguments.match)
+            return match, await services.matches.match_edits(arguments.guild, arguments.match)
 
-    match, edits = _with_ladder(arguments, shown)
+    match, edits = _with_services(arguments, shown)
     if arguments.json:
         return _print_json(match_object(match, edits), streams)
     return _print_lines(match_lines(match, edits, CLI_ACTOR.user_id), streams)
@@ -644,9 +657,11 @@ def run_match(arguments: argparse.Namespace, streams: Streams) -> int:
 
 def run_void(arguments: argparse.Namespace, streams: Streams) -> int:
     """`void ID [--reason TEXT]`: as /admin void."""
-    result = _with_ladder(
+    result = _with_services(
         arguments,
-        lambda ladder: ladder.void(arguments.guild, CLI_ACTOR, arguments.match, arguments.reason),
+        lambda services: services.matches.void(
+            arguments.guild, CLI_ACTOR, arguments.match, arguments.reason
+        ),
     )
     return _print_lines(
         [
@@ -659,8 +674,9 @@ def run_void(arguments: argparse.Namespace, streams: Streams) -> int:
 
 def run_confirm(arguments: argparse.Namespace, streams: Streams) -> int:
     """`confirm ID`: as /match confirm by a moderator (a disputed match too)."""
-    result = _with_ladder(
-        arguments, lambda ladder: ladder.confirm(arguments.guild, CLI_ACTOR, arguments.match)
+    result = _with_services(
+        arguments,
+        lambda services: services.matches.confirm(arguments.guild, CLI_ACTOR, arguments.match),
     )
     done = "is applied" if result.applied_now else "was already applied"
     lines = match_lines(result.match, (), CLI_ACTOR.user_id)
@@ -671,9 +687,9 @@ def run_edit(arguments: argparse.Namespace, streams: Streams) -> int:
     """`edit ID 'LINEUP'`: as /admin edit; the old lineup stays in the match's history."""
     lineup = parse_lineup(arguments.lineup)
     _no_numbered_guests(entry.player for entry in lineup)
-    result = _with_ladder(
+    result = _with_services(
         arguments,
-        lambda ladder: ladder.edit(arguments.guild, CLI_ACTOR, arguments.match, lineup),
+        lambda services: services.matches.edit(arguments.guild, CLI_ACTOR, arguments.match, lineup),
     )
     return _print_lines(
         [
@@ -705,10 +721,10 @@ def run_settings(arguments: argparse.Namespace, streams: Streams) -> int:
     """`settings [NAME=VALUE …]`: shows the guild's settings, or changes them first."""
     changes = _setting_changes(arguments.changes)
 
-    async def settings(ladder: Ladder) -> tuple[GuildSettings, list[str]]:
+    async def settings(services: Services) -> tuple[GuildSettings, list[str]]:
         if not changes:
-            return await ladder.settings(arguments.guild), []
-        result = await ladder.change_settings(arguments.guild, CLI_ACTOR, changes)
+            return await services.settings.current(arguments.guild), []
+        result = await services.settings.change(arguments.guild, CLI_ACTOR, changes)
         changed = ", ".join(f"{name} = {getattr(result.settings, name)}" for name in changes)
         replayed = (
             ""
@@ -717,15 +733,15 @@ def run_settings(arguments: argparse.Namespace, streams: Streams) -> int:
         )
         return result.settings, [f"changed {changed}{replayed}"]
 
-    found, notes = _with_ladder(arguments, settings, creates=bool(changes))
+    found, notes = _with_services(arguments, settings, creates=bool(changes))
     return _print_lines([*notes, *settings_lines(found)], streams)
 
 
 def run_season_start(arguments: argparse.Namespace, streams: Streams) -> int:
     """`season start NAME [--carry X]`: as /admin season start."""
-    season = _with_ladder(
+    season = _with_services(
         arguments,
-        lambda ladder: ladder.start_season(
+        lambda services: services.seasons.start_season(
             arguments.guild, CLI_ACTOR, arguments.name, arguments.carry
         ),
         creates=True,
@@ -740,7 +756,9 @@ def run_season_start(arguments: argparse.Namespace, streams: Streams) -> int:
 
 def run_season_list(arguments: argparse.Namespace, streams: Streams) -> int:
     """`season list [--json]`: every season, oldest first; the last is under way."""
-    found = _with_ladder(arguments, lambda ladder: ladder.season_list(arguments.guild))
+    found = _with_services(
+        arguments, lambda services: services.seasons.season_list(arguments.guild)
+    )
     if arguments.json:
         return _print_json([season_object(season) for season in found], streams)
     return _print_lines(map(season_line, found), streams)

@@ -6,21 +6,21 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.services import Ladder
+from bot.services import Services
 from bot.services.matchcsv.format import format_time
 from bot.services.queue_rules import team_letter, wait_text
 from bot.storage.queues import Lobby, Queue
 
 
-async def queue_view(ladder: Ladder, guild_id: int) -> dict[str, Any]:
+async def queue_view(services: Services, guild_id: int) -> dict[str, Any]:
     """The queues and open lobbies as plain data (the --json output)."""
-    async with ladder.db.snapshot() as read:
+    async with services.context.db.snapshot() as read:
         queues = await read.queues(guild_id)
         lobbies = await read.open_lobbies(guild_id)
         user_ids = {w.user_id for q in queues for w in q.waiting}
         user_ids |= {p.user_id for lobby in lobbies for p in lobby.players}
         names = {m.user_id: m.name for m in await read.members_by_id(guild_id, user_ids)}
-    now = ladder.clock()
+    now = services.context.clock()
     return {
         "queues": [_queue(queue, names, now) for queue in queues],
         "lobbies": [_lobby(lobby, names) for lobby in lobbies],
@@ -119,9 +119,9 @@ def queue_lines(view: dict[str, Any]) -> list[str]:
 
 
 def run_queue_list(arguments: argparse.Namespace, streams: Any) -> int:
-    from bot.cli import _print_json, _print_lines, _with_ladder
+    from bot.cli import _print_json, _print_lines, _with_services
 
-    view = _with_ladder(arguments, lambda ladder: queue_view(ladder, arguments.guild))
+    view = _with_services(arguments, lambda services: queue_view(services, arguments.guild))
     if arguments.json:
         return _print_json(view, streams)
     return _print_lines(queue_lines(view), streams)

@@ -16,7 +16,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from bot.config import Config
-from bot.services import Ladder
+from bot.services import Services
 from tests.services.invariants import assert_log_is_truth
 from tests.test_cli import REPOSITORY, run
 
@@ -208,13 +208,13 @@ def fuzz_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 async def stored_ratings_are_a_replay(path: Path) -> None:
-    ladder = await Ladder.open(path, Config())
+    services = await Services.open(path, Config())
     try:
-        await assert_log_is_truth(ladder, GUILD)
-        for member in await ladder.db.read.members(GUILD):
+        await assert_log_is_truth(services, GUILD)
+        for member in await services.context.db.read.members(GUILD):
             assert member.rating is None or math.isfinite(member.rating)
     finally:
-        await ladder.close()
+        await services.close()
 
 
 @settings(max_examples=80, deadline=None)

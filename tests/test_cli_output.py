@@ -12,7 +12,7 @@ import pytest
 
 from bot.cli import PROGRAM, build_parser
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder
+from bot.services import Actor, ServiceContext, Services
 from bot.storage import Database
 from tests.services.worked import GUILD
 from tests.test_cli import REPOSITORY, ladderbot, run
@@ -98,7 +98,9 @@ def test_report_of_a_bare_number_is_refused_like_balance(tmp_path: Path) -> None
 async def start_season(path: Path, name: str) -> None:
     db = await Database.open(path)
     try:
-        await Ladder(db, GuildSettings()).start_season(GUILD, Actor(0, is_moderator=True), name)
+        await Services.build(ServiceContext(db, GuildSettings())).seasons.start_season(
+            GUILD, Actor(0, is_moderator=True), name
+        )
     finally:
         await db.close()
 

@@ -29,7 +29,7 @@ import pytest
 
 from bot.cli import Streams, main
 from bot.config import Config
-from bot.services import Ladder
+from bot.services import Services
 from tests.services.invariants import assert_log_is_truth
 from tests.storage.engines import _admin, _with_database, postgres_admin
 
@@ -122,12 +122,12 @@ def assert_no_logged_tracebacks(caplog: pytest.LogCaptureFixture) -> None:
 
 
 async def _stored_ids_and_replay(url: str, guild: int) -> list[int]:
-    ladder = await Ladder.open(url, Config(), create=False)
+    services = await Services.open(url, Config(), create=False)
     try:
-        await assert_log_is_truth(ladder, guild)
-        return sorted(m.id for m in await ladder.db.read.applied_matches(guild))
+        await assert_log_is_truth(services, guild)
+        return sorted(m.id for m in await services.context.db.read.applied_matches(guild))
     finally:
-        await ladder.close()
+        await services.close()
 
 
 def test_reports_under_random_kills_are_each_stored_once_and_ratings_equal_a_replay(
@@ -243,7 +243,7 @@ def test_a_migrate_db_whose_target_connection_is_killed_ends_in_one_line_target_
 
 
 async def _held_migration(url: str, source: Path) -> None:
-    await (await Ladder.open(url, Config())).close()  # the schema, no rows
+    await (await Services.open(url, Config())).close()  # the schema, no rows
     locker = await asyncpg.connect(url, timeout=5)
     try:
         await locker.execute("BEGIN; LOCK TABLE guilds IN SHARE MODE")

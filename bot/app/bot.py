@@ -1,4 +1,4 @@
-"""The Discord bot: one Ladder service, one cog per feature, persistent buttons.
+"""The Discord bot: the services built once, one cog per feature, persistent buttons.
 
 Every committed change arrives through the change feed (bot.services.feed: this process's at
 once, other processes' and the command line's from the change log) as one event,
@@ -19,7 +19,7 @@ from bot.app.live import LiveBoards
 from bot.app.replies import answer_error
 from bot.app.roles import RankRoles
 from bot.config import Config
-from bot.services import Ladder
+from bot.services import Services
 from bot.services.changes import Change
 from bot.services.feed import ChangeFeed
 
@@ -48,9 +48,9 @@ class LadderBot(commands.Bot):
     live: LiveBoards
     rank_roles: RankRoles
 
-    def __init__(self, config: Config, ladder: Ladder, **shards: Any) -> None:
-        """The ladder (database) is opened and closed by the caller, outside the bot; shards
-        are ShardedLadderBot's shard_ids and shard_count."""
+    def __init__(self, config: Config, services: Services, **shards: Any) -> None:
+        """The services (their database) are opened and closed by the caller, outside the bot;
+        shards are ShardedLadderBot's shard_ids and shard_count."""
         intents = discord.Intents.none()
         intents.guilds = True
         intents.members = True
@@ -62,9 +62,9 @@ class LadderBot(commands.Bot):
             **shards,
         )
         self.config = config
-        self.ladder = ladder
-        self.feed = ChangeFeed(ladder.db, self.ladder_changed)
-        ladder.on_change = self.feed.publish
+        self.services = services
+        self.feed = ChangeFeed(services.context.db, self.ladder_changed)
+        services.context.on_change = self.feed.publish
         self.tree.error(self.on_app_command_error)
 
     def ladder_changed(self, change: Change) -> None:
@@ -111,15 +111,15 @@ class ShardedLadderBot(LadderBot, commands.AutoShardedBot):
     the events of the guilds on those shards and no others."""
 
 
-def create_bot(config: Config, ladder: Ladder) -> LadderBot:
+def create_bot(config: Config, services: Services) -> LadderBot:
     """Always an AutoShardedBot (SPEC 8.4): the shards [discord] names, or, when it names
     none, as many as Discord recommends, all in this process."""
     discord_config = config.discord
     if discord_config.shard_count is None or discord_config.shard_ids is None:
-        return ShardedLadderBot(config, ladder)
+        return ShardedLadderBot(config, services)
     return ShardedLadderBot(
         config,
-        ladder,
+        services,
         shard_ids=list(discord_config.shard_ids),
         shard_count=discord_config.shard_count,
     )

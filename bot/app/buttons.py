@@ -15,7 +15,7 @@ from bot.app.members import actor, guild_of
 from bot.app.replies import answer_error, note_stored
 from bot.services import LeaderboardPage, Match, UserError
 from bot.services.changes import Change
-from bot.services.matchups import MatchPage, Matchups
+from bot.services.matchups import MatchPage
 
 if TYPE_CHECKING:
     from bot.app.bot import LadderBot
@@ -77,7 +77,7 @@ class MatchButton(
         ANSWERED_IN_PLACE.set(self.match_id)  # this interaction's own answer shows the match
         guild_id = guild_of(interaction).id
         if self.action == "confirm":
-            result = await bot.ladder.confirm(guild_id, actor(interaction), self.match_id)
+            result = await bot.services.matches.confirm(guild_id, actor(interaction), self.match_id)
             if not result.applied_now:
                 await interaction.response.send_message(
                     already_applied(self.match_id), ephemeral=True
@@ -85,9 +85,9 @@ class MatchButton(
                 return
             match = result.match
         elif self.action == "dispute":
-            match = await bot.ladder.dispute(guild_id, actor(interaction), self.match_id)
+            match = await bot.services.matches.dispute(guild_id, actor(interaction), self.match_id)
         else:
-            match = await bot.ladder.cancel(guild_id, actor(interaction), self.match_id)
+            match = await bot.services.matches.cancel(guild_id, actor(interaction), self.match_id)
         note_stored(interaction, match_stored(match))
         await interaction.response.edit_message(embed=match_embed(match), view=match_view(match))
 
@@ -134,7 +134,7 @@ class MatchMessages:
         ):
             return
         try:
-            match = await self.bot.ladder.show_match(change.guild_id, change.match_id)
+            match = await self.bot.services.matches.show_match(change.guild_id, change.match_id)
         except UserError:
             return  # gone (a test database emptied, say): nothing to show
         if match.channel_id is None or match.message_id is None:
@@ -208,7 +208,7 @@ class PageButton(
     async def _turn(self, interaction: discord.Interaction[Any]) -> None:
         bot: LadderBot = interaction.client
         guild_id = guild_of(interaction).id
-        matchups = Matchups(bot.ladder)
+        matchups = bot.services.matchups
         if self.topic.startswith(MATCHES_TOPIC):
             _, _, member = self.topic.partition("-")
             found = await matchups.match_page(guild_id, int(member) if member else None, self.page)
@@ -226,7 +226,7 @@ class PageButton(
             embed = leaderboard_embed(mine, highlight=self.owner_id)
             view = leaderboard_view(self.owner_id, mine)
         else:
-            board = await bot.ladder.leaderboard(guild_id, self.topic, self.page)
+            board = await bot.services.standings.leaderboard(guild_id, self.topic, self.page)
             embed, view = leaderboard_embed(board), leaderboard_view(self.owner_id, board)
         await interaction.response.edit_message(embed=embed, view=view)
 

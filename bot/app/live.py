@@ -43,7 +43,7 @@ class LiveBoards:
     async def catch_up(self) -> None:
         """Refresh the owned boards whose guild changed after their last edit."""
         try:
-            due = await self.bot.ladder.live_boards_due()
+            due = await self.bot.services.standings.live_boards_due()
         except Exception:
             log.exception("could not list the live leaderboards that are due")
             return
@@ -82,7 +82,7 @@ class LiveBoards:
             del self._tasks[guild_id]
 
     async def _wait_turn(self, guild_id: int) -> None:
-        board = await self.bot.ladder.live_board(guild_id)
+        board = await self.bot.services.standings.live_board(guild_id)
         if board is not None and board.edited_at is not None:
             delay = board.edited_at + self.edit_seconds - time.time()
             if delay > 0:
@@ -90,10 +90,10 @@ class LiveBoards:
 
     async def refresh(self, guild_id: int) -> None:
         """Edit the live message now, or post a new one if it is missing or was deleted."""
-        board = await self.bot.ladder.live_board(guild_id)
+        board = await self.bot.services.standings.live_board(guild_id)
         if board is None:
             return
-        page = await self.bot.ladder.leaderboard(guild_id)
+        page = await self.bot.services.standings.leaderboard(guild_id)
         embed = leaderboard_embed(page, title="Live leaderboard")
         channel = self.bot.get_partial_messageable(board.channel_id, guild_id=guild_id)
         message_id = board.message_id
@@ -104,4 +104,4 @@ class LiveBoards:
                 message_id = None  # deleted by someone: post a fresh one below
         if message_id is None:
             message_id = (await channel.send(embed=embed)).id
-        await self.bot.ladder.mark_live_board_edited(guild_id, message_id)
+        await self.bot.services.standings.mark_live_board_edited(guild_id, message_id)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 import aiohttp
 import discord
 
-from bot.services.community import Community, RoleCall
+from bot.services.community import RoleCall
 
 if TYPE_CHECKING:
     from bot.app.bot import LadderBot
@@ -43,7 +43,7 @@ class RankRoles:
         report: Callable[[int, Sequence[RoleCall]], Awaitable[None]] | None = None,
     ) -> None:
         self.bot = bot
-        self.community = Community(bot.ladder)
+        self.community = bot.services.community
         self.report = report
         """Told of each batch of role calls made (the mod log)."""
         self._due: dict[int, set[int] | None] = {}  # guild -> members due (None: everyone)

@@ -15,7 +15,7 @@ import discord
 
 from bot.app.bot import create_bot
 from bot.config import Config, ConfigError, load_config
-from bot.services import Ladder
+from bot.services import Services
 from bot.storage import DatabaseBusy, DatabaseUnavailable, redacted
 
 EXIT_OK = 0
@@ -69,7 +69,7 @@ def run_bot(config_path: str) -> int:
 async def _serve(config: Config, token: str) -> int:
     try:
         location = config.database.location()
-        ladder = await Ladder.open(location, config, fill_cache=True)
+        services = await Services.open(location, config, fill_cache=True)
     except ConfigError as error:
         return _fail(f"{config.source}: {error}")
     except DatabaseUnavailable as error:
@@ -80,22 +80,22 @@ async def _serve(config: Config, token: str) -> int:
         if config.web.enabled:  # SPEC 11.1: the pages from the bot process too
             from bot.web import WebServer
 
-            web = WebServer(ladder, config.web.host, config.web.port)
+            web = WebServer(services, config.web.host, config.web.port)
             try:
                 await web.start()
             except OSError as error:
                 where = f"{config.web.host}:{config.web.port}"
                 return _fail(f"{config.source}: [web] cannot listen on {where}: {error}")
         try:
-            return await _run_until_stopped(config, ladder, token)
+            return await _run_until_stopped(config, services, token)
         finally:
             if web is not None:
                 await web.stop()
     finally:
-        await ladder.close()
+        await services.close()
 
 
-async def _run_until_stopped(config: Config, ladder: Ladder, token: str) -> int:
+async def _run_until_stopped(config: Config, services: Services, token: str) -> int:
     """Connect and run; while Discord cannot be reached, one line per attempt and a new
     attempt after a growing wait (a fresh bot each time: a failed start leaves a closed
     one). SIGTERM stops it, waiting or running."""
@@ -110,7 +110,7 @@ async def _run_until_stopped(config: Config, ladder: Ladder, token: str) -> int:
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
     waits = retry_waits()
     for attempt in itertools.count(1):
-        bot = create_bot(config, ladder)
+        bot = create_bot(config, services)
         current[:] = [bot]
         try:
             async with bot:

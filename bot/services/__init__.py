@@ -2,21 +2,9 @@
 
 from bot.services.card import CardStats, FormEntry, RatingPoint
 from bot.services.changes import Change, ChangeListener
+from bot.services.context import ServiceContext
+from bot.services.core import Actor
 from bot.services.errors import UserError
-from bot.services.ladder import (
-    Actor,
-    ConfirmResult,
-    ImportResult,
-    Ladder,
-    LeaderboardPage,
-    LeaderboardRow,
-    Prediction,
-    RatingCard,
-    ReportResult,
-    SettingsResult,
-    VoidResult,
-    open_ladder,
-)
 from bot.services.lineup import (
     Lineup,
     LineupEntry,
@@ -27,6 +15,11 @@ from bot.services.lineup import (
     parse_team,
     team_lineup,
 )
+from bot.services.matches import ConfirmResult, ReportResult, VoidResult
+from bot.services.services import Services, open_services
+from bot.services.settings import SettingsResult
+from bot.services.standings import LeaderboardPage, LeaderboardRow, Prediction, RatingCard
+from bot.services.transfers import ImportResult
 from bot.storage import LiveBoard, Match, Member, MemberInfo, Participant
 
 __all__ = [
@@ -37,7 +30,6 @@ __all__ = [
     "ConfirmResult",
     "FormEntry",
     "ImportResult",
-    "Ladder",
     "LeaderboardPage",
     "LeaderboardRow",
     "Lineup",
@@ -52,12 +44,14 @@ __all__ = [
     "RatingCard",
     "RatingPoint",
     "ReportResult",
+    "ServiceContext",
+    "Services",
     "SettingsResult",
     "UserError",
     "VoidResult",
     "duel_lineup",
     "ffa_lineup",
-    "open_ladder",
+    "open_services",
     "parse_lineup",
     "parse_team",
     "team_lineup",

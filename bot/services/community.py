@@ -16,9 +16,9 @@ import numpy as np
 
 from bot.ratings.ranks import rank_ladder, sync_roles
 from bot.services.changes import Change
+from bot.services.context import ServiceContext
 from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError
-from bot.services.ladder import Ladder
 
 MIN_RATING_LIMIT: Final = 1e6
 """|min_rating| <= 1e6, the bound of initial_rating (SPEC 7): any rating a member can have."""
@@ -42,14 +42,14 @@ def _check_min_rating(min_rating: float) -> float:
 
 
 class Community:
-    """Rank roles and the mod log over the Ladder's database."""
+    """Rank roles and the mod log channel."""
 
-    def __init__(self, ladder: Ladder) -> None:
-        self.ladder = ladder
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
 
     async def rank_roles(self, guild_id: int) -> dict[int, float]:
         """role id -> min_rating, lowest first."""
-        return await self.ladder.db.read.rank_roles(guild_id)
+        return await self.context.db.read.rank_roles(guild_id)
 
     async def add_rank_role(
         self, guild_id: int, actor: Actor, role_id: int, min_rating: float
@@ -57,8 +57,8 @@ class Community:
         """Make `role_id` a rank role from `min_rating` (or move its threshold)."""
         _must_moderate(actor, "manage rank roles")
         threshold = _check_min_rating(min_rating)
-        async with self.ladder.context.write(guild_id) as unit:
-            settings = await unit.tx.ensure_guild(guild_id, self.ladder.defaults)
+        async with self.context.write(guild_id) as unit:
+            settings = await unit.tx.ensure_guild(guild_id, self.context.defaults)
             roles = {**await unit.tx.rank_roles(guild_id), role_id: threshold}
             try:
                 rank_ladder(roles, settings.rank_margin)
@@ -72,20 +72,20 @@ class Community:
         """Have every member's rank role checked (SPEC 9.2 `sync`): a change with nothing
         stored, so that the process owning the guild does it, whoever asked."""
         _must_moderate(actor, "sync rank roles")
-        async with self.ladder.context.write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             if not await unit.tx.rank_roles(guild_id):
                 raise UserError("there are no rank roles yet; add one with /admin rank add")
             unit.change = Change(guild_id, "rank_roles", everyone=True, actor_id=actor.user_id)
 
     async def remove_rank_role(self, guild_id: int, actor: Actor, role_id: int) -> None:
         _must_moderate(actor, "manage rank roles")
-        async with self.ladder.context.write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             if role_id not in await unit.tx.rank_roles(guild_id):
                 raise UserError(f"role {role_id} is not a rank role; see /admin rank list")
             await unit.tx.remove_rank_role(guild_id, role_id)
 
     async def guilds_with_rank_roles(self) -> list[int]:
-        return await self.ladder.db.read.guilds_with_rank_roles()
+        return await self.context.db.read.guilds_with_rank_roles()
 
     async def role_calls(
         self,
@@ -97,11 +97,11 @@ class Community:
         Discord) the one rank role SPEC 9.2 says (hysteresis by the held role); `only`
         limits it to those members (the ones a change touched). Members the ladder does not
         know hold no rank role."""
-        async with self.ladder.db.snapshot() as read:
+        async with self.context.db.snapshot() as read:
             thresholds = await read.rank_roles(guild_id)
             if not thresholds:
                 return []
-            settings = await self.ladder.settings(guild_id)
+            settings = await self.context.settings(guild_id)
             user_ids = [user_id for user_id in held if only is None or user_id in only]
             known = {m.user_id: m for m in await read.members_by_id(guild_id, user_ids)}
         ladder = rank_ladder(thresholds, settings.rank_margin)
@@ -132,10 +132,10 @@ class Community:
         return removals + additions
 
     async def modlog_channel(self, guild_id: int) -> int | None:
-        return await self.ladder.db.read.modlog_channel(guild_id)
+        return await self.context.db.read.modlog_channel(guild_id)
 
     async def set_modlog_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
         _must_moderate(actor, "set the mod log channel")
-        async with self.ladder.context.write(guild_id) as unit:
-            await unit.tx.ensure_guild(guild_id, self.ladder.defaults)
+        async with self.context.write(guild_id) as unit:
+            await unit.tx.ensure_guild(guild_id, self.context.defaults)
             await unit.tx.set_modlog_channel(guild_id, channel_id)

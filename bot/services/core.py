@@ -5,23 +5,17 @@ bot.services.replaying's (replay_guild, imported here for them).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.config import GuildSettings
 from bot.ratings.elo import EloBridge
-from bot.services.changes import ChangeListener
-from bot.services.context import ServiceContext, Unit
 from bot.services.errors import UserError
 from bot.services.lineup import Lineup
 from bot.services.replaying import NOTHING_REPLAYED as NOTHING_REPLAYED
 from bot.services.replaying import ladder_settings as ladder_settings
 from bot.services.replaying import replay_guild as replay_guild
 from bot.storage import (
-    Database,
-    Match,
     Member,
     WriteTransaction,
 )
@@ -65,62 +59,3 @@ async def _known_members(
     if missing:
         known.update((member.user_id, member) for member in await tx.add_members(guild_id, missing))
     return {user_id: known[user_id] for user_id in user_ids}
-
-
-class LadderCore:
-    """What every use case shares: the service context (bot.services.context) over one
-    database; `defaults` start every new guild."""
-
-    def __init__(
-        self,
-        db: Database,
-        defaults: GuildSettings,
-        *,
-        clock: Callable[[], float] = time.time,
-        page_size: int = 10,
-        edit_seconds: float = 60.0,
-        fill_cache: bool = False,
-        on_change: ChangeListener | None = None,
-    ) -> None:
-        self.context = ServiceContext(
-            db,
-            defaults,
-            clock=clock,
-            page_size=page_size,
-            edit_seconds=edit_seconds,
-            fill_cache=fill_cache,
-            on_change=on_change,
-        )
-        self.db = db
-        self.defaults = defaults
-        self.clock = clock
-        self.page_size = page_size
-        self.edit_seconds = edit_seconds
-
-    @property
-    def on_change(self) -> ChangeListener | None:
-        return self.context.on_change
-
-    @on_change.setter
-    def on_change(self, listener: ChangeListener | None) -> None:
-        self.context.on_change = listener
-
-    async def close(self) -> None:
-        await self.context.close()
-
-    async def cache_filled(self) -> None:
-        """Wait for the cache fills started by earlier reads."""
-        await self.context.cache_filled()
-
-    def _write(self, guild_id: int) -> AbstractAsyncContextManager[Unit]:
-        return self.context.write(guild_id)
-
-    async def settings(self, guild_id: int) -> GuildSettings:
-        """The guild's settings; the defaults until its first write."""
-        return await self.context.settings(guild_id)
-
-    async def _member(self, guild_id: int, user_id: int) -> Member:
-        return await self.context.member(guild_id, user_id)
-
-    async def _load(self, tx: WriteTransaction, guild_id: int, match_id: int) -> Match:
-        return await self.context.load(tx, guild_id, match_id)

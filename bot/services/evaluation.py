@@ -22,9 +22,9 @@ from typing import Any, Final
 from bot.config import Bound, GuildSettings, SettingError
 from bot.ratings.evaluation import BASELINE, DEFAULT_LAST, Evaluation, MeasureScore, TuningPoint
 from bot.ratings.variants import VARIANTS
+from bot.services.context import ServiceContext
 from bot.services.core import ladder_settings
 from bot.services.errors import UserError
-from bot.services.ladder import Ladder
 from bot.services.replaying import evaluate_log
 from bot.services.seasons import boundaries
 from bot.storage import LOG_START
@@ -220,8 +220,8 @@ def _point(point: TuningPoint) -> dict[str, float]:
 class EvaluationService:
     """Evaluates a guild's stored log (what /admin evaluate and `ladderbot evaluate` call)."""
 
-    def __init__(self, ladder: Ladder) -> None:
-        self.ladder = ladder
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
 
     async def evaluate(
         self, guild_id: int, last: Any = DEFAULT_LAST, *, tune: bool = False
@@ -230,8 +230,8 @@ class EvaluationService:
         tuning of the ladder's constants when `tune`; UserError for a bad `last` or a guild
         with fewer than MIN_MATCHES applied matches."""
         count = checked_last(last)
-        async with self.ladder.db.snapshot() as read:
-            settings = await self.ladder.settings(guild_id)
+        async with self.context.db.snapshot() as read:
+            settings = await self.context.settings(guild_id)
             log = await read.log_columns(guild_id)
             crossed = await read.seasons_from(guild_id, LOG_START)
         matches = len(log.match_firsts())

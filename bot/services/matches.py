@@ -17,11 +17,10 @@ from bot.ratings.ladder import (
     valid_scores,
 )
 from bot.services.changes import Change
-from bot.services.context import Unit, not_found
+from bot.services.context import ServiceContext, Unit, not_found
 from bot.services.core import (
     NOTHING_REPLAYED,
     Actor,
-    LadderCore,
     _known_members,
     _must_moderate,
     ladder_rating,
@@ -149,8 +148,11 @@ def build_participants(
     )
 
 
-class MatchUseCases(LadderCore):
+class Matches:
     """Reporting a match and what follows it: confirm, dispute, cancel, void, edit."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
 
     async def report(
         self,
@@ -166,7 +168,7 @@ class MatchUseCases(LadderCore):
         confirm, else applied at once. The same request id twice records one match: a retry
         answers with it and changes nothing (its slot leaves the guild's change stamp be)."""
         check_lineup(lineup, minutes)
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             return await self.record_report(
                 unit,
                 guild_id,
@@ -193,13 +195,15 @@ class MatchUseCases(LadderCore):
         (check_lineup)."""
         players = {entry.player.user_id for entry in lineup}
         tx = unit.tx
-        slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.clock())
+        slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.context.clock())
         if slot is None:  # the guild's first write
-            await tx.ensure_guild(guild_id, self.defaults)
-            slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.clock())
+            await tx.ensure_guild(guild_id, self.context.defaults)
+            slot = await tx.report_slot(
+                guild_id, request_id, actor.is_moderator, self.context.clock()
+            )
             assert slot is not None
         if slot.existing is not None:
-            retried = await self._load(tx, guild_id, slot.existing)
+            retried = await self.context.load(tx, guild_id, slot.existing)
             return ReportResult(retried, retried.status == "applied", created=False)
         unit.stamped = True
         settings, newest, match_id = slot.settings, slot.newest, slot.match_id
@@ -208,7 +212,7 @@ class MatchUseCases(LadderCore):
         upserted = await tx.upsert_members(guild_id, members)
         known = await _known_members(tx, guild_id, [lineup], upserted)
         participants = build_participants(lineup, known, settings, minutes)
-        now = self.clock()
+        now = self.context.clock()
         new = NewMatch(actor.user_id, now, now, request_id, participants)
         names = {user_id: member.name for user_id, member in known.items()}
         if settings.confirm == "none" or actor.is_moderator:
@@ -241,7 +245,7 @@ class MatchUseCases(LadderCore):
             [p.minutes for p, _ in rated],
             ladder_settings(settings),
         )
-        now = self.clock()
+        now = self.context.clock()
         applied_at = (
             now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
         )
@@ -262,7 +266,7 @@ class MatchUseCases(LadderCore):
     async def set_match_message(
         self, guild_id: int, match_id: int, channel_id: int, message_id: int
     ) -> None:
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             if await unit.tx.match(guild_id, match_id) is None:
                 raise not_found(match_id)
             await unit.tx.set_match_message(match_id, channel_id, message_id)
@@ -278,10 +282,10 @@ class MatchUseCases(LadderCore):
         )
 
     async def confirm(self, guild_id: int, actor: Actor, match_id: int) -> ConfirmResult:
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            match = await self._load(tx, guild_id, match_id)
+            settings = await tx.ensure_guild(guild_id, self.context.defaults)
+            match = await self.context.load(tx, guild_id, match_id)
             if match.status == "applied":
                 return ConfirmResult(match, applied_now=False)
             check_state("confirm", match_id, match.status)
@@ -296,9 +300,9 @@ class MatchUseCases(LadderCore):
         return ConfirmResult(applied, applied_now=True)
 
     async def dispute(self, guild_id: int, actor: Actor, match_id: int) -> Match:
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
-            match = await self._load(tx, guild_id, match_id)
+            match = await self.context.load(tx, guild_id, match_id)
             if match.status == "disputed":
                 return match
             check_state("dispute", match_id, match.status)
@@ -308,28 +312,28 @@ class MatchUseCases(LadderCore):
                 )
             await tx.set_status(match_id, "disputed", disputed_by=actor.user_id)
             unit.change = Change(guild_id, "disputed", match_id=match_id, actor_id=actor.user_id)
-            return await self._load(tx, guild_id, match_id)
+            return await self.context.load(tx, guild_id, match_id)
 
     async def cancel(self, guild_id: int, actor: Actor, match_id: int) -> Match:
         """The reporter (or a moderator) withdraws a pending or disputed report (SPEC 9.4):
         it becomes void; nothing was rated, so nothing is replayed."""
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
-            match = await self._load(tx, guild_id, match_id)
+            match = await self.context.load(tx, guild_id, match_id)
             reporter = NO_REPORTER if match.reporter_id is None else match.reporter_id
             check_cancel(actor, match_id, match.status, reporter)
             await tx.set_status(match_id, "void", void_reason="cancelled by its reporter")
             unit.change = Change(guild_id, "cancelled", match_id=match_id, actor_id=actor.user_id)
-            return await self._load(tx, guild_id, match_id)
+            return await self.context.load(tx, guild_id, match_id)
 
     async def void(
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
     ) -> VoidResult:
         _must_moderate(actor, "void matches")
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            match = await self._load(tx, guild_id, match_id)
+            settings = await tx.ensure_guild(guild_id, self.context.defaults)
+            match = await self.context.load(tx, guild_id, match_id)
             check_state("void", match_id, match.status)
             await tx.set_status(match_id, "void", void_reason=reason or "voided by a moderator")
             replayed = NOTHING_REPLAYED
@@ -351,7 +355,7 @@ class MatchUseCases(LadderCore):
                 actor_id=actor.user_id,
                 detail=reason or "",
             )
-            return VoidResult(await self._load(tx, guild_id, match_id), replayed.matches)
+            return VoidResult(await self.context.load(tx, guild_id, match_id), replayed.matches)
 
     async def edit(
         self,
@@ -369,16 +373,16 @@ class MatchUseCases(LadderCore):
         ratings must equal a replay."""
         _must_moderate(actor, "edit matches")
         check_lineup(lineup, minutes)
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            match = await self._load(tx, guild_id, match_id)
+            settings = await tx.ensure_guild(guild_id, self.context.defaults)
+            match = await self.context.load(tx, guild_id, match_id)
             check_state("edit", match_id, match.status)
             upserted = await tx.upsert_members(guild_id, members)
             known = await _known_members(tx, guild_id, [lineup], upserted)
             participants = build_participants(lineup, known, settings, minutes)
             old = lineup_text(match.participants)
-            await tx.clear_lineup(match_id, MatchEdit(self.clock(), actor.user_id, old))
+            await tx.clear_lineup(match_id, MatchEdit(self.context.clock(), actor.user_id, old))
             await tx.insert_participants([(match_id, participants)])
             replayed = NOTHING_REPLAYED
             if match.status == "applied":
@@ -397,12 +401,12 @@ class MatchUseCases(LadderCore):
                 actor_id=actor.user_id,
                 detail=f"was {old}",
             )
-            edited = await self._load(tx, guild_id, match_id)
+            edited = await self.context.load(tx, guild_id, match_id)
         return EditResult(edited, old, replayed.matches)
 
     async def match_edits(self, guild_id: int, match_id: int) -> list[MatchEdit]:
         """The lineups a match had before each edit (for /match show)."""
-        async with self.db.snapshot() as read:
+        async with self.context.db.snapshot() as read:
             await self.show_match(guild_id, match_id)
             return await read.match_edits(match_id)
 
@@ -412,19 +416,19 @@ class MatchUseCases(LadderCore):
         """Apply every pending match older than its guild's auto_confirm_hours, in the guilds
         `owned` accepts (a bot process: the guilds of its shards)."""
         applied = []
-        for guild_id, match_id in await self.db.read.due_pending(self.clock()):
+        for guild_id, match_id in await self.context.db.read.due_pending(self.context.clock()):
             if not owned(guild_id):
                 continue
-            async with self._write(guild_id) as unit:
-                settings = await unit.tx.ensure_guild(guild_id, self.defaults)
-                match = await self._load(unit.tx, guild_id, match_id)
+            async with self.context.write(guild_id) as unit:
+                settings = await unit.tx.ensure_guild(guild_id, self.context.defaults)
+                match = await self.context.load(unit.tx, guild_id, match_id)
                 if match.status == "pending":
                     applied.append(await self._apply(unit.tx, settings, match))
                     unit.change = _match_change(applied[-1], None)
         return applied
 
     async def show_match(self, guild_id: int, match_id: int) -> Match:
-        async with self.db.snapshot() as read:
+        async with self.context.db.snapshot() as read:
             match = await read.match(guild_id, match_id)
         if match is None:
             raise not_found(match_id)
@@ -434,7 +438,7 @@ class MatchUseCases(LadderCore):
         self, guild_id: int, user_id: int | None = None, limit: int | None = 10
     ) -> list[Match]:
         """The newest matches (of one member), `limit` of them, or every one for None."""
-        async with self.db.snapshot() as read:
+        async with self.context.db.snapshot() as read:
             if limit is None:
                 limit = await read.match_count(guild_id, user_id)
             return await read.recent_matches(guild_id, user_id, limit) if limit else []

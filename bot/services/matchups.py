@@ -1,6 +1,6 @@
 """Use cases around who plays whom (SPEC 9.5): head to head, team balance, match-list pages,
 and the leaderboard page a member is on. They read the log and change nothing in it; they
-build on `Ladder` (reusing its /predict and leaderboard).
+build on the standings (reusing /predict and the leaderboard).
 
 Decisions the spec leaves open:
 - Head to head counts applied matches in which both members were rated on different sides
@@ -21,11 +21,11 @@ import numpy as np
 
 from bot.ratings.balance import MAX_PLAYERS, MAX_TEAMS, MIN_PLAYERS, MIN_TEAMS, balance_teams
 from bot.ratings.ladder import Outcome, rate_order
+from bot.services.context import ServiceContext
 from bot.services.core import elo_bridge, ladder_rating
 from bot.services.errors import UserError
-from bot.services.ladder import Ladder
 from bot.services.lineup import Player, parse_team
-from bot.services.standings import LeaderboardPage, Prediction
+from bot.services.standings import LeaderboardPage, Prediction, Standings
 from bot.storage import Match, Member
 
 RECENT_MEETINGS: Final = 5
@@ -124,18 +124,21 @@ def meeting_results(matches: Sequence[Match], a: int, b: int) -> list[Outcome]:
 
 
 class Matchups:
-    def __init__(self, ladder: Ladder) -> None:
-        self.ladder = ladder
+    """Head to head, team balance, match-list pages, the leaderboard page of a member."""
+
+    def __init__(self, context: ServiceContext, standings: Standings) -> None:
+        self.context = context
+        self.standings = standings
 
     async def head_to_head(
         self, guild_id: int, a: int, b: int, recent: int = RECENT_MEETINGS
     ) -> HeadToHead:
         if a == b:
             raise UserError("a and b are the same member; pick two different members")
-        async with self.ladder.db.snapshot() as read:
+        async with self.context.db.snapshot() as read:
             for member in await read.members_by_id(guild_id, [a, b]):
                 _refuse_bot(member)
-            prediction = await self.ladder.predict(guild_id, a, b)
+            prediction = await self.standings.predict(guild_id, a, b)
             meetings = await read.head_to_head(guild_id, a, b)
         results = meeting_results(meetings, a, b)
         return HeadToHead(
@@ -152,8 +155,8 @@ class Matchups:
         """Split the players into `teams` teams as evenly as the ladder predicts."""
         check_players(players, teams)
         ids = [p.user_id for p in players if p.user_id is not None]
-        async with self.ladder.db.snapshot() as read:
-            settings = await self.ladder.settings(guild_id)
+        async with self.context.db.snapshot() as read:
+            settings = await self.context.settings(guild_id)
             known = {m.user_id: m for m in await read.members_by_id(guild_id, ids)}
         listed = []
         for player in players:
@@ -179,8 +182,8 @@ class Matchups:
     async def match_page(self, guild_id: int, user_id: int | None, page: int = 1) -> MatchPage:
         """One page of the newest matches (of one member); out-of-range pages are clamped so
         previous/next never fail."""
-        size = self.ladder.page_size
-        async with self.ladder.db.snapshot() as read:
+        size = self.context.page_size
+        async with self.context.db.snapshot() as read:
             total = await read.match_count(guild_id, user_id)
             pages = max(1, math.ceil(total / size))
             page = min(max(1, page), pages)
@@ -195,13 +198,13 @@ class Matchups:
         self, guild_id: int, by: str, user_id: int
     ) -> LeaderboardPage | None:
         """The leaderboard page the member is on, or None if they are not ranked."""
-        async with self.ladder.db.snapshot():
-            everyone = await self.ladder.leaderboard(guild_id, by, page_size=0)
+        async with self.context.db.snapshot():
+            everyone = await self.standings.leaderboard(guild_id, by, page_size=0)
             rank = next((row.rank for row in everyone.rows if row.user_id == user_id), None)
             if rank is None:
                 return None
-            page = math.ceil(rank / self.ladder.page_size)
-            return await self.ladder.leaderboard(guild_id, by, page)
+            page = math.ceil(rank / self.context.page_size)
+            return await self.standings.leaderboard(guild_id, by, page)
 
 
 def _refuse_bot(member: Member) -> None:

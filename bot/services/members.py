@@ -8,14 +8,17 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from bot.services.changes import Change
-from bot.services.core import LadderCore
+from bot.services.context import ServiceContext
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, parse_id
 from bot.storage import Member, MemberInfo
 
 
-class MemberUseCases(LadderCore):
+class Members:
     """Who is in the ladder: names and bot flags from Discord, joining and leaving."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
 
     async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
         """Make sure the members have a ladder record with their name and bot flag as
@@ -36,7 +39,7 @@ class MemberUseCases(LadderCore):
         infos = {info.user_id: info for info in seen}
         if not infos:
             return 0
-        known = {m.user_id: m for m in await self.db.read.members_by_id(guild_id, infos)}
+        known = {m.user_id: m for m in await self.context.db.read.members_by_id(guild_id, infos)}
         changed = [
             info
             for user_id, info in infos.items()
@@ -47,9 +50,9 @@ class MemberUseCases(LadderCore):
             )
         ]
         if changed:
-            async with self._write(guild_id) as unit:
+            async with self.context.write(guild_id) as unit:
                 if add:
-                    await unit.tx.ensure_guild(guild_id, self.defaults)
+                    await unit.tx.ensure_guild(guild_id, self.context.defaults)
                 await unit.tx.upsert_members(guild_id, changed)
         return len(changed)
 
@@ -62,8 +65,8 @@ class MemberUseCases(LadderCore):
     async def _set_enabled(self, guild_id: int, info: MemberInfo, enabled: bool) -> Member:
         if info.is_bot:
             raise UserError("bots cannot join the ladder")
-        async with self._write(guild_id) as unit:
-            await unit.tx.ensure_guild(guild_id, self.defaults)
+        async with self.context.write(guild_id) as unit:
+            await unit.tx.ensure_guild(guild_id, self.context.defaults)
             (stored,) = await unit.tx.upsert_members(guild_id, [info])
             if stored.enabled == enabled:
                 return stored
@@ -83,11 +86,11 @@ class MemberUseCases(LadderCore):
         mention = MENTION.fullmatch(wanted)
         if mention or wanted.isdigit():  # any digits, so '²' is refused as an id, not a name
             user_id = parse_id(mention.group(1) if mention else wanted)
-            member = await self.db.read.member(guild_id, user_id)
+            member = await self.context.db.read.member(guild_id, user_id)
             if member is None:
                 raise UserError(f"no member with id {user_id} in this server's ladder")
             return member
-        named = await self.db.read.members_named(guild_id, wanted)
+        named = await self.context.db.read.members_named(guild_id, wanted)
         if not named:
             raise UserError(
                 f"no member named {quoted(wanted)} in this server's ladder; try the user id"

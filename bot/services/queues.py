@@ -40,16 +40,15 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from bot.config import GuildSettings
 from bot.services.changes import Change
-from bot.services.context import Unit
+from bot.services.context import ServiceContext, Unit
 from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
-from bot.services.matches import MatchUseCases, ReportResult, check_lineup
+from bot.services.matches import Matches, ReportResult, check_lineup
 from bot.services.queue_rules import (
     MAX_QUEUES,
     PICK_SECONDS,
@@ -137,30 +136,24 @@ def _must_be_open(lobby: Lobby, *states: str) -> None:
 
 
 class QueueService:
-    """The queue use cases over the match use cases (a lobby's result is a report)."""
+    """The queue use cases; a lobby's result is a report of the matches service."""
 
     def __init__(
         self,
-        matches: MatchUseCases,
+        context: ServiceContext,
+        matches: Matches,
         *,
         rng: random.Random | None = None,
         pick_seconds: float = PICK_SECONDS,
     ) -> None:
+        self.context = context
         self.matches = matches
-        self.db = matches.db
         self.rng = rng or random.SystemRandom()
         self.pick_seconds = pick_seconds
         """How long a captain has to pick (tests make it short)."""
 
-    @property
-    def clock(self) -> Callable[[], float]:
-        return self.matches.clock
-
-    def _write(self, guild_id: int) -> AbstractAsyncContextManager[Unit]:
-        return self.matches._write(guild_id)
-
     async def _settings(self, tx: WriteTransaction, guild_id: int) -> GuildSettings:
-        return await tx.ensure_guild(guild_id, self.matches.defaults)
+        return await tx.ensure_guild(guild_id, self.context.defaults)
 
     @staticmethod
     def _changed(unit: Unit, guild_id: int, actor_id: int | None, detail: str = "") -> None:
@@ -169,39 +162,39 @@ class QueueService:
     # -- reads -----------------------------------------------------------------------------
 
     async def queues(self, guild_id: int) -> list[Queue]:
-        return await self.db.read.queues(guild_id)
+        return await self.context.db.read.queues(guild_id)
 
     async def open_lobbies(self, guild_id: int) -> list[Lobby]:
-        return await self.db.read.open_lobbies(guild_id)
+        return await self.context.db.read.open_lobbies(guild_id)
 
     async def lobby(self, guild_id: int, lobby_id: int) -> Lobby:
-        lobby = await self.db.read.lobby(guild_id, lobby_id)
+        lobby = await self.context.db.read.lobby(guild_id, lobby_id)
         if lobby is None:
             raise UserError(f"there is no lobby #{lobby_id} in this server")
         return lobby
 
     async def queue(self, guild_id: int, queue_id: int) -> Queue | None:
-        return await self.db.read.queue(guild_id, queue_id)
+        return await self.context.db.read.queue(guild_id, queue_id)
 
     async def names(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
         """The members' display names as last seen."""
-        members = await self.db.read.members_by_id(guild_id, set(user_ids))
+        members = await self.context.db.read.members_by_id(guild_id, set(user_ids))
         return {m.user_id: m.name for m in members}
 
     async def guilds(self) -> list[int]:
         """Every guild with a queue or a lobby."""
-        return await self.db.read.guilds_with_queues()
+        return await self.context.db.read.guilds_with_queues()
 
     async def unshown(self, guild_id: int) -> tuple[list[Queue], list[Lobby]]:
         """The queues and lobbies whose messages are older than their rows."""
-        async with self.db.snapshot() as read:
+        async with self.context.db.snapshot() as read:
             return await read.unshown_queues(guild_id), await read.unshown_lobbies(guild_id)
 
     async def mark_shown(
         self, guild_id: int, kind: str, number: int, version: int, message_id: int | None
     ) -> None:
         """The front end showed this version of a queue or lobby (a write of no Change)."""
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             await unit.tx.mark_shown(guild_id, "queue" if kind == "queue" else "lobby", number,
                                      version, message_id)  # fmt: skip
 
@@ -225,7 +218,7 @@ class QueueService:
         raise UserError(f"name the queue: {names}")
 
     async def find(self, guild_id: int, name: str | None, channel_id: int | None = None) -> Queue:
-        return self._find(await self.db.read.queues(guild_id), name, channel_id)
+        return self._find(await self.context.db.read.queues(guild_id), name, channel_id)
 
     # -- queues ----------------------------------------------------------------------------
 
@@ -234,7 +227,7 @@ class QueueService:
     ) -> Queue:
         _must_moderate(actor, "create queues")
         checked = checked_settings(settings, pick_order_given)
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             await self._settings(tx, guild_id)
             queues = await tx.queues(guild_id)
@@ -254,7 +247,7 @@ class QueueService:
         """Change some settings of a queue (names as QueueSettings'). A size it already holds
         pops it."""
         _must_moderate(actor, "edit queues")
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
             queues = await tx.queues(guild_id)
@@ -275,18 +268,18 @@ class QueueService:
         return JoinResult(edited, None, False, tuple(lobbies))
 
     async def set_queue_message(self, guild_id: int, queue_id: int, message_id: int | None) -> None:
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             await unit.tx.set_queue_message(guild_id, queue_id, message_id)
 
     async def set_lobby_message(self, guild_id: int, lobby_id: int, message_id: int) -> None:
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             await unit.tx.update_lobby(guild_id, lobby_id, message_id=message_id)
 
     async def delete_queue(self, guild_id: int, actor: Actor, name: str) -> Queue:
         """Remove a queue and its waiting members (returned as they were, for its message);
         its open lobbies stay."""
         _must_moderate(actor, "delete queues")
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             queue = self._find(await tx.queues(guild_id), name, None)
             await tx.delete_queue(guild_id, queue.queue_id)
@@ -307,7 +300,7 @@ class QueueService:
         """The member joins a queue (by number, name, or channel), which pops when full."""
         if member.is_bot:
             raise UserError("bots cannot join queues")
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
             queue = await self._queue_for(tx, guild_id, name, channel_id, queue_id)
@@ -316,7 +309,7 @@ class QueueService:
                 return JoinResult(queue, place, already=True)
             stored = (await tx.upsert_members(guild_id, [member]))[0]
             await self._may_queue(tx, guild_id, stored)
-            now = self.clock()
+            now = self.context.clock()
             await tx.add_waiting(guild_id, queue.queue_id, [member.user_id], now, front=False)
             lobbies, after = await self._pop_full(tx, guild_id, settings, queue.queue_id)
             self._changed(unit, guild_id, member.user_id)
@@ -349,7 +342,7 @@ class QueueService:
             raise UserError(
                 f"you are playing in lobby #{lobby_id}; join again once it has its result"
             )
-        now = self.clock()
+        now = self.context.clock()
         until = await tx.penalty_until(guild_id, user_id, now)
         if until is not None:
             raise UserError(
@@ -365,7 +358,7 @@ class QueueService:
         queue_id: int | None = None,
     ) -> LeaveResult:
         """Leave one queue (by name or number), or every queue the member waits in."""
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             queues = await tx.queues(guild_id)
             if queue_id is not None or (name is not None and name.strip()):
@@ -399,7 +392,7 @@ class QueueService:
             lobbies.append(await self._pop(tx, settings, queue))
 
     async def _pop(self, tx: WriteTransaction, settings: GuildSettings, queue: Queue) -> Lobby:
-        guild_id, spec, now = queue.guild_id, queue.settings, self.clock()
+        guild_id, spec, now = queue.guild_id, queue.settings, self.context.clock()
         user_ids = [w.user_id for w in queue.waiting[: spec.size]]
         await tx.remove_waiting(guild_id, user_ids)
         players = await self._players(tx, guild_id, settings, user_ids)
@@ -458,7 +451,7 @@ class QueueService:
         """The lobby once its ready check passed: teams made (or the captains' picking
         begun), and the state that follows."""
         players: Sequence[LobbyPlayer] = lobby.players
-        now = self.clock()
+        now = self.context.clock()
         if lobby.format == "ffa":
             players = [replace(p, team=p.position) for p in players]
         elif lobby.mode == "balance":
@@ -502,7 +495,7 @@ class QueueService:
 
     async def ready(self, guild_id: int, user_id: int, lobby_id: int) -> LobbyUpdate:
         """A player is ready; when all are, the teams are made."""
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
             player = _player_of(lobby, user_id)
@@ -521,7 +514,7 @@ class QueueService:
 
     async def decline(self, guild_id: int, user_id: int, lobby_id: int) -> LobbyUpdate:
         """A player leaves during the ready check: the lobby is dissolved."""
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
@@ -541,7 +534,7 @@ class QueueService:
     ) -> LobbyUpdate:
         """Dissolve a lobby in its ready check: the ready players (but `no_shows`) go back
         to the front of the queue in their order, `no_shows` get the no-show penalty."""
-        guild_id, now = lobby.guild_id, self.clock()
+        guild_id, now = lobby.guild_id, self.context.clock()
         back = [p.user_id for p in lobby.players if p.ready and p.user_id not in no_shows]
         stored = await self._store(
             tx,
@@ -561,7 +554,7 @@ class QueueService:
 
     async def pick(self, guild_id: int, user_id: int, lobby_id: int, picked_id: int) -> LobbyUpdate:
         """The captain whose turn it is picks a player."""
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
             _must_be_open(lobby, "picking")
@@ -586,7 +579,7 @@ class QueueService:
         if picking_team(players, lobby.teams, lobby.pick_order) is None:
             after = replace(after, state="playing", pick_deadline=None)
         else:
-            after = replace(after, pick_deadline=self.clock() + self.pick_seconds)
+            after = replace(after, pick_deadline=self.context.clock() + self.pick_seconds)
         return await self._store(tx, lobby, after)
 
     # -- moderators ------------------------------------------------------------------------
@@ -598,7 +591,7 @@ class QueueService:
         _must_moderate(actor, "substitute players")
         if member.is_bot:
             raise UserError(f"<@{member.user_id}> is a bot; bots cannot play in ladder matches")
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
@@ -630,14 +623,14 @@ class QueueService:
     async def cancel(self, guild_id: int, actor: Actor, lobby_id: int) -> LobbyUpdate:
         """A moderator cancels an open lobby; nobody is put back in a queue."""
         _must_moderate(actor, "cancel lobbies")
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
             _must_be_open(lobby, "ready", "picking", "playing")
             stored = await self._store(
                 tx,
                 lobby,
-                replace(lobby, state="cancelled", closed_at=self.clock(),
+                replace(lobby, state="cancelled", closed_at=self.context.clock(),
                         notice="cancelled by a moderator"),
             )  # fmt: skip
             self._changed(unit, guild_id, actor.user_id, f"lobby #{lobby_id} cancelled")
@@ -659,7 +652,7 @@ class QueueService:
         """Record the lobby's match: `winner` a team letter or "draw" (teams), or `order`
         the players first to last (free-for-all). Goes through the guild's confirmation
         (SPEC 4) like any report; the lobby closes with it."""
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
             if lobby.match_id is not None:
@@ -687,7 +680,7 @@ class QueueService:
                 lobby_id,
                 state="reported",
                 match_id=report.match.id,
-                closed_at=self.clock(),
+                closed_at=self.context.clock(),
             )
             stored = await self._open_lobby(tx, guild_id, lobby_id)
         return ResultOfLobby(stored, report)
@@ -723,12 +716,12 @@ class QueueService:
     # -- timed actions ---------------------------------------------------------------------
 
     async def next_deadline(self) -> float | None:
-        return await self.db.read.next_deadline()
+        return await self.context.db.read.next_deadline()
 
     async def run_due(self, owned: Callable[[int], bool] = lambda guild_id: True) -> int:
         """Every timed action due now in the guilds `owned` accepts (the owner process's):
         expiries, ready deadlines, pick timeouts, lobby timeouts. How many were done."""
-        work = await self.db.read.due_work(self.clock())
+        work = await self.context.db.read.due_work(self.context.clock())
         done = 0
         by_queue: dict[tuple[int, int], list[int]] = {}
         for guild_id, queue_id, user_id in work.expired:
@@ -742,12 +735,12 @@ class QueueService:
         return done
 
     async def _expire(self, guild_id: int, queue_id: int, user_ids: Sequence[int]) -> int:
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             queue = await tx.queue(guild_id, queue_id)
             if queue is None:
                 return 0
-            now = self.clock()
+            now = self.context.clock()
             limit = queue.settings.expire_minutes * 60.0
             due = [
                 w.user_id
@@ -767,11 +760,11 @@ class QueueService:
         return len(due)
 
     async def _lobby_due(self, guild_id: int, lobby_id: int) -> int:
-        async with self._write(guild_id) as unit:
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
             lobby = await tx.lobby(guild_id, lobby_id)
-            now = self.clock()
+            now = self.context.clock()
             if lobby is None or not lobby.is_open:
                 return 0
             if lobby.close_deadline <= now:

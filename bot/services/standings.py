@@ -21,7 +21,8 @@ from bot.ratings.performance import performance_arrays
 from bot.services import seasons
 from bot.services.card import CardStats, Played, card_stats, recent_ids
 from bot.services.changes import Change
-from bot.services.core import Actor, LadderCore, _must_moderate, elo_bridge, ladder_rating
+from bot.services.context import ServiceContext
+from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
 from bot.services.performances import (
     RATING_ACCURACY,
@@ -173,9 +174,12 @@ def _best_first(
     ]
 
 
-class StandingsUseCases(LadderCore):
+class Standings:
     """Reading the standings: leaderboards (now or a closed season's), rating cards,
     predictions, game histories, and the live leaderboard message."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
 
     async def _closing_entries(
         self, guild_id: int, settings: GuildSettings, name: str, by: str
@@ -183,7 +187,7 @@ class StandingsUseCases(LadderCore):
         """The closing standings of the closed season `name`, best first, as leaderboard
         entries (those with min_games matches in it, at least one); None when `name` is the
         current season. UserError for an unknown name or a measure other than ladder."""
-        listed = await self.db.read.seasons(guild_id)
+        listed = await self.context.db.read.seasons(guild_id)
         names = [seasons.FIRST_SEASON, *(season.name for season in listed)]
         wanted = seasons.season_name(name)
         if wanted not in names:
@@ -201,7 +205,9 @@ class StandingsUseCases(LadderCore):
             )
         standings = [
             standing
-            for standing in await self.db.read.closing_standings(guild_id, listed[index].number)
+            for standing in await self.context.db.read.closing_standings(
+                guild_id, listed[index].number
+            )
             if standing.games >= max(1, settings.min_games)
         ]
         standings.sort(key=lambda s: (-s.rating, -s.games, s.user_id))
@@ -217,7 +223,7 @@ class StandingsUseCases(LadderCore):
     ) -> dict[tuple[int, str], Performance]:
         """The measures ("p1".."p8", "ra") of the members by (user id, measure), from the
         cache; the members it lacks are computed (`_compute_performances`)."""
-        found = await self.db.read.performances(
+        found = await self.context.db.read.performances(
             guild_id, [member.user_id for member in members], measures
         )
         missing = [m for m in members if any((m.user_id, x) not in found for x in measures)]
@@ -229,7 +235,7 @@ class StandingsUseCases(LadderCore):
         """The participants of the members' matches: of the whole guild for many members,
         whose matches are most of the log anyway and read faster by a scan than by index."""
         many = len(user_ids) > WHOLE_GUILD_MEMBERS
-        return await self.db.read.played_columns(guild_id, None if many else user_ids)
+        return await self.context.db.read.played_columns(guild_id, None if many else user_ids)
 
     async def _compute_performances(
         self, guild_id: int, members: Sequence[Member], measures: Sequence[str]
@@ -238,7 +244,7 @@ class StandingsUseCases(LadderCore):
         never writes (SPEC 8.2). With fill_cache, they are stored afterwards by a write of
         their own that the read does not wait for (`_fill_cache`), for the members still as
         they were when read (their versions)."""
-        bridge = elo_bridge(await self.settings(guild_id))
+        bridge = elo_bridge(await self.context.settings(guild_id))
         user_ids = [member.user_id for member in members]
         versions = {member.user_id: (member.rating, member.games) for member in members}
         played = await self._played(guild_id, user_ids)
@@ -256,25 +262,25 @@ class StandingsUseCases(LadderCore):
         """Cache what a read computed, off its path; members whose rating or record changed
         since are skipped (their games changed), and a busy database just skips it all."""
         with contextlib.suppress(DatabaseBusy):
-            async with self._write(guild_id) as unit:
+            async with self.context.write(guild_id) as unit:
                 await unit.tx.store_performances(guild_id, computed, versions)
 
     async def history_text(self, guild_id: int, user_id: int) -> str:
         """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
-        async with self.db.snapshot():
-            settings = await self.settings(guild_id)
-            await self._member(guild_id, user_id)
+        async with self.context.db.snapshot():
+            settings = await self.context.settings(guild_id)
+            await self.context.member(guild_id, user_id)
             rows = game_rows(await self._played(guild_id, [user_id]), [user_id])
-        return format_games(game_list(rows, elo_bridge(settings), self.clock()))
+        return format_games(game_list(rows, elo_bridge(settings), self.context.clock()))
 
     async def _ranked(self, guild_id: int, settings: GuildSettings, by: str) -> list[BoardEntry]:
         """Everyone on the leaderboard, best first: up to a whole guild's members, filtered
         and sorted off the event loop (SPEC 8.5)."""
         if by not in MEASURES:
             raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
-        since = _active_since(settings, self.clock())
-        active = None if since is None else await self.db.read.played_since(guild_id, since)
-        listed = await self.db.read.members_measured(guild_id, by)
+        since = _active_since(settings, self.context.clock())
+        active = None if since is None else await self.context.db.read.played_since(guild_id, since)
+        listed = await self.context.db.read.members_measured(guild_id, by)
         measured, missing = await asyncio.to_thread(_on_board, listed, settings, active)
         computed = (
             await self._compute_performances(guild_id, missing, [by])
@@ -295,15 +301,15 @@ class StandingsUseCases(LadderCore):
         closing standings. A page past the end is refused, naming how many pages there are
         (a command's page, or a stale button after the board shrank); an empty board has one
         empty page. One snapshot (SPEC 8.6)."""
-        async with self.db.snapshot():
-            settings = await self.settings(guild_id)
+        async with self.context.db.snapshot():
+            settings = await self.context.settings(guild_id)
             closed = (
                 None
                 if season is None
                 else await self._closing_entries(guild_id, settings, season, by)
             )
             ranked = await self._ranked(guild_id, settings, by) if closed is None else closed
-        size = self.page_size if page_size is None else page_size
+        size = self.context.page_size if page_size is None else page_size
         size = size or max(1, len(ranked))
         pages = max(1, math.ceil(len(ranked) / size))
         if not 1 <= page <= pages:
@@ -324,33 +330,35 @@ class StandingsUseCases(LadderCore):
         self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5
     ) -> RatingCard:
         """The member's card, read in one snapshot (SPEC 8.6)."""
-        async with self.db.snapshot():
+        async with self.context.db.snapshot():
             return await self._rating_card(guild_id, user_id, variant, recent)
 
     async def _rating_card(
         self, guild_id: int, user_id: int, variant: str | None, recent: int
     ) -> RatingCard:
-        settings = await self.settings(guild_id)
+        settings = await self.context.settings(guild_id)
         chosen = variant or settings.variant
         if chosen not in VARIANTS:
             raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
-        member = await self._member(guild_id, user_id)
+        member = await self.context.member(guild_id, user_id)
         found = await self._performances(guild_id, [member], [chosen, RATING_ACCURACY])
         result = found[user_id, chosen]
-        since = _active_since(settings, self.clock())
-        inactive = since is not None and user_id not in await self.db.read.played_since(
+        since = _active_since(settings, self.context.clock())
+        inactive = since is not None and user_id not in await self.context.db.read.played_since(
             guild_id, since
         )
         rank = (
-            await self.db.read.ladder_rank(
+            await self.context.db.read.ladder_rank(
                 member, settings.min_games, settings.initial_rating, since
             )
             if _on_leaderboard(member, settings) and not inactive
             else None
         )
-        played = [Played(*row) for row in await self.db.read.rated_results(guild_id, user_id)]
+        played = [
+            Played(*row) for row in await self.context.db.read.rated_results(guild_id, user_id)
+        ]
         shown = recent_ids(played, recent)
-        by_id = {m.id: m for m in await self.db.read.matches_by_id(guild_id, shown)}
+        by_id = {m.id: m for m in await self.context.db.read.matches_by_id(guild_id, shown)}
         stats = card_stats(played, [by_id[match_id] for match_id in shown], user_id)
         return RatingCard(
             member=member,
@@ -374,9 +382,12 @@ class StandingsUseCases(LadderCore):
         """The chance that a beats b; refused for one member against themself or a bot."""
         if a == b:
             raise UserError(f"a and b are both <@{a}>; predict a match of two different members")
-        async with self.db.snapshot():
-            settings = await self.settings(guild_id)
-            first, second = await self._member(guild_id, a), await self._member(guild_id, b)
+        async with self.context.db.snapshot():
+            settings = await self.context.settings(guild_id)
+            first, second = (
+                await self.context.member(guild_id, a),
+                await self.context.member(guild_id, b),
+            )
             for member in (first, second):
                 if member.is_bot:
                     raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
@@ -397,17 +408,19 @@ class StandingsUseCases(LadderCore):
 
     async def set_live_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
         _must_moderate(actor, "set the leaderboard channel")
-        async with self._write(guild_id) as unit:
-            await unit.tx.ensure_guild(guild_id, self.defaults)
+        async with self.context.write(guild_id) as unit:
+            await unit.tx.ensure_guild(guild_id, self.context.defaults)
             await unit.tx.set_live_board(guild_id, channel_id)
             unit.change = Change(guild_id, "live_board", actor_id=actor.user_id)
 
     async def live_board(self, guild_id: int) -> LiveBoard | None:
-        return await self.db.read.live_board(guild_id)
+        return await self.context.db.read.live_board(guild_id)
 
     async def live_boards_due(self) -> list[LiveBoard]:
-        return await self.db.read.live_boards_due(self.clock(), self.edit_seconds)
+        return await self.context.db.read.live_boards_due(
+            self.context.clock(), self.context.edit_seconds
+        )
 
     async def mark_live_board_edited(self, guild_id: int, message_id: int) -> None:
-        async with self._write(guild_id) as unit:
-            await unit.tx.mark_live_board_edited(guild_id, message_id, self.clock())
+        async with self.context.write(guild_id) as unit:
+            await unit.tx.mark_live_board_edited(guild_id, message_id, self.context.clock())

@@ -29,7 +29,7 @@ from aiohttp import web
 from multidict import MultiMapping
 
 from bot.config import VARIANTS
-from bot.services import Ladder, UserError
+from bot.services import Services, UserError
 from bot.services.lineup import parse_id
 from bot.services.standings import MEASURES
 from bot.storage import DatabaseBusy, DatabaseUnavailable
@@ -161,8 +161,8 @@ def _path_id(request: web.Request, name: str, what: str) -> int:
 class WebSite:
     """The handlers over one WebReads, with the templates and the response cache."""
 
-    def __init__(self, ladder: Ladder, *, clock: Callable[[], float] = time.time) -> None:
-        self.reads = WebReads(ladder, clock)
+    def __init__(self, services: Services, *, clock: Callable[[], float] = time.time) -> None:
+        self.reads = WebReads(services, clock)
         self.cache = ResponseCache()
         self.templates = jinja2.Environment(
             loader=jinja2.PackageLoader("bot.web", "templates"),
@@ -501,9 +501,9 @@ def _variant(query: MultiMapping[str]) -> str | None:
 SITE: Final = web.AppKey("site", WebSite)
 
 
-def create_app(ladder: Ladder, *, clock: Callable[[], float] = time.time) -> web.Application:
-    """The application over `ladder` (read only: it never writes)."""
-    site = WebSite(ladder, clock=clock)
+def create_app(services: Services, *, clock: Callable[[], float] = time.time) -> web.Application:
+    """The application over the services (read only: it never writes)."""
+    site = WebSite(services, clock=clock)
     app = web.Application(middlewares=[site.guard])
     app[SITE] = site
     guild = "/api/v1/guilds/{guild_id}"

@@ -27,7 +27,7 @@ from typing import Any, Final, TypeVar
 
 from bot.cli_views import card_object, leaderboard_object, match_object, season_object
 from bot.config import GuildSettings
-from bot.services import Ladder, UserError
+from bot.services import Services, UserError
 from bot.services.card import RatingPoint
 from bot.services.matchcsv.format import format_time
 from bot.services.standings import LeaderboardPage
@@ -85,8 +85,8 @@ class PlayerView:
 class WebReads:
     """The reads of the pages over the services; `clock` stamps what was read when."""
 
-    def __init__(self, ladder: Ladder, clock: Callable[[], float]) -> None:
-        self.ladder = ladder
+    def __init__(self, services: Services, clock: Callable[[], float]) -> None:
+        self.services = services
         self.clock = clock
         self._stamps: dict[int, tuple[tuple[object, ...], WebStamp]] = {}
         """The newest stamp read of each guild, with what it was made from."""
@@ -97,7 +97,7 @@ class WebReads:
     async def stamp(self, guild_id: int) -> tuple[object, ...]:
         """What the guild's pages depend on, for their ETags; GuildHiddenError for a guild that is
         unknown or not shown."""
-        found: WebStamp | None = await self.ladder.db.read.web_stamp(guild_id)
+        found: WebStamp | None = await self.services.context.db.read.web_stamp(guild_id)
         if found is None or not found.settings.web:
             raise GuildHiddenError
         settings = found.settings
@@ -157,9 +157,9 @@ class WebReads:
         one snapshot once per stamp of the guild."""
 
         async def read() -> tuple[LeaderboardPage, GuildSettings]:
-            async with self.ladder.db.snapshot():
-                board = await self.ladder.leaderboard(guild_id, by, 1, 0, season)
-                return board, await self.ladder.settings(guild_id)
+            async with self.services.context.db.snapshot():
+                board = await self.services.standings.leaderboard(guild_id, by, 1, 0, season)
+                return board, await self.services.settings.current(guild_id)
 
         return await self._kept(("board", guild_id, by, season), guild_id, read)
 
@@ -192,16 +192,16 @@ class WebReads:
 
     async def player(self, guild_id: int, user_id: int, variant: str | None) -> PlayerView:
         """The member's rating card (NotFoundError for one without a ladder record)."""
-        async with self.ladder.db.snapshot() as read:
+        async with self.services.context.db.snapshot() as read:
             if await read.member(guild_id, user_id) is None:
                 raise NotFoundError(f"member {user_id} has no ladder record in this server")
-            card = await self.ladder.rating_card(guild_id, user_id, variant)
+            card = await self.services.standings.rating_card(guild_id, user_id, variant)
         shown = {"guild_id": guild_id, **card_object(card), "read_at": self._read_at()}
         return PlayerView(json_safe(shown), card.stats.start, card.stats.history)
 
     async def matches(self, guild_id: int, before: int | None, limit: int) -> JsonObject:
         """The newest `limit` matches with an id below `before` (None: the newest)."""
-        found = await self.ladder.db.read.matches_before(guild_id, before, limit + 1)
+        found = await self.services.context.db.read.matches_before(guild_id, before, limit + 1)
         listed = found[:limit]
         return json_safe(
             {
@@ -216,19 +216,19 @@ class WebReads:
 
     async def match(self, guild_id: int, match_id: int) -> JsonObject:
         """One match with its earlier lineups (NotFoundError when the guild has no such match)."""
-        async with self.ladder.db.snapshot():
+        async with self.services.context.db.snapshot():
             try:
-                found = await self.ladder.show_match(guild_id, match_id)
+                found = await self.services.matches.show_match(guild_id, match_id)
             except UserError:
                 raise NotFoundError(f"there is no match #{match_id} in this server") from None
-            edits = await self.ladder.match_edits(guild_id, match_id)
+            edits = await self.services.matches.match_edits(guild_id, match_id)
         shown = {"guild_id": guild_id, **match_object(found, edits), "read_at": self._read_at()}
         return json_safe(shown)
 
     async def seasons(self, guild_id: int) -> JsonObject:
         """Every season, oldest first; the last is under way."""
         found = await self._kept(
-            ("seasons", guild_id), guild_id, lambda: self.ladder.season_list(guild_id)
+            ("seasons", guild_id), guild_id, lambda: self.services.seasons.season_list(guild_id)
         )
         return {
             "guild_id": guild_id,

@@ -9,7 +9,7 @@ import signal
 
 from aiohttp import web
 
-from bot.services import Ladder
+from bot.services import Services
 from bot.web.app import create_app
 
 log = logging.getLogger(__name__)
@@ -19,10 +19,10 @@ class WebServer:
     """The application on host:port until stopped; `start` raises OSError when it cannot
     listen there (a port in use, a host that is not this machine's)."""
 
-    def __init__(self, ladder: Ladder, host: str, port: int) -> None:
+    def __init__(self, services: Services, host: str, port: int) -> None:
         self.host = host
         self.port = port
-        self._runner = web.AppRunner(create_app(ladder), access_log=None)
+        self._runner = web.AppRunner(create_app(services), access_log=None)
 
     async def start(self) -> None:
         await self._runner.setup()

@@ -18,7 +18,7 @@ SHARD_1_GUILD = (5 << 22) | 7
 
 
 class DueBoards:
-    """The ladder as the poll sees it: both guilds' boards are due."""
+    """The standings as the poll sees them: both guilds' boards are due."""
 
     async def live_boards_due(self) -> list[LiveBoard]:
         return [LiveBoard(guild_id, 1, None, None) for guild_id in (SHARD_0_GUILD, SHARD_1_GUILD)]
@@ -36,7 +36,8 @@ class DueBoards:
 async def test_catch_up_touches_the_owned_guilds_only(
     discord: str, owned: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bot: Any = SimpleNamespace(ladder=DueBoards(), config=parse_config(f"[discord]\n{discord}"))
+    services = SimpleNamespace(standings=DueBoards())
+    bot: Any = SimpleNamespace(services=services, config=parse_config(f"[discord]\n{discord}"))
     live = LiveBoards(bot, edit_seconds=60.0)
     touched: list[int] = []
     monkeypatch.setattr(live, "touch", touched.append)

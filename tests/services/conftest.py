@@ -1,4 +1,4 @@
-"""A Ladder over a fresh database on each engine, with a clock the tests move by hand."""
+"""The services over a fresh database on each engine, with a clock the tests move by hand."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.config import GuildSettings
-from bot.services import Ladder
+from bot.services import ServiceContext, Services
 from bot.storage import Database
 from tests.storage.engines import (
     database,
@@ -34,7 +34,9 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def ladder(database: Database, clock: Clock) -> AsyncIterator[Ladder]:
-    service = Ladder(database, GuildSettings(), clock=clock, fill_cache=True)
+async def services(database: Database, clock: Clock) -> AsyncIterator[Services]:
+    service = Services.build(
+        ServiceContext(database, GuildSettings(), clock=clock, fill_cache=True)
+    )
     yield service
-    await service.cache_filled()
+    await service.context.cache_filled()

@@ -16,17 +16,17 @@ from bot.ratings.gamelist import Game
 from bot.ratings.ladder import LadderSettings
 from bot.ratings.performance import performance_many, rating_accuracy, stability
 from bot.ratings.replay import replay_sequential
-from bot.services import Ladder
+from bot.services import Services
 from tests.ratings.reference_games import MatchRecord, ParticipantRecord, member_games
 
 
-async def assert_log_is_truth(ladder: Ladder, guild_id: int) -> None:
+async def assert_log_is_truth(services: Services, guild_id: int) -> None:
     """Replaying the applied matches and season starts in log order from scratch
     (bot.ratings.replay) gives every stored rating_before/after, every member's rating and
     record (in the current season), and every closed season's closing standings."""
-    settings = await ladder.settings(guild_id)
-    matches = await ladder.db.read.applied_matches(guild_id)
-    seasons = await ladder.db.read.seasons(guild_id)
+    settings = await services.settings.current(guild_id)
+    matches = await services.context.db.read.applied_matches(guild_id)
+    seasons = await services.context.db.read.seasons(guild_id)
     # A season start comes after the matches applied before its starts_at (storage.seasons).
     positions = [
         sum(m.applied_at is not None and m.applied_at < s.starts_at for m in matches)
@@ -60,7 +60,8 @@ async def assert_log_is_truth(ladder: Ladder, guild_id: int) -> None:
     for number, season in enumerate(seasons):
         since, until = bounds[number], bounds[number + 1]
         stored = {
-            s.user_id: s for s in await ladder.db.read.closing_standings(guild_id, season.number)
+            s.user_id: s
+            for s in await services.context.db.read.closing_standings(guild_id, season.number)
         }
         rated = {p.user_id for index, p in rows if index < until}
         assert stored.keys() == rated
@@ -75,7 +76,7 @@ async def assert_log_is_truth(ladder: Ladder, guild_id: int) -> None:
                 sum(p.outcome == "loss" for p in played),
             )
     current = bounds[-2]
-    for member in await ladder.db.read.members(guild_id):
+    for member in await services.context.db.read.members(guild_id):
         played = [p for index, p in rows if index >= current and p.user_id == member.user_id]
         assert member.games == len(played)
         assert member.wins == sum(p.outcome == "win" for p in played)
@@ -92,12 +93,12 @@ SOLVER_TOLERANCE = 1e-6
 """Performances solved in different batches agree to the solver's tolerance, not bit for bit."""
 
 
-async def assert_performances_are_fresh(ladder: Ladder, guild_id: int, measure: str) -> None:
+async def assert_performances_are_fresh(services: Services, guild_id: int, measure: str) -> None:
     """The leaderboard by `measure` (served from the cache where it can) and the card of its
     top member equal performances computed from scratch: game lists from every applied
     match (the literal model, tests/ratings/reference_games.py), solved by
     bot.ratings.performance."""
-    settings = await ladder.settings(guild_id)
+    settings = await services.settings.current(guild_id)
     bridge = EloBridge(settings.t, settings.initial_rating)
     records = [
         MatchRecord(
@@ -111,9 +112,9 @@ async def assert_performances_are_fresh(ladder: Ladder, guild_id: int, measure: 
                 if p.enabled and p.user_id is not None and p.rating_before is not None
             ),
         )
-        for m in await ladder.db.read.applied_matches(guild_id)
+        for m in await services.context.db.read.applied_matches(guild_id)
     ]
-    now = datetime.fromtimestamp(ladder.clock(), UTC)
+    now = datetime.fromtimestamp(services.context.clock(), UTC)
 
     def games_of(user_id: int) -> list[Game]:
         played = [r for r in records if any(p.user_id == user_id for p in r.participants)]
@@ -121,10 +122,10 @@ async def assert_performances_are_fresh(ladder: Ladder, guild_id: int, measure: 
 
     eligible = {
         m.user_id
-        for m in await ladder.db.read.members(guild_id)
+        for m in await services.context.db.read.members(guild_id)
         if m.enabled and not m.is_bot and m.games >= settings.min_games
     }
-    page = await ladder.leaderboard(guild_id, by=measure, page_size=0)
+    page = await services.standings.leaderboard(guild_id, by=measure, page_size=0)
     assert {row.user_id for row in page.rows} == eligible
     lists = [games_of(row.user_id) for row in page.rows]
     if measure == "ra":
@@ -142,7 +143,7 @@ async def assert_performances_are_fresh(ladder: Ladder, guild_id: int, measure: 
             assert behind <= ahead + SOLVER_TOLERANCE
     if page.rows and measure != "ra":
         top = page.rows[0].user_id
-        card = await ladder.rating_card(guild_id, top, measure)
+        card = await services.standings.rating_card(guild_id, top, measure)
         scratch = stability(games_of(top), measure)
         assert [card.performance, card.up, card.down] == pytest.approx(
             [

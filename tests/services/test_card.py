@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError
+from bot.services import Actor, LineupEntry, MemberInfo, Player, ServiceContext, Services, UserError
 from bot.services.card import ordinal, rating_move
 from bot.storage import Database, Match
 from tests.services.conftest import Clock
@@ -62,18 +62,23 @@ async def _scenario(
     path: Path, matches: list[tuple[LineupEntry, ...]], voids: list[int], provisional: int
 ) -> None:
     db = await Database.open(path)
-    ladder = Ladder(db, GuildSettings(provisional_games=provisional), clock=Clock())
+    services = Services.build(
+        ServiceContext(db, GuildSettings(provisional_games=provisional), clock=Clock())
+    )
     try:
         for number, lineup in enumerate(matches):
-            await ladder.report(GUILD, MOD, lineup, request_id=f"r{number}")
+            await services.matches.report(GUILD, MOD, lineup, request_id=f"r{number}")
         for match_id in voids:
             with contextlib.suppress(UserError):
-                await ladder.void(GUILD, MOD, match_id)
+                await services.matches.void(GUILD, MOD, match_id)
         log = await db.read.applied_matches(GUILD)
-        board = {row.user_id: row for row in (await ladder.leaderboard(GUILD, page_size=0)).rows}
+        board = {
+            row.user_id: row
+            for row in (await services.standings.leaderboard(GUILD, page_size=0)).rows
+        }
         for user_id in {p.user_id for m in matches for p in (e.player for e in m)}:
             assert user_id is not None
-            card = await ladder.rating_card(GUILD, user_id)
+            card = await services.standings.rating_card(GUILD, user_id)
             played = [m for m in log if _rated(m, user_id)]
             own = [next(p for p in m.participants if p.user_id == user_id) for m in played]
             assert card.stats.games == len(played) == card.games
@@ -136,25 +141,31 @@ def test_rating_move_adds_up_as_shown(before: float, after: float) -> None:
     assert shown.startswith(f"{before:.1f} → {after:.1f} (")
 
 
-async def test_imported_members_take_the_names_discord_shows(ladder: Ladder) -> None:
+async def test_imported_members_take_the_names_discord_shows(services: Services) -> None:
     csv = "match,played_at,side,player,score,minutes\n1,2023-01-01T00:00:00Z,a,5135,1,10\n"
     csv += "1,2023-01-01T00:00:00Z,b,5136,0,10\n"
-    await ladder.import_csv(GUILD, MOD, csv)
-    assert [row.name for row in (await ladder.leaderboard(GUILD)).rows] == ["5135", "5136"]
+    await services.transfers.import_csv(GUILD, MOD, csv)
+    assert [row.name for row in (await services.standings.leaderboard(GUILD)).rows] == [
+        "5135",
+        "5136",
+    ]
     seen = [MemberInfo(5135, "Alice"), MemberInfo(77, "stranger")]
-    assert await ladder.learn_names(GUILD, seen) == 1
-    assert await ladder.learn_names(GUILD, seen) == 0  # nothing changed: nothing written
-    assert [row.name for row in (await ladder.leaderboard(GUILD)).rows] == ["Alice", "5136"]
-    assert await ladder.db.read.member(GUILD, 77) is None  # seen, never played: not added
-    (match,) = await ladder.list_matches(GUILD)
+    assert await services.members.learn_names(GUILD, seen) == 1
+    assert await services.members.learn_names(GUILD, seen) == 0  # nothing changed: nothing written
+    assert [row.name for row in (await services.standings.leaderboard(GUILD)).rows] == [
+        "Alice",
+        "5136",
+    ]
+    assert await services.context.db.read.member(GUILD, 77) is None  # seen, never played: not added
+    (match,) = await services.matches.list_matches(GUILD)
     assert sorted(p.name for p in match.participants) == ["5136", "Alice"]
 
 
-async def test_provisional_games_is_a_setting_from_0_to_1000(ladder: Ladder) -> None:
+async def test_provisional_games_is_a_setting_from_0_to_1000(services: Services) -> None:
     for bad in (-1, 1001, 2.5, "many"):
         with pytest.raises(UserError, match=r"provisional_games: must be a whole number from 0"):
-            await ladder.change_settings(GUILD, MOD, {"provisional_games": bad})
-    assert (await ladder.settings(GUILD)).provisional_games == 5
+            await services.settings.change(GUILD, MOD, {"provisional_games": bad})
+    assert (await services.settings.current(GUILD)).provisional_games == 5
     for good in (0, 1000):
-        result = await ladder.change_settings(GUILD, MOD, {"provisional_games": good})
+        result = await services.settings.change(GUILD, MOD, {"provisional_games": good})
         assert result.settings.provisional_games == good and result.replayed is None

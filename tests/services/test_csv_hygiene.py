@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services import Actor, ServiceContext, Services, UserError, parse_lineup
 from bot.services.errors import quoted
 from bot.services.matchcsv.export import export_matches
 from bot.services.matchcsv.format import format_time, neutralised, unmarked
@@ -46,15 +46,15 @@ def dump(path: Path) -> list[str]:
         return list(connection.iterdump())
 
 
-async def ratings(ladder: Ladder, guild_id: int) -> dict[int, float | None]:
-    return {m.user_id: m.rating for m in await ladder.db.read.members(guild_id)}
+async def ratings(services: Services, guild_id: int) -> dict[int, float | None]:
+    return {m.user_id: m.rating for m in await services.context.db.read.members(guild_id)}
 
 
-async def refused(ladder: Ladder, path: Path, data: bytes | str) -> str:
+async def refused(services: Services, path: Path, data: bytes | str) -> str:
     """The refusal of importing `data`: one line, and the database unchanged."""
     before = dump(path)
     with pytest.raises(UserError) as refusal:
-        await ladder.import_csv(GUILD, MOD, data)
+        await services.transfers.import_csv(GUILD, MOD, data)
     assert "\n" not in str(refusal.value)
     assert dump(path) == before
     return str(refusal.value)
@@ -70,10 +70,10 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("played_at", ["9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00"])
 async def test_played_at_beyond_the_calendar_is_refused_with_its_line(
-    ladder: Ladder, db_path: Path, played_at: str
+    services: Services, db_path: Path, played_at: str
 ) -> None:
     data = csv_bytes("m1,2023-01-01T00:00:00Z,a,1,3,20", f"m2,{played_at},a,1,3,20")
-    message = await refused(ladder, db_path, data)
+    message = await refused(services, db_path, data)
     assert message.startswith(f"line 3: played_at {quoted(played_at)}")
 
 
@@ -88,21 +88,23 @@ async def test_played_at_beyond_the_calendar_is_refused_with_its_line(
     ],
 )
 async def test_played_at_runs_from_1970_to_one_day_after_now(
-    ladder: Ladder, db_path: Path, played_at: str, accepted: bool
+    services: Services, db_path: Path, played_at: str, accepted: bool
 ) -> None:
     data = csv_bytes(f"m1,{played_at},a,1,3,20", f"m1,{played_at},b,2,1,20")
     if accepted:
-        assert (await ladder.import_csv(GUILD, MOD, data)).matches == 1
+        assert (await services.transfers.import_csv(GUILD, MOD, data)).matches == 1
     else:
-        assert "must be an ISO-8601 time from 1970-01-01" in await refused(ladder, db_path, data)
+        assert "must be an ISO-8601 time from 1970-01-01" in await refused(services, db_path, data)
 
 
-async def test_played_at_with_a_zone_is_stored_in_utc(ladder: Ladder) -> None:
+async def test_played_at_with_a_zone_is_stored_in_utc(services: Services) -> None:
     data = csv_bytes(
         *(f"m1,2023-01-01T02:00:00+02:00,{s},{u},1,20" for s, u in (("a", 1), ("b", 2)))
     )
-    await ladder.import_csv(GUILD, MOD, data)
-    assert (await ladder.export_csv(GUILD)).splitlines()[1].split(",")[1] == "2023-01-01T00:00:00Z"
+    await services.transfers.import_csv(GUILD, MOD, data)
+    assert (await services.transfers.export_csv(GUILD)).splitlines()[1].split(",")[
+        1
+    ] == "2023-01-01T00:00:00Z"
 
 
 @pytest.mark.parametrize(
@@ -114,18 +116,20 @@ def test_format_time_writes_a_moment_no_calendar_shows_as_its_number(moment: flo
 
 @pytest.mark.parametrize("score", ["1e308", "nan", "inf", "-inf", "-1", "1e999", "0x10", ""])
 async def test_score_out_of_bounds_is_refused_with_its_line(
-    ladder: Ladder, db_path: Path, score: str
+    services: Services, db_path: Path, score: str
 ) -> None:
     data = csv_bytes("m1,2023-01-01,a,1,3,20", f"m1,2023-01-01,b,2,{score},20")
-    message = await refused(ladder, db_path, data)
+    message = await refused(services, db_path, data)
     assert message.startswith(f"line 3: score {quoted(score)} must be")
 
 
-async def test_score_minus_zero_is_read_as_zero(ladder: Ladder) -> None:
-    await ladder.import_csv(
+async def test_score_minus_zero_is_read_as_zero(services: Services) -> None:
+    await services.transfers.import_csv(
         GUILD, MOD, csv_bytes("m1,2023-01-01,a,1,1,20", "m1,2023-01-01,b,2,-0,20")
     )
-    assert [row.split(",")[4] for row in (await ladder.export_csv(GUILD)).splitlines()[1:]] == [
+    assert [
+        row.split(",")[4] for row in (await services.transfers.export_csv(GUILD)).splitlines()[1:]
+    ] == [
         "1.0",
         "0.0",
     ]
@@ -135,25 +139,25 @@ async def test_score_minus_zero_is_read_as_zero(ladder: Ladder) -> None:
     "player", ["9223372036854775808", "99999999999999999999", "0", "²", "١٢", "1" * 5000]
 )
 async def test_player_id_out_of_bounds_is_refused_with_its_line(
-    ladder: Ladder, db_path: Path, player: str
+    services: Services, db_path: Path, player: str
 ) -> None:
     data = csv_bytes("m1,2023-01-01,a,1,3,20", f"m1,2023-01-01,b,{player},1,20")
-    message = await refused(ladder, db_path, data)
+    message = await refused(services, db_path, data)
     assert message.startswith(f"line 3: player {quoted(player)} must be")
 
 
-async def test_largest_player_id_is_accepted(ladder: Ladder) -> None:
+async def test_largest_player_id_is_accepted(services: Services) -> None:
     top = 2**63 - 1
-    await ladder.import_csv(
+    await services.transfers.import_csv(
         GUILD, MOD, csv_bytes("m1,2023-01-01,a,1,3,20", f"m1,2023-01-01,b,{top},1,20")
     )
-    assert set(await ratings(ladder, GUILD)) == {1, top}
+    assert set(await ratings(services, GUILD)) == {1, top}
 
 
 @pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
 @pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
 async def test_utf8_with_or_without_bom_and_any_line_end_is_read(
-    ladder: Ladder, end: str, bom: bytes
+    services: Services, end: str, bom: bytes
 ) -> None:
     data = bom + csv_bytes(
         "m1,2023-01-01,a,1,3,20",
@@ -163,83 +167,87 @@ async def test_utf8_with_or_without_bom_and_any_line_end_is_read(
         "m2,2023-01-02,b,1,0,20",
         end=end,
     )
-    assert (await ladder.import_csv(GUILD, MOD, data)).matches == 2
-    assert (await ladder.import_csv(COPY, MOD, data.decode("utf-8-sig"))).matches == 2
-    assert await ratings(ladder, GUILD) == await ratings(ladder, COPY)
-    assert '"b,c",2' in await ladder.export_csv(GUILD)
-    assert ",a,~Zoë," in await ladder.export_csv(GUILD)
+    assert (await services.transfers.import_csv(GUILD, MOD, data)).matches == 2
+    assert (await services.transfers.import_csv(COPY, MOD, data.decode("utf-8-sig"))).matches == 2
+    assert await ratings(services, GUILD) == await ratings(services, COPY)
+    assert '"b,c",2' in await services.transfers.export_csv(GUILD)
+    assert ",a,~Zoë," in await services.transfers.export_csv(GUILD)
 
 
 @pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
 async def test_non_utf8_bytes_are_refused_with_their_line(
-    ladder: Ladder, db_path: Path, end: str
+    services: Services, db_path: Path, end: str
 ) -> None:
     data = csv_bytes("m1,2023-01-01,a,1,3,20", "m1,2023-01-01,b\xff,2,1,20", end=end)
     data = data.replace("ÿ".encode(), b"\xff")
-    message = await refused(ladder, db_path, data)
+    message = await refused(services, db_path, data)
     assert message == "line 3: the bytes b'\\xff' are not UTF-8; save the file as UTF-8"
 
 
 async def test_lone_surrogates_in_text_are_refused_as_not_utf8(
-    ladder: Ladder, db_path: Path
+    services: Services, db_path: Path
 ) -> None:
     text = csv_bytes("m1,2023-01-01,a,1,3,20").decode() + "m1,2023-01-01,b\udcff,2,1,20\n"
-    assert (await refused(ladder, db_path, text)).startswith("line 3: the bytes")
+    assert (await refused(services, db_path, text)).startswith("line 3: the bytes")
 
 
-async def test_a_malformed_csv_line_is_refused_with_its_line(ladder: Ladder, db_path: Path) -> None:
+async def test_a_malformed_csv_line_is_refused_with_its_line(
+    services: Services, db_path: Path
+) -> None:
     huge = "x" * 200_000
     data = csv_bytes("m1,2023-01-01,a,1,3,20", f"m1,2023-01-01,{huge},2,1,20")
-    assert (await refused(ladder, db_path, data)).startswith("line 3: field larger than")
+    assert (await refused(services, db_path, data)).startswith("line 3: field larger than")
 
 
 async def test_rows_of_one_match_with_different_times_are_refused(
-    ladder: Ladder, db_path: Path
+    services: Services, db_path: Path
 ) -> None:
     data = csv_bytes("m1,2023-01-01T00:00:00Z,a,1,3,20", "m1,2023-01-01T00:00:01Z,b,2,1,20")
-    message = await refused(ladder, db_path, data)
+    message = await refused(services, db_path, data)
     assert message.startswith("line 3: match 'm1' has played_at '2023-01-01T00:00:01Z'")
     assert "first row (line 2)" in message
 
 
-async def test_rows_of_one_match_with_one_time_in_two_zones_are_one_match(ladder: Ladder) -> None:
+async def test_rows_of_one_match_with_one_time_in_two_zones_are_one_match(
+    services: Services,
+) -> None:
     data = csv_bytes("m1,2023-01-01T00:00:00Z,a,1,3,20", "m1,2023-01-01T01:00:00+01:00,b,2,1,20")
-    assert (await ladder.import_csv(GUILD, MOD, data)).matches == 1
+    assert (await services.transfers.import_csv(GUILD, MOD, data)).matches == 1
 
 
-async def test_one_player_twice_in_one_match_is_refused(ladder: Ladder, db_path: Path) -> None:
+async def test_one_player_twice_in_one_match_is_refused(services: Services, db_path: Path) -> None:
     data = csv_bytes("m1,2023-01-01,a,1,3,20", "m1,2023-01-01,b,2,1,20", "m1,2023-01-01,b,1,0,20")
-    message = await refused(ladder, db_path, data)
+    message = await refused(services, db_path, data)
     assert message == "line 2 (match 'm1'): <@1> appears twice in the match; list every player once"
 
 
 async def test_rows_of_one_match_with_different_statuses_are_refused(
-    ladder: Ladder, db_path: Path
+    services: Services, db_path: Path
 ) -> None:
     data = csv_bytes(
         "m1,2023-01-01,a,1,3,20,applied",
         "m1,2023-01-01,b,2,1,20,void",
         header=HEADER + ",status",
     )
-    message = await refused(ladder, db_path, data)
+    message = await refused(services, db_path, data)
     assert message.startswith("line 3: match 'm1' has status 'void'")
 
 
-async def test_an_unknown_status_is_refused(ladder: Ladder, db_path: Path) -> None:
+async def test_an_unknown_status_is_refused(services: Services, db_path: Path) -> None:
     data = csv_bytes("m1,2023-01-01,a,1,3,20,aplied", header=HEADER + ",status")
-    assert (await refused(ladder, db_path, data)).startswith("line 2: status 'aplied' must be")
+    assert (await refused(services, db_path, data)).startswith("line 2: status 'aplied' must be")
 
 
 # --- control characters and the label's bound (issue 17) ------------------------------------
 
 
-async def assert_refused_leaving_the_guild_as_it_was(ladder: Ladder, data: str) -> str:
+async def assert_refused_leaving_the_guild_as_it_was(services: Services, data: str) -> str:
     """The refusal of importing `data` (one line) on either engine, nothing stored."""
-    before = await matches_of(ladder, GUILD), await ratings(ladder, GUILD)
+    before = await matches_of(services, GUILD), await ratings(services, GUILD)
     with pytest.raises(UserError) as refusal:
-        await ladder.import_csv(GUILD, MOD, data)
+        await services.transfers.import_csv(GUILD, MOD, data)
     assert "\n" not in str(refusal.value)
-    assert (await matches_of(ladder, GUILD), await ratings(ladder, GUILD)) == before
+    assert (await matches_of(services, GUILD), await ratings(services, GUILD)) == before
     return str(refusal.value)
 
 
@@ -253,34 +261,34 @@ def quoted_rows(*rows: list[str]) -> str:
 
 @pytest.mark.parametrize("label", ["x\r=1+2", "x\n=1+2", "x\x00y", "a" * 2700, "a" * 65])
 async def test_a_label_with_cr_lf_nul_or_over_64_characters_is_refused_with_its_line(
-    ladder: Ladder, label: str
+    services: Services, label: str
 ) -> None:
     data = quoted_rows(
         ["ok", "2023-01-01", "a", "1", "3", "20"],
         [label, "2023-01-02", "a", "1", "3", "20"],
         [label, "2023-01-02", "b", "2", "1", "20"],
     )
-    message = await assert_refused_leaving_the_guild_as_it_was(ladder, data)
+    message = await assert_refused_leaving_the_guild_as_it_was(services, data)
     assert message.startswith(f"line 3: match label {quoted(label)} must be 1 to 64 printable")
 
 
-async def test_a_label_with_a_nul_is_refused_again_on_a_second_import(ladder: Ladder) -> None:
+async def test_a_label_with_a_nul_is_refused_again_on_a_second_import(services: Services) -> None:
     data = quoted_rows(["m\x00", "2023-01-01", "a", "1", "3", "20"])
-    first = await assert_refused_leaving_the_guild_as_it_was(ladder, data)
-    assert await assert_refused_leaving_the_guild_as_it_was(ladder, data) == first
+    first = await assert_refused_leaving_the_guild_as_it_was(services, data)
+    assert await assert_refused_leaving_the_guild_as_it_was(services, data) == first
 
 
 async def test_a_label_of_64_printable_characters_is_imported_and_exported_back(
-    ladder: Ladder,
+    services: Services,
 ) -> None:
     label = "Zoë's final, game 1 " + "x" * 44
     data = quoted_rows(
         [label, "2023-01-01", "a", "1", "3", "20"], [label, "2023-01-01", "b", "2", "1", "20"]
     )
-    assert (await ladder.import_csv(GUILD, MOD, data)).matches == 1
-    exported = await ladder.export_csv(GUILD)
+    assert (await services.transfers.import_csv(GUILD, MOD, data)).matches == 1
+    exported = await services.transfers.export_csv(GUILD)
     assert [row["match"] for row in csv.DictReader(io.StringIO(exported))] == [label, label]
-    assert (await ladder.import_csv(GUILD, MOD, exported)).skipped == 1
+    assert (await services.transfers.import_csv(GUILD, MOD, exported)).skipped == 1
 
 
 def stored_match(import_key: str) -> Match:
@@ -319,7 +327,7 @@ def test_a_carriage_return_in_a_label_is_exported_quoted(label: str) -> None:
 
 @pytest.mark.parametrize("control", ["\r", "\n", "\x00"])
 async def test_cr_lf_or_nul_in_any_cell_is_refused_or_stored_without_it(
-    ladder: Ladder, control: str
+    services: Services, control: str
 ) -> None:
     """On both engines (PostgreSQL refuses NUL in text): every cell of a row in turn, at its
     start, middle and end, quoted."""
@@ -332,15 +340,17 @@ async def test_cr_lf_or_nul_in_any_cell_is_refused_or_stored_without_it(
         hurt[column] = cell[:at] + control + cell[at:] if at != -1 else cell + control
         data = quoted_rows(["m1", "2023-01-01T00:00:00Z", "a", "1", "3", "20"], hurt)
         try:
-            await ladder.import_csv(guild_id, MOD, data)
+            await services.transfers.import_csv(guild_id, MOD, data)
         except UserError as refusal:
             assert str(refusal).startswith("line ")
             assert "\n" not in str(refusal)
-            assert await matches_of(ladder, guild_id) == []
+            assert await matches_of(services, guild_id) == []
             continue
-        texts = [m.import_key for m in await ladder.db.read.all_matches(guild_id)]
+        texts = [m.import_key for m in await services.context.db.read.all_matches(guild_id)]
         texts += [
-            p.side for m in await ladder.db.read.all_matches(guild_id) for p in m.participants
+            p.side
+            for m in await services.context.db.read.all_matches(guild_id)
+            for p in m.participants
         ]
         assert all(text is not None and text.isprintable() for text in texts)
 
@@ -358,7 +368,7 @@ def test_unmarked_inverts_neutralised(cell: str) -> None:
 
 
 async def test_export_neutralises_formula_labels_and_imports_back_to_the_same_ratings(
-    ladder: Ladder,
+    services: Services,
 ) -> None:
     rows = [
         [f"m{n}", f"2023-01-{n + 1:02d}", side, player, score, "20"]
@@ -370,11 +380,11 @@ async def test_export_neutralises_formula_labels_and_imports_back_to_the_same_ra
         )
     ]
     for guild_id in (GUILD, COPY):  # ratings below 0, so that numbers start with "-"
-        await ladder.change_settings(guild_id, MOD, {"initial_rating": 0})
+        await services.settings.change(guild_id, MOD, {"initial_rating": 0})
     text = io.StringIO()
     csv.writer(text).writerows([HEADER.split(","), *rows])
-    await ladder.import_csv(GUILD, MOD, text.getvalue())
-    exported = await ladder.export_csv(GUILD)
+    await services.transfers.import_csv(GUILD, MOD, text.getvalue())
+    exported = await services.transfers.export_csv(GUILD)
     table = list(csv.DictReader(io.StringIO(exported)))
     sides = {row["side"] for row in table}
     assert {"'=1+1", "'@SUM(1+1)", "'+1", "'-1", "'=1", "''@x"} <= sides
@@ -385,12 +395,12 @@ async def test_export_neutralises_formula_labels_and_imports_back_to_the_same_ra
         if column not in ("rating_before", "rating_after")
     )
     assert any(float(row["rating_after"]) < 0 for row in table if row["rating_after"])
-    await ladder.import_csv(COPY, MOD, exported)
-    assert await ratings(ladder, COPY) == await ratings(ladder, GUILD)
-    assert await matches_of(ladder, COPY) == await matches_of(ladder, GUILD)
+    await services.transfers.import_csv(COPY, MOD, exported)
+    assert await ratings(services, COPY) == await ratings(services, GUILD)
+    assert await matches_of(services, COPY) == await matches_of(services, GUILD)
 
 
-async def matches_of(ladder: Ladder, guild_id: int) -> list[tuple[Any, ...]]:
+async def matches_of(services: Services, guild_id: int) -> list[tuple[Any, ...]]:
     """The guild's matches as they would be imported: time, status and who played how."""
     return [
         (
@@ -398,7 +408,7 @@ async def matches_of(ladder: Ladder, guild_id: int) -> list[tuple[Any, ...]]:
             m.status,
             [(p.user_id, p.guest, p.side, p.score, p.minutes) for p in m.participants],
         )
-        for m in await ladder.db.read.all_matches(guild_id)
+        for m in await services.context.db.read.all_matches(guild_id)
     ]
 
 
@@ -531,12 +541,16 @@ def seeded_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     async def seed() -> None:
         db = await Database.open(path)
         clock = Clock(SEEDED_AT)
-        ladder = Ladder(db, GuildSettings(), clock=clock)
+        services = Services.build(ServiceContext(db, GuildSettings(), clock=clock))
         try:
-            await ladder.report(GUILD, MOD, parse_lineup("<@1> 3 | <@2> 1"), request_id="a")
+            await services.matches.report(
+                GUILD, MOD, parse_lineup("<@1> 3 | <@2> 1"), request_id="a"
+            )
             clock.now += 3600
-            await ladder.report(GUILD, MOD, parse_lineup("<@2> 2 | <@3> 0, bob 1"), request_id="b")
-            await ladder.leaderboard(GUILD, by="p8")
+            await services.matches.report(
+                GUILD, MOD, parse_lineup("<@2> 2 | <@3> 0, bob 1"), request_id="b"
+            )
+            await services.standings.leaderboard(GUILD, by="p8")
         finally:
             await db.close()
 
@@ -544,29 +558,29 @@ def seeded_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-async def assert_finite_and_a_replay(ladder: Ladder, guild_id: int) -> None:
-    await assert_log_is_truth(ladder, guild_id)
+async def assert_finite_and_a_replay(services: Services, guild_id: int) -> None:
+    await assert_log_is_truth(services, guild_id)
     assert all(
         rating is None or math.isfinite(rating)
-        for rating in (await ratings(ladder, guild_id)).values()
+        for rating in (await ratings(services, guild_id)).values()
     )
 
 
-async def with_ladder_at(path: Path, use: Callable[[Ladder], Awaitable[Result]]) -> Result:
+async def with_ladder_at(path: Path, use: Callable[[Services], Awaitable[Result]]) -> Result:
     db = await Database.open(path)
     try:
-        return await use(Ladder(db, GuildSettings(), clock=Clock()))
+        return await use(Services.build(ServiceContext(db, GuildSettings(), clock=Clock())))
     finally:
         await db.close()
 
 
-async def assert_sound(ladder: Ladder) -> None:
+async def assert_sound(services: Services) -> None:
     """After an accepted import: the ratings are finite and a replay, and the guild's export
     imports into an empty guild with the same ratings."""
-    await assert_finite_and_a_replay(ladder, GUILD)
-    await ladder.import_csv(COPY, MOD, await ladder.export_csv(GUILD))
-    await assert_finite_and_a_replay(ladder, COPY)
-    assert await ratings(ladder, COPY) == await ratings(ladder, GUILD)
+    await assert_finite_and_a_replay(services, GUILD)
+    await services.transfers.import_csv(COPY, MOD, await services.transfers.export_csv(GUILD))
+    await assert_finite_and_a_replay(services, COPY)
+    assert await ratings(services, COPY) == await ratings(services, GUILD)
 
 
 def accepted_soundly_or_refused_cleanly(path: Path, importing: Callable[[], str | None]) -> None:
@@ -582,9 +596,9 @@ def accepted_soundly_or_refused_cleanly(path: Path, importing: Callable[[], str 
     event("refused" if refusal else "accepted")
 
 
-async def refusal_of_import(ladder: Ladder, data: bytes) -> str | None:
+async def refusal_of_import(services: Services, data: bytes) -> str | None:
     try:
-        await ladder.import_csv(GUILD, MOD, data)
+        await services.transfers.import_csv(GUILD, MOD, data)
     except UserError as refusal:
         return str(refusal)
     return None
@@ -608,6 +622,6 @@ def test_hostile_csv_through_the_import_is_accepted_soundly_or_refused_cleanly(
         accepted_soundly_or_refused_cleanly(
             path,
             lambda: asyncio.run(
-                with_ladder_at(path, lambda ladder: refusal_of_import(ladder, data))
+                with_ladder_at(path, lambda services: refusal_of_import(services, data))
             ),
         )

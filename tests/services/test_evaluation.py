@@ -12,9 +12,9 @@ import pytest
 
 from bot.config import GuildSettings
 from bot.ratings.evaluation import MEASURES, evaluate
-from bot.services import Actor, Ladder, UserError
+from bot.services import Actor, Services, UserError
 from bot.services.core import ladder_settings
-from bot.services.evaluation import MIN_MATCHES, EvaluationService
+from bot.services.evaluation import MIN_MATCHES
 from bot.services.replaying import evaluate_log
 from tests.services.evaluation_data import community, community_csv
 
@@ -22,12 +22,12 @@ GUILD = 77
 MOD = Actor(1, is_moderator=True)
 
 
-async def test_guild_evaluation_equals_the_log_evaluated(ladder: Ladder) -> None:
+async def test_guild_evaluation_equals_the_log_evaluated(services: Services) -> None:
     """Imported matches with a season start inside them: the service's figures (and its
     tuning) are the pure evaluation's over the same columns and season start."""
     columns = community()
-    await ladder.import_csv(GUILD, MOD, community_csv(columns, season=(30, 0.5)))
-    found = await EvaluationService(ladder).evaluate(GUILD, 25, tune=True)
+    await services.transfers.import_csv(GUILD, MOD, community_csv(columns, season=(30, 0.5)))
+    found = await services.evaluation.evaluate(GUILD, 25, tune=True)
     expected = evaluate(
         *columns,
         12,
@@ -63,11 +63,11 @@ async def test_guild_evaluation_equals_the_log_evaluated(ladder: Ladder) -> None
     assert "p8" in found.verdict()
 
 
-async def test_refusals(ladder: Ladder) -> None:
+async def test_refusals(services: Services) -> None:
     """Too few matches says how many are needed; `last` out of bounds names the bound."""
     columns = community(matches=MIN_MATCHES - 1)
-    await ladder.import_csv(GUILD, MOD, community_csv(columns))
-    service = EvaluationService(ladder)
+    await services.transfers.import_csv(GUILD, MOD, community_csv(columns))
+    service = services.evaluation
     with pytest.raises(
         UserError, match=f"at least {MIN_MATCHES} applied matches; this server has 9"
     ):
@@ -77,12 +77,12 @@ async def test_refusals(ladder: Ladder) -> None:
 
 
 async def test_the_numpy_work_runs_off_the_event_loop_one_at_a_time(
-    ladder: Ladder, monkeypatch: pytest.MonkeyPatch
+    services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The walk-forward (seconds for a big guild) runs in the evaluations' own thread, not on
     the loop; two asked for at once run one after the other."""
     columns = community(matches=MIN_MATCHES)
-    await ladder.import_csv(GUILD, MOD, community_csv(columns))
+    await services.transfers.import_csv(GUILD, MOD, community_csv(columns))
     threads: list[str] = []
     running: list[int] = []
     overlapped: list[bool] = []
@@ -98,7 +98,7 @@ async def test_the_numpy_work_runs_off_the_event_loop_one_at_a_time(
             running.pop()
 
     monkeypatch.setattr("bot.services.evaluation.evaluate_log", recorded)
-    service = EvaluationService(ladder)
+    service = services.evaluation
     first, second = await asyncio.gather(service.evaluate(GUILD), service.evaluate(GUILD, 5))
     assert (first.evaluation.matches, second.evaluation.matches) == (MIN_MATCHES, 5)
     assert len(threads) == 2 and all(name.startswith("evaluation") for name in threads)

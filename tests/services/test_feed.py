@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from bot.config import GuildSettings
-from bot.services import Actor, Change, Ladder, parse_lineup
+from bot.services import Actor, Change, ServiceContext, Services, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID
 from bot.services.feed import ChangeFeed, record_change
 from bot.storage import Database
@@ -36,18 +36,20 @@ async def test_every_change_reaches_the_feed_once(database_url: str) -> None:
     bot_db, cli_db = await Database.open(database_url), await Database.open(database_url)
     told: list[Change] = []
     feed = ChangeFeed(bot_db, told.append, poll_seconds=0.05)
-    bot = Ladder(bot_db, GuildSettings(), on_change=feed.publish)
-    cli = Ladder(cli_db, GuildSettings())
+    bot = Services.build(ServiceContext(bot_db, GuildSettings(), on_change=feed.publish))
+    cli = Services.build(ServiceContext(cli_db, GuildSettings()))
     try:
         await feed.start()
-        first = await cli.report(
+        first = await cli.matches.report(
             GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="a"
         )
         await _until(lambda: len(told) == 1)
-        mine = await bot.report(GUILD, MOD, parse_lineup("<@11> 1 | <@13> 2"), request_id="b")
+        mine = await bot.matches.report(
+            GUILD, MOD, parse_lineup("<@11> 1 | <@13> 2"), request_id="b"
+        )
         assert len(told) == 2  # this process's own: at once
-        await cli.void(GUILD, COMMAND_LINE, first.match.id, "typo")
-        await cli.change_settings(OTHER_GUILD, COMMAND_LINE, {"min_games": 2})
+        await cli.matches.void(GUILD, COMMAND_LINE, first.match.id, "typo")
+        await cli.settings.change(OTHER_GUILD, COMMAND_LINE, {"min_games": 2})
         await _until(lambda: len(told) == 4)
         await asyncio.sleep(0.3)  # several polls: nothing is told twice
         assert [_summary(change) for change in told] == [
@@ -71,12 +73,16 @@ async def test_changes_made_before_the_feed_starts_are_not_told(database_url: st
     bot_db, cli_db = await Database.open(database_url), await Database.open(database_url)
     told: list[Change] = []
     feed = ChangeFeed(bot_db, told.append, poll_seconds=0.05)
-    cli = Ladder(cli_db, GuildSettings())
+    cli = Services.build(ServiceContext(cli_db, GuildSettings()))
     try:
-        await cli.report(GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="a")
+        await cli.matches.report(
+            GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="a"
+        )
         await feed.start()
         assert await feed.catch_up() == 0
-        await cli.report(GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="b")
+        await cli.matches.report(
+            GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="b"
+        )
         await _until(lambda: len(told) == 1)
     finally:
         await feed.stop()
@@ -150,7 +156,7 @@ async def test_a_lost_listening_connection_is_replaced(postgres_url: str) -> Non
     bot_db, cli_db = await Database.open(postgres_url), await Database.open(postgres_url)
     told: list[Change] = []
     feed = ChangeFeed(bot_db, told.append, poll_seconds=0.1)
-    cli = Ladder(cli_db, GuildSettings())
+    cli = Services.build(ServiceContext(cli_db, GuildSettings()))
     try:
         await feed.start()
         assert feed.notified and bot_db.watching
@@ -160,7 +166,9 @@ async def test_a_lost_listening_connection_is_replaced(postgres_url: str) -> Non
         await _until(lambda: bot_db.engine._listener is not listener and bot_db.watching)  # type: ignore[attr-defined]
         feed.poll_seconds = 60.0  # from now on only a notification wakes it
         await asyncio.sleep(0.3)  # the last short wait ends
-        await cli.report(GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="a")
+        await cli.matches.report(
+            GUILD, COMMAND_LINE, parse_lineup("<@11> 3 | <@12> 1"), request_id="a"
+        )
         await _until(lambda: len(told) == 1, timeout=3.0)
     finally:
         await feed.stop()

@@ -7,60 +7,64 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from bot.services import Ladder, UserError, parse_lineup
+from bot.services import Services, UserError, parse_lineup
 from bot.services.errors import QUOTE_LIMIT, quoted
 from tests.services.test_refusals import GUILD, MOD, seeded
 
 ROBOT = 50  # a bot member of the seeded guild
 
 
-async def refused(ladder: Ladder, call: Callable[[], Awaitable[object]], message: str) -> str:
-    before = await ladder.db.read.dump()
+async def refused(services: Services, call: Callable[[], Awaitable[object]], message: str) -> str:
+    before = await services.context.db.read.dump()
     with pytest.raises(UserError) as refusal:
         await call()
     assert message in str(refusal.value)
-    assert await ladder.db.read.dump() == before
+    assert await services.context.db.read.dump() == before
     return str(refusal.value)
 
 
-async def test_voiding_a_void_match_is_refused_as_already_void(ladder: Ladder) -> None:
-    pending = await seeded(ladder)
-    await ladder.void(GUILD, MOD, pending)
+async def test_voiding_a_void_match_is_refused_as_already_void(services: Services) -> None:
+    pending = await seeded(services)
+    await services.matches.void(GUILD, MOD, pending)
     await refused(
-        ladder,
-        lambda: ladder.void(GUILD, MOD, pending),
+        services,
+        lambda: services.matches.void(GUILD, MOD, pending),
         f"match #{pending} is void; only a pending, disputed or applied match can be voided",
     )
 
 
-async def test_a_leaderboard_page_past_the_end_names_the_page_count(ladder: Ladder) -> None:
-    await seeded(ladder)
-    pages = (await ladder.leaderboard(GUILD, page_size=1)).pages
+async def test_a_leaderboard_page_past_the_end_names_the_page_count(services: Services) -> None:
+    await seeded(services)
+    pages = (await services.standings.leaderboard(GUILD, page_size=1)).pages
     assert pages == 3  # members 1, 2 and 3 played
-    last = await ladder.leaderboard(GUILD, page=pages, page_size=1)
+    last = await services.standings.leaderboard(GUILD, page=pages, page_size=1)
     assert last.page == pages and len(last.rows) == 1
     for page in (pages + 1, 1_000_000_000, 0):
         await refused(
-            ladder,
-            lambda page=page: ladder.leaderboard(GUILD, page=page, page_size=1),  # type: ignore[misc]
+            services,
+            lambda page=page: services.standings.leaderboard(GUILD, page=page, page_size=1),  # type: ignore[misc]
             f"page {page} must be from 1 to 3",
         )
 
 
-async def test_an_empty_leaderboard_still_has_its_first_page(ladder: Ladder) -> None:
-    page = await ladder.leaderboard(GUILD + 1)
+async def test_an_empty_leaderboard_still_has_its_first_page(services: Services) -> None:
+    page = await services.standings.leaderboard(GUILD + 1)
     assert (page.page, page.pages, page.rows) == (1, 1, ())
 
 
-async def test_predicting_a_member_against_themself_is_refused(ladder: Ladder) -> None:
-    await seeded(ladder)
-    await refused(ladder, lambda: ladder.predict(GUILD, 1, 1), "a and b are both <@1>")
+async def test_predicting_a_member_against_themself_is_refused(services: Services) -> None:
+    await seeded(services)
+    await refused(
+        services, lambda: services.standings.predict(GUILD, 1, 1), "a and b are both <@1>"
+    )
 
 
 @pytest.mark.parametrize("order", [(ROBOT, 1), (1, ROBOT)])
-async def test_predicting_a_bot_is_refused(ladder: Ladder, order: tuple[int, int]) -> None:
-    await seeded(ladder)
-    await refused(ladder, lambda: ladder.predict(GUILD, *order), f"<@{ROBOT}> is a bot")
+async def test_predicting_a_bot_is_refused(services: Services, order: tuple[int, int]) -> None:
+    await seeded(services)
+    await refused(
+        services, lambda: services.standings.predict(GUILD, *order), f"<@{ROBOT}> is a bot"
+    )
 
 
 @pytest.mark.parametrize(

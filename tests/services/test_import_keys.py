@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services import Actor, Services, UserError, parse_lineup
 from bot.services.matchcsv.format import match_key, native_id
 from tests.services.conftest import Clock
 
@@ -28,39 +28,43 @@ FILE = "\n".join(
 
 
 async def test_importing_a_file_twice_skips_every_match_and_changes_nothing(
-    ladder: Ladder,
+    services: Services,
 ) -> None:
-    first = await ladder.import_csv(GUILD, MOD, FILE)
+    first = await services.transfers.import_csv(GUILD, MOD, FILE)
     assert (first.matches, first.skipped) == (2, 0)
-    before = await ladder.db.read.dump()
-    again = await ladder.import_csv(GUILD, MOD, FILE)
+    before = await services.context.db.read.dump()
+    again = await services.transfers.import_csv(GUILD, MOD, FILE)
     assert (again.matches, again.replayed, again.skipped) == (0, 0, 2)
-    assert await ladder.db.read.dump() == before
+    assert await services.context.db.read.dump() == before
 
 
-async def test_a_file_with_old_and_new_matches_imports_only_the_new(ladder: Ladder) -> None:
-    await ladder.import_csv(GUILD, MOD, FILE)
+async def test_a_file_with_old_and_new_matches_imports_only_the_new(services: Services) -> None:
+    await services.transfers.import_csv(GUILD, MOD, FILE)
     grown = FILE + "c,2023-01-03T10:00:00Z,x,1,1,20\nc,2023-01-03T10:00:00Z,y,3,0,20\n"
-    result = await ladder.import_csv(GUILD, MOD, grown)
+    result = await services.transfers.import_csv(GUILD, MOD, grown)
     assert (result.matches, result.skipped) == (1, 2)
-    assert len(await ladder.db.read.applied_matches(GUILD)) == 3
+    assert len(await services.context.db.read.applied_matches(GUILD)) == 3
 
 
-async def test_a_guilds_export_imported_back_changes_nothing(ladder: Ladder, clock: Clock) -> None:
-    await ladder.import_csv(GUILD, MOD, FILE)
+async def test_a_guilds_export_imported_back_changes_nothing(
+    services: Services, clock: Clock
+) -> None:
+    await services.transfers.import_csv(GUILD, MOD, FILE)
     for _ in range(3):
         clock.now += 60
         lineup = parse_lineup("<@1> 2 30 | <@3> 1 30")
-        await ladder.report(GUILD, MOD, lineup, request_id=f"r{clock.now}")
+        await services.matches.report(GUILD, MOD, lineup, request_id=f"r{clock.now}")
     clock.now += 60
-    exported = await ladder.export_csv(GUILD)
-    before = await ladder.db.read.dump()
-    result = await ladder.import_csv(GUILD, MOD, exported)
+    exported = await services.transfers.export_csv(GUILD)
+    before = await services.context.db.read.dump()
+    result = await services.transfers.import_csv(GUILD, MOD, exported)
     assert (result.matches, result.skipped) == (0, 5)
-    assert await ladder.db.read.dump() == before
+    assert await services.context.db.read.dump() == before
     # Into another guild the same export imports every applied match once, and again none.
-    assert (await ladder.import_csv(COPY, MOD, exported)).matches == 5
-    again = await ladder.import_csv(COPY, MOD, await ladder.export_csv(COPY))
+    assert (await services.transfers.import_csv(COPY, MOD, exported)).matches == 5
+    again = await services.transfers.import_csv(
+        COPY, MOD, await services.transfers.export_csv(COPY)
+    )
     assert (again.matches, again.skipped) == (0, 5)
 
 
@@ -72,17 +76,17 @@ async def test_a_guilds_export_imported_back_changes_nothing(ladder: Ladder, clo
     ],
 )
 async def test_another_match_under_a_stored_key_is_refused_and_changes_nothing(
-    ladder: Ladder, row: str
+    services: Services, row: str
 ) -> None:
-    await ladder.import_csv(GUILD, MOD, FILE)
-    before = await ladder.db.read.dump()
+    await services.transfers.import_csv(GUILD, MOD, FILE)
+    before = await services.context.db.read.dump()
     with pytest.raises(UserError) as refusal:
-        await ladder.import_csv(
+        await services.transfers.import_csv(
             GUILD, MOD, f"{HEADER}\nnew,2023-01-05,x,1,1,20\nnew,2023-01-05,y,2,0,20\n{row}\n"
         )
     assert str(refusal.value).startswith("line 4: match 'a' is already in the guild (match #")
     assert "\n" not in str(refusal.value)
-    assert await ladder.db.read.dump() == before
+    assert await services.context.db.read.dump() == before
 
 
 def test_a_native_label_names_its_match_id_and_nothing_else() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services import Actor, Services, UserError, parse_lineup
 from tests.services.conftest import Clock
 
 GUILD = 8
@@ -13,39 +13,39 @@ MOD = Actor(999, is_moderator=True)
 DAY = 86_400.0
 
 
-async def board(ladder: Ladder) -> list[tuple[int, int]]:
-    page = await ladder.leaderboard(GUILD, page_size=0)
+async def board(services: Services) -> list[tuple[int, int]]:
+    page = await services.standings.leaderboard(GUILD, page_size=0)
     return [(row.rank, row.user_id) for row in page.rows]
 
 
 async def test_inactive_members_leave_the_board_until_they_play(
-    ladder: Ladder, clock: Clock
+    services: Services, clock: Clock
 ) -> None:
-    await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="a")
+    await services.matches.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="a")
     clock.now += 10 * DAY
-    await ladder.report(GUILD, MOD, parse_lineup("<@3> 1 | <@4> 0"), request_id="b")
-    assert await board(ladder) == [(1, 1), (2, 3), (3, 2), (4, 4)]  # ties: by user id
-    ratings = {m.user_id: m.rating for m in await ladder.db.read.members(GUILD)}
+    await services.matches.report(GUILD, MOD, parse_lineup("<@3> 1 | <@4> 0"), request_id="b")
+    assert await board(services) == [(1, 1), (2, 3), (3, 2), (4, 4)]  # ties: by user id
+    ratings = {m.user_id: m.rating for m in await services.context.db.read.members(GUILD)}
 
-    await ladder.change_settings(GUILD, MOD, {"inactive_days": 7})
-    assert await board(ladder) == [(1, 3), (2, 4)]  # 1 and 2 last played 10 days ago
-    card = await ladder.rating_card(GUILD, 1)
+    await services.settings.change(GUILD, MOD, {"inactive_days": 7})
+    assert await board(services) == [(1, 3), (2, 4)]  # 1 and 2 last played 10 days ago
+    card = await services.standings.rating_card(GUILD, 1)
     assert (card.inactive, card.rank) == (True, None)
-    active = await ladder.rating_card(GUILD, 4)
+    active = await services.standings.rating_card(GUILD, 4)
     assert (active.inactive, active.rank) == (False, 2)  # 1, inactive, is not counted ahead
-    assert {m.user_id: m.rating for m in await ladder.db.read.members(GUILD)} == ratings
+    assert {m.user_id: m.rating for m in await services.context.db.read.members(GUILD)} == ratings
 
-    await ladder.report(GUILD, MOD, parse_lineup("<@2> 1 | <@3> 0"), request_id="c")
-    listed = {user for _, user in await board(ladder)}
+    await services.matches.report(GUILD, MOD, parse_lineup("<@2> 1 | <@3> 0"), request_id="c")
+    listed = {user for _, user in await board(services)}
     assert listed == {2, 3, 4}  # 2 played again; 1 did not
     clock.now += 8 * DAY
-    assert await board(ladder) == []  # nobody played within 7 days
-    await ladder.change_settings(GUILD, MOD, {"inactive_days": 0})
-    assert len(await board(ladder)) == 4  # off: everyone is back, ratings as they were
+    assert await board(services) == []  # nobody played within 7 days
+    await services.settings.change(GUILD, MOD, {"inactive_days": 0})
+    assert len(await board(services)) == 4  # off: everyone is back, ratings as they were
 
 
 @pytest.mark.parametrize("days", [-1, 3651, 1.5, "x"])
-async def test_inactive_days_out_of_bounds_is_refused(ladder: Ladder, days: object) -> None:
+async def test_inactive_days_out_of_bounds_is_refused(services: Services, days: object) -> None:
     with pytest.raises(UserError, match="inactive_days"):
-        await ladder.change_settings(GUILD, MOD, {"inactive_days": days})
-    assert (await ladder.settings(GUILD)).inactive_days == 0
+        await services.settings.change(GUILD, MOD, {"inactive_days": days})
+    assert (await services.settings.current(GUILD)).inactive_days == 0

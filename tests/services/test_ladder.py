@@ -8,7 +8,7 @@ import math
 import pytest
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, MemberInfo, UserError, parse_lineup
+from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError, parse_lineup
 from bot.services.lineup import Player, duel_lineup
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
@@ -18,123 +18,137 @@ GUILD = 5
 MOD = Actor(999, is_moderator=True)
 
 
-async def report(ladder: Ladder, actor: Actor, text: str, request: str) -> int:
-    result = await ladder.report(GUILD, actor, parse_lineup(text), request_id=request)
+async def report(services: Services, actor: Actor, text: str, request: str) -> int:
+    result = await services.matches.report(GUILD, actor, parse_lineup(text), request_id=request)
     return result.match.id
 
 
-async def test_same_request_id_twice_records_one_match(ladder: Ladder) -> None:
-    first = await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="r")
-    again = await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="r")
+async def test_same_request_id_twice_records_one_match(services: Services) -> None:
+    first = await services.matches.report(
+        GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="r"
+    )
+    again = await services.matches.report(
+        GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="r"
+    )
     assert (first.created, again.created) == (True, False)
     assert again.match == first.match
-    assert len(await ladder.db.read.all_matches(GUILD)) == 1
-    assert (await ladder.db.read.member(GUILD, 1)).games == 1  # type: ignore[union-attr]
+    assert len(await services.context.db.read.all_matches(GUILD)) == 1
+    assert (await services.context.db.read.member(GUILD, 1)).games == 1  # type: ignore[union-attr]
 
 
-async def test_a_retried_report_changes_nothing(ladder: Ladder, clock: Clock) -> None:
+async def test_a_retried_report_changes_nothing(services: Services, clock: Clock) -> None:
     """Not the names it brings, nor the guild's change stamp (no live board edit)."""
     lineup = parse_lineup("<@1> 1 | <@2> 0")
-    await ladder.report(GUILD, MOD, lineup, request_id="r", members=[MemberInfo(1, "Ann")])
-    stored = await ladder.db.read.dump()
+    await services.matches.report(
+        GUILD, MOD, lineup, request_id="r", members=[MemberInfo(1, "Ann")]
+    )
+    stored = await services.context.db.read.dump()
     clock.now += 60
-    again = await ladder.report(GUILD, MOD, lineup, request_id="r", members=[MemberInfo(1, "Bo")])
+    again = await services.matches.report(
+        GUILD, MOD, lineup, request_id="r", members=[MemberInfo(1, "Bo")]
+    )
     assert not again.created
-    assert await ladder.db.read.dump() == stored
+    assert await services.context.db.read.dump() == stored
 
 
-async def test_pending_until_an_opponent_confirms_once(ladder: Ladder) -> None:
-    match_id = await report(ladder, Actor(1), "<@1> 1 | <@2> 0", "a")
-    assert (await ladder.show_match(GUILD, match_id)).status == "pending"
+async def test_pending_until_an_opponent_confirms_once(services: Services) -> None:
+    match_id = await report(services, Actor(1), "<@1> 1 | <@2> 0", "a")
+    assert (await services.matches.show_match(GUILD, match_id)).status == "pending"
     with pytest.raises(UserError, match="opponent of the reporter"):
-        await ladder.confirm(GUILD, Actor(1), match_id)  # the reporter cannot confirm
-    first = await ladder.confirm(GUILD, Actor(2), match_id)
-    second = await ladder.confirm(GUILD, Actor(2), match_id)
+        await services.matches.confirm(GUILD, Actor(1), match_id)  # the reporter cannot confirm
+    first = await services.matches.confirm(GUILD, Actor(2), match_id)
+    second = await services.matches.confirm(GUILD, Actor(2), match_id)
     assert (first.applied_now, second.applied_now) == (True, False)
-    member = await ladder.db.read.member(GUILD, 1)
+    member = await services.context.db.read.member(GUILD, 1)
     assert member is not None and (member.rating, member.games) == (520.0, 1)
-    await assert_log_is_truth(ladder, GUILD)
+    await assert_log_is_truth(services, GUILD)
 
 
-async def test_dispute_blocks_auto_confirm_but_not_moderators(ladder: Ladder, clock: Clock) -> None:
-    disputed = await report(ladder, Actor(1), "<@1> 1 | <@2> 0", "a")
-    waiting = await report(ladder, Actor(3), "<@3> 1 | <@4> 0", "b")
-    await ladder.dispute(GUILD, Actor(2), disputed)
+async def test_dispute_blocks_auto_confirm_but_not_moderators(
+    services: Services, clock: Clock
+) -> None:
+    disputed = await report(services, Actor(1), "<@1> 1 | <@2> 0", "a")
+    waiting = await report(services, Actor(3), "<@3> 1 | <@4> 0", "b")
+    await services.matches.dispute(GUILD, Actor(2), disputed)
     clock.now += 23 * 3600
-    assert await ladder.auto_confirm() == []
+    assert await services.matches.auto_confirm() == []
     clock.now += 3600
-    assert [m.id for m in await ladder.auto_confirm()] == [waiting]
-    assert (await ladder.show_match(GUILD, disputed)).status == "disputed"
+    assert [m.id for m in await services.matches.auto_confirm()] == [waiting]
+    assert (await services.matches.show_match(GUILD, disputed)).status == "disputed"
     with pytest.raises(UserError, match="disputed"):
-        await ladder.confirm(GUILD, Actor(2), disputed)
-    assert (await ladder.confirm(GUILD, MOD, disputed)).applied_now
-    await assert_log_is_truth(ladder, GUILD)
+        await services.matches.confirm(GUILD, Actor(2), disputed)
+    assert (await services.matches.confirm(GUILD, MOD, disputed)).applied_now
+    await assert_log_is_truth(services, GUILD)
 
 
-async def test_leaving_keeps_past_matches_and_unrates_future_ones(ladder: Ladder) -> None:
-    await report(ladder, MOD, "<@1> 1 | <@2> 0 | <@3> 0", "a")
-    await ladder.leave(GUILD, MemberInfo(3, "three"))
-    match_id = await report(ladder, MOD, "<@1> 0 | <@2> 1 | <@3> 5", "b")
+async def test_leaving_keeps_past_matches_and_unrates_future_ones(services: Services) -> None:
+    await report(services, MOD, "<@1> 1 | <@2> 0 | <@3> 0", "a")
+    await services.members.leave(GUILD, MemberInfo(3, "three"))
+    match_id = await report(services, MOD, "<@1> 0 | <@2> 1 | <@3> 5", "b")
     third = next(
-        p for p in (await ladder.show_match(GUILD, match_id)).participants if p.user_id == 3
+        p
+        for p in (await services.matches.show_match(GUILD, match_id)).participants
+        if p.user_id == 3
     )
     assert not third.enabled and third.rating_after is None
-    assert (await ladder.db.read.member(GUILD, 3)).games == 1  # type: ignore[union-attr]
-    page = await ladder.leaderboard(GUILD)
+    assert (await services.context.db.read.member(GUILD, 3)).games == 1  # type: ignore[union-attr]
+    page = await services.standings.leaderboard(GUILD)
     assert 3 not in [row.user_id for row in page.rows]
-    await ladder.join(GUILD, MemberInfo(3, "three"))
-    assert 3 in [row.user_id for row in (await ladder.leaderboard(GUILD)).rows]
-    await assert_log_is_truth(ladder, GUILD)
+    await services.members.join(GUILD, MemberInfo(3, "three"))
+    assert 3 in [row.user_id for row in (await services.standings.leaderboard(GUILD)).rows]
+    await assert_log_is_truth(services, GUILD)
 
 
-async def test_void_replays_only_successors(ladder: Ladder) -> None:
-    ids = [await report(ladder, MOD, f"<@{i}> 1 | <@{i + 1}> 0", str(i)) for i in range(1, 6)]
-    assert (await ladder.void(GUILD, MOD, ids[-1])).replayed == 0
-    assert (await ladder.void(GUILD, MOD, ids[1], "typo")).replayed == 2
-    voided = await ladder.show_match(GUILD, ids[1])
+async def test_void_replays_only_successors(services: Services) -> None:
+    ids = [await report(services, MOD, f"<@{i}> 1 | <@{i + 1}> 0", str(i)) for i in range(1, 6)]
+    assert (await services.matches.void(GUILD, MOD, ids[-1])).replayed == 0
+    assert (await services.matches.void(GUILD, MOD, ids[1], "typo")).replayed == 2
+    voided = await services.matches.show_match(GUILD, ids[1])
     assert (voided.status, voided.void_reason) == ("void", "typo")
     with pytest.raises(
         UserError,
         match=f"match #{ids[1]} is void; only a pending, disputed or applied match can be voided",
     ):
-        await ladder.void(GUILD, MOD, ids[1])  # again: refused, nothing to do
-    await assert_log_is_truth(ladder, GUILD)
+        await services.matches.void(GUILD, MOD, ids[1])  # again: refused, nothing to do
+    await assert_log_is_truth(services, GUILD)
 
 
-async def test_settings_change_replays_the_guild(ladder: Ladder) -> None:
+async def test_settings_change_replays_the_guild(services: Services) -> None:
     for i in range(3):
-        await report(ladder, MOD, "<@1> 1 | <@2> 0", str(i))
-    result = await ladder.change_settings(GUILD, MOD, {"t": 200, "min_games": 0})
+        await report(services, MOD, "<@1> 1 | <@2> 0", str(i))
+    result = await services.settings.change(GUILD, MOD, {"t": 200, "min_games": 0})
     assert (result.settings.t, result.replayed) == (200.0, 3)
-    assert (await ladder.change_settings(GUILD, MOD, {"variant": "p3"})).replayed is None
-    assert (await ladder.change_settings(GUILD, MOD, {"t": 200.0})).replayed is None
-    await assert_log_is_truth(ladder, GUILD)
+    assert (await services.settings.change(GUILD, MOD, {"variant": "p3"})).replayed is None
+    assert (await services.settings.change(GUILD, MOD, {"t": 200.0})).replayed is None
+    await assert_log_is_truth(services, GUILD)
 
 
-async def test_leaderboard_order_pages_and_min_games(ladder: Ladder) -> None:
-    await report(ladder, MOD, "<@1> 1 | <@2> 0", "a")
-    await report(ladder, MOD, "<@3> 1 | <@4> 0", "b")
-    await report(ladder, MOD, "<@3> 1 | <@5> 0", "c")
-    page = await ladder.leaderboard(GUILD, page_size=2)
+async def test_leaderboard_order_pages_and_min_games(services: Services) -> None:
+    await report(services, MOD, "<@1> 1 | <@2> 0", "a")
+    await report(services, MOD, "<@3> 1 | <@4> 0", "b")
+    await report(services, MOD, "<@3> 1 | <@5> 0", "c")
+    page = await services.standings.leaderboard(GUILD, page_size=2)
     assert (page.pages, page.total) == (3, 5)
     first = page.rows[0]
     assert first.user_id == 3  # rating above 520 after two wins
-    all_rows = (await ladder.leaderboard(GUILD, page_size=0)).rows
+    all_rows = (await services.standings.leaderboard(GUILD, page_size=0)).rows
     keys = [(-row.value, -row.games, row.user_id) for row in all_rows]
     assert keys == sorted(keys)
-    await ladder.change_settings(GUILD, MOD, {"min_games": 2})
-    assert [row.user_id for row in (await ladder.leaderboard(GUILD)).rows] == [3]
+    await services.settings.change(GUILD, MOD, {"min_games": 2})
+    assert [row.user_id for row in (await services.standings.leaderboard(GUILD)).rows] == [3]
     for measure in ("p1", "p8", "ra"):
-        rows = (await ladder.leaderboard(GUILD, by=measure, page_size=0)).rows
+        rows = (await services.standings.leaderboard(GUILD, by=measure, page_size=0)).rows
         assert [row.user_id for row in rows] == [3]
-    assert (await ladder.leaderboard(GUILD, by="ra")).rows[0].value == pytest.approx(2.0)
+    assert (await services.standings.leaderboard(GUILD, by="ra")).rows[0].value == pytest.approx(
+        2.0
+    )
 
 
-async def test_rating_card_and_prediction(ladder: Ladder) -> None:
-    await report(ladder, MOD, "<@1> 1 | <@2> 0", "a")
-    await report(ladder, MOD, "<@1> 0 | <@2> 1", "b")
-    await report(ladder, MOD, "<@1> 1 | <@3> 0", "c")
-    card = await ladder.rating_card(GUILD, 1, "p3")
+async def test_rating_card_and_prediction(services: Services) -> None:
+    await report(services, MOD, "<@1> 1 | <@2> 0", "a")
+    await report(services, MOD, "<@1> 0 | <@2> 1", "b")
+    await report(services, MOD, "<@1> 1 | <@3> 0", "c")
+    card = await services.standings.rating_card(GUILD, 1, "p3")
     assert (card.games, card.wins, card.losses, card.rank) == (3, 2, 1, 1)
     assert [point.match_id for point in card.stats.history] == sorted(
         p.match_id for p in card.stats.history
@@ -142,39 +156,41 @@ async def test_rating_card_and_prediction(ladder: Ladder) -> None:
     assert card.stats.history[-1].rating == card.rating
     assert card.ra == pytest.approx(math.sqrt(2) + 1)
     assert card.up > 0 and card.down > 0
-    prediction = await ladder.predict(GUILD, 1, 2)
+    prediction = await services.standings.predict(GUILD, 1, 2)
     assert 0.5 < prediction.ladder < 1
-    reverse = await ladder.predict(GUILD, 2, 1)
+    reverse = await services.standings.predict(GUILD, 2, 1)
     assert prediction.ladder + reverse.ladder == pytest.approx(1.0)
     assert prediction.performance is not None and reverse.performance is not None
     assert prediction.performance + reverse.performance == pytest.approx(1.0)
 
 
 async def test_live_board_is_due_after_changes_at_most_once_per_interval(
-    ladder: Ladder, clock: Clock
+    services: Services, clock: Clock
 ) -> None:
-    await ladder.set_live_channel(GUILD, MOD, 42)
-    assert [b.channel_id for b in await ladder.live_boards_due()] == [42]  # never posted
-    await ladder.mark_live_board_edited(GUILD, 4242)
-    assert await ladder.live_boards_due() == []
+    await services.standings.set_live_channel(GUILD, MOD, 42)
+    assert [b.channel_id for b in await services.standings.live_boards_due()] == [
+        42
+    ]  # never posted
+    await services.standings.mark_live_board_edited(GUILD, 4242)
+    assert await services.standings.live_boards_due() == []
     clock.now += 1
-    await report(ladder, MOD, "<@1> 1 | <@2> 0", "a")
-    assert await ladder.live_boards_due() == []  # edited a second ago
+    await report(services, MOD, "<@1> 1 | <@2> 0", "a")
+    assert await services.standings.live_boards_due() == []  # edited a second ago
     clock.now += 60
-    due = await ladder.live_boards_due()
+    due = await services.standings.live_boards_due()
     assert [(b.channel_id, b.message_id) for b in due] == [(42, 4242)]
 
 
-async def test_history_text_is_the_game_list(ladder: Ladder) -> None:
-    await report(ladder, MOD, "<@1> 1 | <@2> 0, <@3> 0", "a")
-    text = await ladder.history_text(GUILD, 1)
+async def test_history_text_is_the_game_list(services: Services) -> None:
+    await report(services, MOD, "<@1> 1 | <@2> 0, <@3> 0", "a")
+    text = await services.standings.history_text(GUILD, 1)
     assert text == "+1500 2\n+1500 3\n"  # initial rating = 1500 Elo; opponents by id
 
 
 async def test_concurrent_operations_equal_the_same_operations_one_by_one(
     fresh_database: OpenDatabase,
 ) -> None:
-    async def scenario(ladder: Ladder, concurrently: bool) -> dict[int, float | None]:
+    async def scenario(services: Services, concurrently: bool) -> dict[int, float | None]:
         async def run_all(calls: list) -> list:  # type: ignore[type-arg]
             if concurrently:
                 return await asyncio.gather(*(call() for call in calls))
@@ -183,22 +199,28 @@ async def test_concurrent_operations_equal_the_same_operations_one_by_one(
         def reporter(i: int):  # type: ignore[no-untyped-def]
             a, b, c = i % 13 + 1, (i * 7) % 13 + 20, (i * 5) % 11 + 40
             text = f"<@{a}> {i % 5} {5 + i % 15} | <@{b}> {(i * 3) % 5}, <@{c}> {i % 2}"
-            return lambda: ladder.report(GUILD, Actor(a), parse_lineup(text), request_id=str(i))
+            return lambda: services.matches.report(
+                GUILD, Actor(a), parse_lineup(text), request_id=str(i)
+            )
 
         pending = await run_all([reporter(i) for i in range(100)])
         mixed = []
         for i, result in enumerate(pending):
             opponent = next(p.user_id for p in result.match.participants if p.side == "2")
-            mixed.append(lambda m=result.match.id, o=opponent: ladder.confirm(GUILD, Actor(o), m))
+            mixed.append(
+                lambda m=result.match.id, o=opponent: services.matches.confirm(GUILD, Actor(o), m)
+            )
             mixed.append(reporter(100 + i))
         await run_all(mixed)
-        return {m.user_id: m.rating for m in await ladder.db.read.members(GUILD)}
+        return {m.user_id: m.rating for m in await services.context.db.read.members(GUILD)}
 
     results = []
     for concurrently in (False, True):
         db = await fresh_database()
         try:
-            service = Ladder(db, GuildSettings(confirm="opponent"), clock=Clock())
+            service = Services.build(
+                ServiceContext(db, GuildSettings(confirm="opponent"), clock=Clock())
+            )
             results.append(await scenario(service, concurrently))
             await assert_log_is_truth(service, GUILD)
         finally:
@@ -207,9 +229,9 @@ async def test_concurrent_operations_equal_the_same_operations_one_by_one(
     assert len(results[0]) == 13 + 13 + 11
 
 
-async def test_user_id_zero_is_a_member_like_any_other(ladder: Ladder) -> None:
+async def test_user_id_zero_is_a_member_like_any_other(services: Services) -> None:
     # Lineup text refuses id 0 (SPEC 7); the service must still not treat 0 as "no id".
     lineup = duel_lineup(Player(user_id=0), Player(user_id=2))
-    await ladder.report(GUILD, MOD, lineup, request_id="zero")
-    zero = await ladder.db.read.member(GUILD, 0)
+    await services.matches.report(GUILD, MOD, lineup, request_id="zero")
+    zero = await services.context.db.read.member(GUILD, 0)
     assert zero is not None and (zero.games, zero.wins) == (1, 1)

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import VARIANTS, GuildSettings
-from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError
+from bot.services import Actor, LineupEntry, MemberInfo, Player, ServiceContext, Services, UserError
 from bot.services.matchcsv.format import format_time
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth, assert_performances_are_fresh
@@ -69,37 +69,37 @@ def csv_of(matches: list[tuple[LineupEntry, ...]], start: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def apply(ladder: Ladder, clock: Clock, step: int, op: tuple[object, ...]) -> None:
+async def apply(services: Services, clock: Clock, step: int, op: tuple[object, ...]) -> None:
     kind, first, second = op
     clock.now += 600
-    matches = await ladder.db.read.all_matches(GUILD)
+    matches = await services.context.db.read.all_matches(GUILD)
     target = matches[first % len(matches)] if matches and isinstance(first, int) else None
     if kind == "report":
         lineup = first  # type: ignore[assignment]
         playing = [e.player.user_id for e in lineup if e.player.user_id is not None]  # type: ignore[attr-defined]
         actor = MOD if second or not playing else Actor(playing[0])
-        await ladder.report(GUILD, actor, lineup, request_id=str(step))  # type: ignore[arg-type]
+        await services.matches.report(GUILD, actor, lineup, request_id=str(step))  # type: ignore[arg-type]
     elif kind in ("confirm", "dispute") and target is not None:
         opponents = [p.user_id for p in target.participants if p.user_id != target.reporter_id]
         actor = MOD if second or opponents[0] is None else Actor(opponents[0])
-        await getattr(ladder, kind)(GUILD, actor, target.id)
+        await getattr(services.matches, kind)(GUILD, actor, target.id)
     elif kind == "void" and target is not None:
-        await ladder.void(GUILD, MOD, target.id)
+        await services.matches.void(GUILD, MOD, target.id)
     elif kind == "cancel" and target is not None:
         actor = MOD if second or target.reporter_id is None else Actor(target.reporter_id)
-        await ladder.cancel(GUILD, actor, target.id)
+        await services.matches.cancel(GUILD, actor, target.id)
     elif kind == "edit" and target is not None:
-        await ladder.edit(GUILD, MOD, target.id, second)  # type: ignore[arg-type]
+        await services.matches.edit(GUILD, MOD, target.id, second)  # type: ignore[arg-type]
     elif kind == "settings":
-        await ladder.change_settings(GUILD, MOD, {"t": first, "game_mult": second})
+        await services.settings.change(GUILD, MOD, {"t": first, "game_mult": second})
     elif kind == "leave":
-        await ladder.leave(GUILD, MemberInfo(first, f"u{first}"))  # type: ignore[arg-type]
+        await services.members.leave(GUILD, MemberInfo(first, f"u{first}"))  # type: ignore[arg-type]
     elif kind == "season":
         name = "again" if second else f"s{step}"  # "again" a second time is refused
-        await ladder.start_season(GUILD, MOD, name, first)  # type: ignore[arg-type]
+        await services.seasons.start_season(GUILD, MOD, name, first)  # type: ignore[arg-type]
     elif kind == "import":
         start = clock.now + 86400 * second  # type: ignore[operator]
-        await ladder.import_csv(GUILD, MOD, csv_of(first, start))  # type: ignore[arg-type]
+        await services.transfers.import_csv(GUILD, MOD, csv_of(first, start))  # type: ignore[arg-type]
 
 
 measure = st.one_of(st.just("p8"), st.sampled_from([*VARIANTS, "ra"]))
@@ -127,13 +127,13 @@ async def run_operations(
     fill the cache in the background, racing the next operations."""
     db = await fresh_database()
     clock = Clock()
-    ladder = Ladder(db, GuildSettings(), clock=clock, fill_cache=True)
+    services = Services.build(ServiceContext(db, GuildSettings(), clock=clock, fill_cache=True))
     try:
         for step, (op, checked) in enumerate(steps):
             with contextlib.suppress(UserError):
-                await apply(ladder, clock, step, op)
-            await assert_log_is_truth(ladder, GUILD)
-            await assert_performances_are_fresh(ladder, GUILD, checked)
-            await assert_performances_are_fresh(ladder, GUILD, "ra")
+                await apply(services, clock, step, op)
+            await assert_log_is_truth(services, GUILD)
+            await assert_performances_are_fresh(services, GUILD, checked)
+            await assert_performances_are_fresh(services, GUILD, "ra")
     finally:
-        await ladder.close()
+        await services.close()

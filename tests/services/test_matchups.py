@@ -14,8 +14,17 @@ from hypothesis import strategies as st
 
 from bot.config import GuildSettings
 from bot.ratings.ladder import ladder_expected_score
-from bot.services import Actor, Ladder, LineupEntry, MemberInfo, Player, UserError, parse_lineup
-from bot.services.matchups import Matchups, parse_players
+from bot.services import (
+    Actor,
+    LineupEntry,
+    MemberInfo,
+    Player,
+    ServiceContext,
+    Services,
+    UserError,
+    parse_lineup,
+)
+from bot.services.matchups import parse_players
 from bot.storage import Database, Match
 from tests.services.conftest import Clock
 
@@ -54,7 +63,7 @@ history_step = st.one_of(
 )
 
 
-async def play(ladder: Ladder, clock: Clock, step: int, op: tuple[object, ...]) -> None:
+async def play(services: Services, clock: Clock, step: int, op: tuple[object, ...]) -> None:
     """A report by a moderator (applied) or a player (pending), a void, a leave or a join."""
     kind, first, applied = op
     clock.now += 60
@@ -62,14 +71,14 @@ async def play(ladder: Ladder, clock: Clock, step: int, op: tuple[object, ...]) 
         lineup: tuple[LineupEntry, ...] = first  # type: ignore[assignment]
         members = [e.player.user_id for e in lineup if e.player.user_id is not None]
         actor = MOD if applied or not members else Actor(members[0])
-        await ladder.report(GUILD, actor, lineup, request_id=str(step))
+        await services.matches.report(GUILD, actor, lineup, request_id=str(step))
     elif kind == "void":
-        matches = await ladder.db.read.all_matches(GUILD)
+        matches = await services.context.db.read.all_matches(GUILD)
         if matches:
-            await ladder.void(GUILD, MOD, matches[first % len(matches)].id)  # type: ignore[operator]
+            await services.matches.void(GUILD, MOD, matches[first % len(matches)].id)  # type: ignore[operator]
     else:
         info = MemberInfo(first, f"u{first}")  # type: ignore[arg-type]
-        await (ladder.leave if kind == "leave" else ladder.join)(GUILD, info)
+        await (services.members.leave if kind == "leave" else services.members.join)(GUILD, info)
 
 
 def plain_record(matches: list[Match], a: int, b: int) -> tuple[list[int], list[str]]:
@@ -101,43 +110,49 @@ async def check_head_to_head(steps: list[tuple[object, ...]], a: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         db = await Database.open(Path(folder) / "ladder.sqlite3")
         clock = Clock()
-        ladder = Ladder(db, GuildSettings(), clock=clock)
+        services = Services.build(ServiceContext(db, GuildSettings(), clock=clock))
         try:
             for step, op in enumerate(steps):
                 with contextlib.suppress(UserError):
-                    await play(ladder, clock, step, op)
-            await ladder.upsert_members(GUILD, [MemberInfo(user, f"u{user}") for user in USERS])
+                    await play(services, clock, step, op)
+            await services.members.upsert_members(
+                GUILD, [MemberInfo(user, f"u{user}") for user in USERS]
+            )
             matches = await db.read.all_matches(GUILD)
             meetings = 0
             for b in USERS:
                 if b == a:
                     continue
-                found = await Matchups(ladder).head_to_head(GUILD, a, b, recent=3)
+                found = await services.matchups.head_to_head(GUILD, a, b, recent=3)
                 ids, results = plain_record(matches, a, b)
                 record = (found.wins, found.draws, found.losses)
                 assert record == tuple(results.count(r) for r in ("win", "draw", "loss"))
                 assert [m.match.id for m in found.recent] == ids[:3]
                 assert [m.result for m in found.recent] == results[:3]
-                assert found.prediction == await ladder.predict(GUILD, a, b)
+                assert found.prediction == await services.standings.predict(GUILD, a, b)
                 meetings += len(ids)
             target(float(meetings))  # steer towards histories where they often meet
         finally:
             await db.close()
 
 
-async def test_head_to_head_refuses_one_member_twice_and_bots(ladder: Ladder) -> None:
-    await ladder.upsert_members(GUILD, [MemberInfo(1, "one"), MemberInfo(7, "robot", True)])
+async def test_head_to_head_refuses_one_member_twice_and_bots(services: Services) -> None:
+    await services.members.upsert_members(
+        GUILD, [MemberInfo(1, "one"), MemberInfo(7, "robot", True)]
+    )
     with pytest.raises(UserError, match="same member"):
-        await Matchups(ladder).head_to_head(GUILD, 1, 1)
+        await services.matchups.head_to_head(GUILD, 1, 1)
     with pytest.raises(UserError, match="<@7> is a bot"):
-        await Matchups(ladder).head_to_head(GUILD, 1, 7)
+        await services.matchups.head_to_head(GUILD, 1, 7)
 
 
-async def test_balance_rates_guests_and_newcomers_at_initial_rating(ladder: Ladder) -> None:
+async def test_balance_rates_guests_and_newcomers_at_initial_rating(services: Services) -> None:
     for _ in range(3):
-        await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id=f"{_}")
-    one, two = await ladder.db.read.members_by_id(GUILD, [1, 2])
-    found = await Matchups(ladder).balance(GUILD, parse_players("<@1> <@2> <@3> zed"), 2)
+        await services.matches.report(
+            GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id=f"{_}"
+        )
+    one, two = await services.context.db.read.members_by_id(GUILD, [1, 2])
+    found = await services.matchups.balance(GUILD, parse_players("<@1> <@2> <@3> zed"), 2)
     rating = {entry.player.label: entry.rating for team in found.teams for entry in team.players}
     assert rating == {"<@1>": one.rating, "<@2>": two.rating, "<@3>": 500.0, "zed": 500.0}
     first, second = found.teams
@@ -151,10 +166,12 @@ async def test_balance_rates_guests_and_newcomers_at_initial_rating(ladder: Ladd
     )
 
 
-async def test_balance_of_uneven_ratings_uses_the_ladder_scale(ladder: Ladder) -> None:
+async def test_balance_of_uneven_ratings_uses_the_ladder_scale(services: Services) -> None:
     for _ in range(4):
-        await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id=f"{_}")
-    found = await Matchups(ladder).balance(GUILD, parse_players("<@3> <@1>"), 2)
+        await services.matches.report(
+            GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id=f"{_}"
+        )
+    found = await services.matchups.balance(GUILD, parse_players("<@3> <@1>"), 2)
     strong, weak = found.teams
     assert [e.player.user_id for e in strong.players + weak.players] == [1, 3]
     assert strong.win_probability > 0.5 > weak.win_probability
@@ -176,10 +193,10 @@ async def test_balance_of_uneven_ratings_uses_the_ladder_scale(ladder: Ladder) -
         ("<@1> bo@b", 2, "'bo@b' is not a player"),
     ],
 )
-async def test_balance_refusals(ladder: Ladder, text: str, teams: int, message: str) -> None:
-    await ladder.upsert_members(GUILD, [MemberInfo(7, "robot", True)])
+async def test_balance_refusals(services: Services, text: str, teams: int, message: str) -> None:
+    await services.members.upsert_members(GUILD, [MemberInfo(7, "robot", True)])
     with pytest.raises(UserError, match=message):
-        await Matchups(ladder).balance(GUILD, parse_players(text), teams)
+        await services.matchups.balance(GUILD, parse_players(text), teams)
 
 
 def test_empty_player_list_is_refused() -> None:
@@ -187,31 +204,33 @@ def test_empty_player_list_is_refused() -> None:
         parse_players("  ")
 
 
-async def test_match_pages_cover_the_matches_newest_first(ladder: Ladder) -> None:
-    ladder.page_size = 3
+async def test_match_pages_cover_the_matches_newest_first(services: Services) -> None:
+    services.context.page_size = 3
     for n in range(7):
-        await ladder.report(GUILD, MOD, parse_lineup(f"<@1> 1 | <@{n + 2}> 0"), request_id=f"{n}")
-    matchups = Matchups(ladder)
-    newest_first = [m.id for m in await ladder.db.read.recent_matches(GUILD, None, 100)]
+        await services.matches.report(
+            GUILD, MOD, parse_lineup(f"<@1> 1 | <@{n + 2}> 0"), request_id=f"{n}"
+        )
+    matchups = services.matchups
+    newest_first = [m.id for m in await services.context.db.read.recent_matches(GUILD, None, 100)]
     pages = [await matchups.match_page(GUILD, None, page) for page in (1, 2, 3)]
     assert [m.id for page in pages for m in page.matches] == newest_first
     assert [(p.page, p.pages, p.total) for p in pages] == [(1, 3, 7), (2, 3, 7), (3, 3, 7)]
     assert (await matchups.match_page(GUILD, None, 99)).page == 3
     own = await matchups.match_page(GUILD, 4, 1)
-    member = await ladder.db.read.member(GUILD, 4)
+    member = await services.context.db.read.member(GUILD, 4)
     assert member is not None and (own.total, own.name) == (1, member.name)
     assert all(any(p.user_id == 4 for p in m.participants) for m in own.matches)
     nobody = await matchups.match_page(GUILD, 50, 1)
     assert (nobody.total, nobody.pages, nobody.matches) == (0, 1, ())
 
 
-async def test_leaderboard_page_of_a_member(ladder: Ladder) -> None:
-    ladder.page_size = 2
+async def test_leaderboard_page_of_a_member(services: Services) -> None:
+    services.context.page_size = 2
     for n in range(3):
         text = f"<@{10 + n}> 1 | <@{20 + n}> 0"
-        await ladder.report(GUILD, MOD, parse_lineup(text), request_id=f"{n}")
-    matchups = Matchups(ladder)
-    everyone = (await ladder.leaderboard(GUILD, "ladder", page_size=0)).rows
+        await services.matches.report(GUILD, MOD, parse_lineup(text), request_id=f"{n}")
+    matchups = services.matchups
+    everyone = (await services.standings.leaderboard(GUILD, "ladder", page_size=0)).rows
     for row in everyone:
         page = await matchups.leaderboard_page_of(GUILD, "ladder", row.user_id)
         assert page is not None and page.page == math.ceil(row.rank / 2)

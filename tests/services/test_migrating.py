@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import GuildSettings
-from bot.services import Ladder, UserError
+from bot.services import ServiceContext, Services, UserError
 from bot.services.migrating import migrate_database, replay_disagreements
 from bot.storage import Database
 from bot.storage.migrate import tables
@@ -50,26 +50,30 @@ async def build(path: Path, steps: list[tuple[object, ...]], posted: bool) -> No
     """Random use of a guild (test_log_invariant's operations), a live board, and
     performances cached by a read."""
     clock = Clock()
-    ladder = Ladder(await Database.open(path), GuildSettings(), clock=clock, fill_cache=True)
+    services = Services.build(
+        ServiceContext(await Database.open(path), GuildSettings(), clock=clock, fill_cache=True)
+    )
     try:
         for step, op in enumerate(steps):
             with contextlib.suppress(UserError):
-                await apply(ladder, clock, step, op)
-        await ladder.set_live_channel(GUILD, MOD, 77)  # the guild exists: the copy has rows
+                await apply(services, clock, step, op)
+        await services.standings.set_live_channel(
+            GUILD, MOD, 77
+        )  # the guild exists: the copy has rows
         if posted:
-            await ladder.mark_live_board_edited(GUILD, 78)
-        await ladder.leaderboard(GUILD, by="p8")
+            await services.standings.mark_live_board_edited(GUILD, 78)
+        await services.standings.leaderboard(GUILD, by="p8")
     finally:
-        await ladder.close()
+        await services.close()
 
 
 async def check_ratings(url: str | Path) -> None:
     db = await Database.open(url)
     try:
         assert await replay_disagreements(db.read) == []
-        ladder = Ladder(db, GuildSettings())
+        services = Services.build(ServiceContext(db, GuildSettings()))
         for guild in await db.read.guild_ids():
-            await assert_log_is_truth(ladder, guild)
+            await assert_log_is_truth(services, guild)
     finally:
         await db.close()
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, MemberInfo, UserError
+from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError
 from bot.services.queues import QueueService
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
@@ -43,19 +43,21 @@ operation = st.one_of(
 )
 
 
-async def open_service(db: object, clock: Clock) -> tuple[Ladder, QueueService]:
-    ladder = Ladder(db, GuildSettings(no_show_minutes=1), clock=clock)  # type: ignore[arg-type]
-    service = QueueService(ladder, rng=random.Random(3), pick_seconds=15.0)
+async def open_service(db: object, clock: Clock) -> tuple[Services, QueueService]:
+    services = Services.build(ServiceContext(db, GuildSettings(no_show_minutes=1), clock=clock))  # type: ignore[arg-type]
+    service = QueueService(
+        services.context, services.matches, rng=random.Random(3), pick_seconds=15.0
+    )
     for spec in QUEUES:
         await service.create_queue(GUILD, MOD, spec, pick_order_given=False)
-    return ladder, service
+    return services, service
 
 
 async def waiting(service: QueueService) -> dict[int, list[int]]:
     return {q.queue_id: [w.user_id for w in q.waiting] for q in await service.queues(GUILD)}
 
 
-async def check_invariants(ladder: Ladder, service: QueueService) -> None:
+async def check_invariants(services: Services, service: QueueService) -> None:
     queues = await service.queues(GUILD)
     lobbies = await service.open_lobbies(GUILD)
     in_lobbies = Counter(p.user_id for lobby in lobbies for p in lobby.players)
@@ -67,17 +69,17 @@ async def check_invariants(ladder: Ladder, service: QueueService) -> None:
         assert not set(users) & in_lobbies.keys()
     for lobby in lobbies:
         assert len(lobby.players) == QUEUES[lobby.queue_id - 1].size
-    matches = await ladder.db.read.all_matches(GUILD)
+    matches = await services.context.db.read.all_matches(GUILD)
     from_lobbies = Counter(m.request_id for m in matches if m.request_id.startswith("lobby:"))
     assert all(count == 1 for count in from_lobbies.values())
 
 
 async def lobby_of(service: QueueService, user_id: int) -> int | None:
-    return await service.db.read.open_lobby_of(GUILD, user_id)
+    return await service.context.db.read.open_lobby_of(GUILD, user_id)
 
 
 async def apply(
-    ladder: Ladder, service: QueueService, clock: Clock, op: tuple[str, int, object]
+    services: Services, service: QueueService, clock: Clock, op: tuple[str, int, object]
 ) -> None:
     kind, user, arg = op
     before = await waiting(service)
@@ -132,17 +134,17 @@ async def apply(
 async def run(fresh_database: OpenDatabase, steps: list[tuple[str, int, object]]) -> None:
     db = await fresh_database()
     clock = Clock()
-    ladder, service = await open_service(db, clock)
+    services, service = await open_service(db, clock)
     try:
         for op in steps:
             stored = await db.read.dump()
             try:
-                await apply(ladder, service, clock, op)
+                await apply(services, service, clock, op)
             except UserError:
                 assert await db.read.dump() == stored  # a refusal changes nothing
-            await check_invariants(ladder, service)
+            await check_invariants(services, service)
     finally:
-        await ladder.close()
+        await services.close()
 
 
 @settings(
@@ -180,8 +182,8 @@ async def test_a_thousand_concurrent_joins_give_the_serial_lobbies(
     outcomes: list[tuple[list[list[int]], dict[int, list[int]]]] = []
     for concurrent in (False, True):
         db = await fresh_database()
-        ladder = Ladder(db, GuildSettings(), clock=Clock())
-        service = QueueService(ladder, rng=random.Random(1))
+        services = Services.build(ServiceContext(db, GuildSettings(), clock=Clock()))
+        service = QueueService(services.context, services.matches, rng=random.Random(1))
         try:
             for number in range(10):
                 spec = QueueSettings(f"q{number}", 1, 2 * (number % 4 + 1))
@@ -200,7 +202,7 @@ async def test_a_thousand_concurrent_joins_give_the_serial_lobbies(
                 )
             )
         finally:
-            await ladder.close()
+            await services.close()
     serial, at_once = outcomes
     assert len(at_once[0]) == len(serial[0]) > 40
     assert at_once == serial  # the guild's lock takes the joins in the order they came

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, MemberInfo, UserError
+from bot.services import Actor, MemberInfo, Services, UserError
 from bot.services.queues import QueueService
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
@@ -22,8 +22,8 @@ MOD = Actor(999, is_moderator=True)
 
 
 @pytest.fixture
-async def queues(ladder: Ladder) -> AsyncIterator[QueueService]:
-    yield QueueService(ladder, rng=random.Random(7), pick_seconds=60.0)
+async def queues(services: Services) -> AsyncIterator[QueueService]:
+    yield QueueService(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)
 
 
 def member(user_id: int) -> MemberInfo:
@@ -38,15 +38,17 @@ async def make(queues: QueueService, name: str = "4s", size: int = 4, **options:
     return created.queue_id
 
 
-async def test_join_pop_ready_balance_result_confirm(queues: QueueService, ladder: Ladder) -> None:
+async def test_join_pop_ready_balance_result_confirm(
+    queues: QueueService, services: Services
+) -> None:
     queue_id = await make(queues, maps=("dust", "nuke"))
     for user_id in (1, 2, 3):
         joined = await queues.join(GUILD, member(user_id), queue_id=queue_id)
         assert joined.place == user_id and not joined.lobbies
-    stored = await ladder.db.read.dump()
+    stored = await services.context.db.read.dump()
     again = await queues.join(GUILD, MemberInfo(2, "renamed"), "4S")
     assert again.already and again.place == 2
-    assert await ladder.db.read.dump() == stored  # twice changes nothing
+    assert await services.context.db.read.dump() == stored  # twice changes nothing
     popped = await queues.join(GUILD, member(4), queue_id=queue_id)
     assert popped.place is None and not popped.queue.waiting
     (lobby,) = popped.lobbies
@@ -69,15 +71,15 @@ async def test_join_pop_ready_balance_result_confirm(queues: QueueService, ladde
         await queues.result(GUILD, Actor(2), lobby.lobby_id, winner="b")
     team_of = {p.user_id: p.team for p in playing.players}
     opponent = next(u for u, t in team_of.items() if t != team_of[1])
-    await ladder.confirm(GUILD, Actor(opponent), done.report.match.id)
-    match = await ladder.show_match(GUILD, done.report.match.id)
+    await services.matches.confirm(GUILD, Actor(opponent), done.report.match.id)
+    match = await services.matches.show_match(GUILD, done.report.match.id)
     assert match.status == "applied"
     assert {p.user_id: p.side for p in match.participants} == {
         u: "AB"[t or 0] for u, t in team_of.items()
     }
     winners = [p for p in match.participants if p.side == "A"]
     assert all((p.rating_after or 0) > (p.rating_before or 0) for p in winners)
-    await assert_log_is_truth(ladder, GUILD)
+    await assert_log_is_truth(services, GUILD)
     assert await queues.join(GUILD, member(1), queue_id=queue_id)  # free again
 
 
@@ -97,7 +99,7 @@ async def test_moderator_result_applies_at_once_and_ffa_by_order(queues: QueueSe
     assert scores == {3: 2.0, 1: 1.0, 2: 0.0}
 
 
-async def test_refusals(queues: QueueService, ladder: Ladder, clock: Clock) -> None:
+async def test_refusals(queues: QueueService, services: Services, clock: Clock) -> None:
     with pytest.raises(UserError, match="no queues yet"):
         await queues.join(GUILD, member(1))
     with pytest.raises(UserError, match="only moderators"):
@@ -107,7 +109,7 @@ async def test_refusals(queues: QueueService, ladder: Ladder, clock: Clock) -> N
         await make(queues, "DUEL", 2)
     with pytest.raises(UserError, match="bots cannot join"):
         await queues.join(GUILD, MemberInfo(5, "bot", is_bot=True), queue_id=queue_id)
-    await ladder.leave(GUILD, member(6))
+    await services.members.leave(GUILD, member(6))
     with pytest.raises(UserError, match="you left the ladder"):
         await queues.join(GUILD, member(6), queue_id=queue_id)
     await queues.join(GUILD, member(1), queue_id=queue_id)
@@ -120,7 +122,7 @@ async def test_refusals(queues: QueueService, ladder: Ladder, clock: Clock) -> N
         await queues.cancel(GUILD, Actor(1), lobby.lobby_id)
     with pytest.raises(UserError, match="you are not in any queue"):
         await queues.leave(GUILD, 3)
-    stored = await ladder.db.read.dump()
+    stored = await services.context.db.read.dump()
     for refused in (
         queues.join(GUILD, member(2), queue_id=queue_id),
         queues.pick(GUILD, 1, lobby.lobby_id, 2),
@@ -128,13 +130,13 @@ async def test_refusals(queues: QueueService, ladder: Ladder, clock: Clock) -> N
     ):
         with pytest.raises(UserError):
             await refused
-    assert await ladder.db.read.dump() == stored
+    assert await services.context.db.read.dump() == stored
 
 
 async def test_deadline_dissolves_ready_players_go_back_no_shows_penalized(
-    queues: QueueService, ladder: Ladder, clock: Clock
+    queues: QueueService, services: Services, clock: Clock
 ) -> None:
-    await ladder.change_settings(GUILD, MOD, {"no_show_minutes": 10})
+    await services.settings.change(GUILD, MOD, {"no_show_minutes": 10})
     queue_id = await make(queues, ready_seconds=30)
     for user_id in (1, 2, 3, 4):
         joined = await queues.join(GUILD, member(user_id), queue_id=queue_id)
@@ -193,7 +195,7 @@ async def test_captains_pick_in_order_and_auto_pick(queues: QueueService, clock:
 
 
 async def test_expiry_substitute_cancel_and_lobby_timeout(
-    queues: QueueService, ladder: Ladder, clock: Clock
+    queues: QueueService, services: Services, clock: Clock
 ) -> None:
     queue_id = await make(queues, "duel", 2, expire_minutes=5, ready_seconds=0)
     other = await make(queues, "4s", 4, expire_minutes=60)
@@ -222,8 +224,8 @@ async def test_expiry_substitute_cancel_and_lobby_timeout(
     assert [q.name for q in await queues.queues(GUILD)] == ["4s"]
 
 
-async def test_settings_defaults(ladder: Ladder) -> None:
-    settings = await ladder.settings(GUILD)
+async def test_settings_defaults(services: Services) -> None:
+    settings = await services.settings.current(GUILD)
     assert (settings.no_show_minutes, settings.lobby_hours) == (0, 3.0)
     assert GuildSettings().lobby_hours == 3.0
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from bot.services import Actor, Ladder, MemberInfo, parse_lineup
-from bot.services.matchups import Matchups, parse_players
+from bot.services import Actor, MemberInfo, Services, parse_lineup
+from bot.services.matchups import parse_players
 from bot.storage import Database
 from bot.storage.engine import Session
 
@@ -71,15 +71,15 @@ def infos(*user_ids: int, renamed: dict[int, str] | None = None) -> list[MemberI
     ]
 
 
-async def played(ladder: Ladder) -> int:
+async def played(services: Services) -> int:
     """A few matches with the members' names stored; the last one edited (so /match show
     has an earlier lineup). Returns the edited match's id."""
     members = infos(1, 2, 3, 4)
     for text in ["<@1> 1 | <@2> 0", "<@3> 2, <@1> 1, <@4> 0", "<@2> 1 | <@4> 1", "<@1> 0 | <@3> 1"]:
-        result = await ladder.report(
+        result = await services.matches.report(
             GUILD, MOD, parse_lineup(text), request_id=text, members=members
         )
-    await ladder.edit(GUILD, MOD, result.match.id, parse_lineup("<@1> 1 | <@3> 1"))
+    await services.matches.edit(GUILD, MOD, result.match.id, parse_lineup("<@1> 1 | <@3> 1"))
     return result.match.id
 
 
@@ -87,45 +87,45 @@ READ_COMMANDS = ["rating", "history", "predict", "match show", "match list", "ba
 
 
 async def run_command(
-    ladder: Ladder, command: str, match_id: int, renamed: dict[int, str] | None = None
+    services: Services, command: str, match_id: int, renamed: dict[int, str] | None = None
 ) -> int:
     """The command as its cog runs it; how many read use cases it called."""
-    matchups = Matchups(ladder)
+    matchups = services.matchups
     if command == "rating":
-        await ladder.upsert_members(GUILD, infos(1, renamed=renamed))
-        await ladder.rating_card(GUILD, 1)
+        await services.members.upsert_members(GUILD, infos(1, renamed=renamed))
+        await services.standings.rating_card(GUILD, 1)
     elif command == "history":
-        await ladder.upsert_members(GUILD, infos(1, renamed=renamed))
-        assert await ladder.history_text(GUILD, 1)
+        await services.members.upsert_members(GUILD, infos(1, renamed=renamed))
+        assert await services.standings.history_text(GUILD, 1)
     elif command == "predict":
-        await ladder.upsert_members(GUILD, infos(1, 2, renamed=renamed))
-        await ladder.predict(GUILD, 1, 2)
+        await services.members.upsert_members(GUILD, infos(1, 2, renamed=renamed))
+        await services.standings.predict(GUILD, 1, 2)
     elif command == "match show":
-        async with ladder.db.snapshot():
-            await ladder.show_match(GUILD, match_id)
-            assert await ladder.match_edits(GUILD, match_id)
+        async with services.context.db.snapshot():
+            await services.matches.show_match(GUILD, match_id)
+            assert await services.matches.match_edits(GUILD, match_id)
     elif command == "match list":
-        await ladder.upsert_members(GUILD, infos(1, renamed=renamed))
+        await services.members.upsert_members(GUILD, infos(1, renamed=renamed))
         await matchups.match_page(GUILD, 1)
     else:
-        await ladder.upsert_members(GUILD, infos(1, 2, 3, 4, renamed=renamed))
+        await services.members.upsert_members(GUILD, infos(1, 2, 3, 4, renamed=renamed))
         await matchups.balance(GUILD, parse_players("<@1> <@2> <@3> <@4>"), 2)
     return 1
 
 
 async def test_read_commands_take_no_write_lock_when_names_are_unchanged(
-    ladder: Ladder, database: Database, monkeypatch: pytest.MonkeyPatch
+    services: Services, database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    match_id = await played(ladder)
+    match_id = await played(services)
     for command in READ_COMMANDS:  # the card's measures are cached by a write of their own
-        await run_command(ladder, command, match_id)
-    await ladder.cache_filled()
+        await run_command(services, command, match_id)
+    await services.context.cache_filled()
     before = await database.read.dump()
     counted = counting(database, monkeypatch)
     for command in READ_COMMANDS:
         snapshots = counted.snapshots
-        reads = await run_command(ladder, command, match_id)
-        await ladder.cache_filled()
+        reads = await run_command(services, command, match_id)
+        await services.context.cache_filled()
         assert counted.writes == [], command
         assert counted.snapshots - snapshots == reads, command  # one snapshot per read
     monkeypatch.undo()
@@ -133,31 +133,31 @@ async def test_read_commands_take_no_write_lock_when_names_are_unchanged(
 
 
 async def test_each_read_runs_every_query_in_its_snapshot(
-    ladder: Ladder, database: Database, monkeypatch: pytest.MonkeyPatch
+    services: Services, database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Apart from the one statement that compares the names, no statement of a read command
     runs outside its snapshot."""
-    match_id = await played(ladder)
-    await ladder.cache_filled()
+    match_id = await played(services)
+    await services.context.cache_filled()
     counted = counting(database, monkeypatch)
     for command in READ_COMMANDS:
         loose = counted.loose_statements
-        await run_command(ladder, command, match_id)
+        await run_command(services, command, match_id)
         names_read = 0 if command == "match show" else 1
         assert counted.loose_statements - loose == names_read, command
 
 
 @pytest.mark.parametrize("command", ["rating", "history", "predict", "match list", "balance"])
 async def test_a_changed_name_is_one_small_write_of_exactly_the_name(
-    ladder: Ladder, database: Database, monkeypatch: pytest.MonkeyPatch, command: str
+    services: Services, database: Database, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
-    match_id = await played(ladder)
-    await run_command(ladder, command, match_id)
-    await ladder.cache_filled()
+    match_id = await played(services)
+    await run_command(services, command, match_id)
+    await services.context.cache_filled()
     before = await database.read.dump()
     counted = counting(database, monkeypatch)
-    await run_command(ladder, command, match_id, renamed={1: "ann the second"})
-    await ladder.cache_filled()
+    await run_command(services, command, match_id, renamed={1: "ann the second"})
+    await services.context.cache_filled()
     assert counted.writes == [GUILD]
     monkeypatch.undo()
     after = await database.read.dump()
@@ -174,14 +174,14 @@ async def test_a_changed_name_is_one_small_write_of_exactly_the_name(
 
 
 async def test_a_member_not_yet_recorded_is_added_once(
-    ladder: Ladder, database: Database, monkeypatch: pytest.MonkeyPatch
+    services: Services, database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """/rating of someone without a record still records them (as before), once."""
-    await played(ladder)
+    await played(services)
     counted = counting(database, monkeypatch)
     newcomer = [MemberInfo(77, "newcomer")]
-    await ladder.upsert_members(GUILD, newcomer)
-    await ladder.upsert_members(GUILD, newcomer)
+    await services.members.upsert_members(GUILD, newcomer)
+    await services.members.upsert_members(GUILD, newcomer)
     assert counted.writes == [GUILD]
-    card = await ladder.rating_card(GUILD, 77)
+    card = await services.standings.rating_card(GUILD, 77)
     assert (card.member.name, card.games) == ("newcomer", 0)

@@ -13,7 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, LineupEntry, Player, UserError, parse_lineup
+from bot.services import (
+    Actor,
+    LineupEntry,
+    Player,
+    ServiceContext,
+    Services,
+    UserError,
+    parse_lineup,
+)
 from bot.services.changes import Change
 from bot.services.lineup import Lineup
 from bot.storage import Database
@@ -47,35 +55,35 @@ async def stored_ratings(db: Database, guild_id: int) -> Stored:
     return members, rows, closings
 
 
-async def assert_recompute_rewrites_nothing(ladder: Ladder, guild_id: int) -> None:
+async def assert_recompute_rewrites_nothing(services: Services, guild_id: int) -> None:
     """A recompute leaves every stored value as it was, and reports that it changed
     nothing (its change names no member and moves no standings)."""
-    before = await stored_ratings(ladder.db, guild_id)
+    before = await stored_ratings(services.context.db, guild_id)
     reported: list[Change] = []
-    ladder.on_change = reported.append
-    await ladder.recompute(guild_id, MOD)
-    ladder.on_change = None
-    assert await stored_ratings(ladder.db, guild_id) == before  # floats compared with ==
+    services.context.on_change = reported.append
+    await services.settings.recompute(guild_id, MOD)
+    services.context.on_change = None
+    assert await stored_ratings(services.context.db, guild_id) == before  # floats compared with ==
     assert reported == [Change(guild_id, "replayed", actor_id=MOD.user_id)]
     assert not reported[0].changes_standings
 
 
-async def test_recompute_after_reports_rewrites_no_rating_bit(ladder: Ladder) -> None:
+async def test_recompute_after_reports_rewrites_no_rating_bit(services: Services) -> None:
     """The reported case (a free-for-all with 0.01 minutes), then free-for-alls of four
     that a replay rates in waves beside each other: a match's sums used to depend on the
     matches rated with it (a matrix product's summation order), and member 46 came out of
     a recompute 539.9800049987502 instead of the stored 539.9800049987504."""
     text = "<@19> 6 0.01, <@13> 13, <@11> 10, <@12> 3"
-    await ladder.report(GUILD, MOD, parse_lineup(text), request_id="issue")
-    await assert_recompute_rewrites_nothing(ladder, GUILD)
+    await services.matches.report(GUILD, MOD, parse_lineup(text), request_id="issue")
+    await assert_recompute_rewrites_nothing(services, GUILD)
     rng = random.Random(3)
     for number in range(12):
         players = rng.sample(range(10, 60), 4)
         text = ", ".join(
             f"<@{p}> {rng.randint(0, 20)} {rng.choice([0.01, 3, 20, 35])}" for p in players
         )
-        await ladder.report(GUILD, MOD, parse_lineup(text), request_id=f"r{number}")
-    await assert_recompute_rewrites_nothing(ladder, GUILD)
+        await services.matches.report(GUILD, MOD, parse_lineup(text), request_id=f"r{number}")
+    await assert_recompute_rewrites_nothing(services, GUILD)
 
 
 # --- any use, then a recompute: nothing moves by a bit --------------------------------------
@@ -142,29 +150,29 @@ OPERATIONS = st.one_of(
 )
 
 
-async def run(ladder: Ladder, clock: Clock, step: int, op: tuple[str, Any]) -> None:
+async def run(services: Services, clock: Clock, step: int, op: tuple[str, Any]) -> None:
     kind, argument = op
     clock.now += 600
-    matches = await ladder.db.read.all_matches(GUILD)
+    matches = await services.context.db.read.all_matches(GUILD)
 
     def target(index: int) -> int | None:
         return matches[index % len(matches)].id if matches else None
 
     if kind == "report":  # one after another, each applied at the end of the log
         for number, lineup in enumerate(argument):
-            await ladder.report(GUILD, MOD, lineup, request_id=f"r{step}.{number}")
+            await services.matches.report(GUILD, MOD, lineup, request_id=f"r{step}.{number}")
     elif kind == "void" and (match_id := target(argument)) is not None:
-        await ladder.void(GUILD, MOD, match_id)
+        await services.matches.void(GUILD, MOD, match_id)
     elif kind == "edit" and (match_id := target(argument[0])) is not None:
-        await ladder.edit(GUILD, MOD, match_id, argument[1])
+        await services.matches.edit(GUILD, MOD, match_id, argument[1])
     elif kind == "settings":
-        await ladder.change_settings(GUILD, MOD, argument)
+        await services.settings.change(GUILD, MOD, argument)
     elif kind == "import":  # hours before or after now: merged into the log, or at its end
         played, offset = argument
         text = csv_of(played, clock.now + 3600 * offset).replace("\nx", f"\ni{step}.")
-        await ladder.import_csv(GUILD, MOD, text)
+        await services.transfers.import_csv(GUILD, MOD, text)
     elif kind == "season":
-        await ladder.start_season(GUILD, MOD, f"s{step}", argument)
+        await services.seasons.start_season(GUILD, MOD, f"s{step}", argument)
 
 
 @settings(
@@ -183,29 +191,29 @@ def test_stored_ratings_are_the_replay_bit_for_bit(
     async def scenario() -> None:
         db = await fresh_database()
         clock = Clock()
-        ladder = Ladder(db, GuildSettings(), clock=clock)
+        services = Services.build(ServiceContext(db, GuildSettings(), clock=clock))
         try:
             for step, op in enumerate(steps):
                 with contextlib.suppress(UserError):
-                    await run(ladder, clock, step, op)
-            await assert_recompute_rewrites_nothing(ladder, GUILD)
+                    await run(services, clock, step, op)
+            await assert_recompute_rewrites_nothing(services, GUILD)
         finally:
-            await ladder.close()
+            await services.close()
 
     asyncio.run(scenario())
 
 
-async def test_a_recompute_that_rewrites_reports_who_changed(ladder: Ladder) -> None:
-    await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="a")
-    await ladder.report(GUILD, MOD, parse_lineup("<@3> 1 | <@4> 0"), request_id="b")
-    async with ladder.db.write(GUILD) as tx:  # a stored rating off by its last bit
+async def test_a_recompute_that_rewrites_reports_who_changed(services: Services) -> None:
+    await services.matches.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="a")
+    await services.matches.report(GUILD, MOD, parse_lineup("<@3> 1 | <@4> 0"), request_id="b")
+    async with services.context.db.write(GUILD) as tx:  # a stored rating off by its last bit
         member = await tx.member(GUILD, 3)
         assert member is not None and member.rating is not None
         await tx.set_ratings(GUILD, {3: math.nextafter(member.rating, math.inf)})
     reported: list[Change] = []
-    ladder.on_change = reported.append
-    await ladder.recompute(GUILD, MOD)
+    services.context.on_change = reported.append
+    await services.settings.recompute(GUILD, MOD)
     assert reported == [
         Change(GUILD, "replayed", frozenset({3}), everyone=True, actor_id=MOD.user_id)
     ]
-    assert (await ladder.db.read.member(GUILD, 3)) == member
+    assert (await services.context.db.read.member(GUILD, 3)) == member

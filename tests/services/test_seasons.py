@@ -7,7 +7,7 @@ import math
 import pytest
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, UserError, parse_lineup
+from bot.services import Actor, ServiceContext, Services, UserError, parse_lineup
 from bot.services.matchcsv.rows import parse_csv
 from bot.services.seasons import FIRST_SEASON
 from tests.services.conftest import Clock
@@ -19,59 +19,61 @@ OTHER = 12
 MOD = Actor(999, is_moderator=True)
 
 
-async def play(ladder: Ladder, clock: Clock, lineup: str) -> None:
+async def play(services: Services, clock: Clock, lineup: str) -> None:
     clock.now += 600
-    await ladder.report(GUILD, MOD, parse_lineup(lineup), request_id=f"{lineup}@{clock.now}")
+    await services.matches.report(
+        GUILD, MOD, parse_lineup(lineup), request_id=f"{lineup}@{clock.now}"
+    )
 
 
-async def ratings(ladder: Ladder, guild_id: int) -> dict[int, float | None]:
-    return {m.user_id: m.rating for m in await ladder.db.read.members(guild_id)}
+async def ratings(services: Services, guild_id: int) -> dict[int, float | None]:
+    return {m.user_id: m.rating for m in await services.context.db.read.members(guild_id)}
 
 
 async def test_a_season_start_carries_ratings_restarts_records_and_keeps_standings(
-    ladder: Ladder, clock: Clock
+    services: Services, clock: Clock
 ) -> None:
-    await play(ladder, clock, "<@1> 10, <@2> 0")
-    await play(ladder, clock, "<@1> 10, <@3> 0")
-    before = await ratings(ladder, GUILD)
+    await play(services, clock, "<@1> 10, <@2> 0")
+    await play(services, clock, "<@1> 10, <@3> 0")
+    before = await ratings(services, GUILD)
     clock.now += 600
-    season = await ladder.start_season(GUILD, MOD, "  spring  ", 0.25)
+    season = await services.seasons.start_season(GUILD, MOD, "  spring  ", 0.25)
     assert (season.name, season.carry) == ("spring", 0.25)
     initial = GuildSettings().initial_rating
-    for member in await ladder.db.read.members(GUILD):
+    for member in await services.context.db.read.members(GUILD):
         start = before[member.user_id]
         assert start is not None and member.rating is not None
         assert member.rating == pytest.approx(initial + 0.25 * (start - initial))
         assert (member.games, member.wins, member.draws, member.losses) == (0, 0, 0, 0)
-    closed = await ladder.leaderboard(GUILD, season=FIRST_SEASON, page_size=0)
+    closed = await services.standings.leaderboard(GUILD, season=FIRST_SEASON, page_size=0)
     assert closed.season == FIRST_SEASON
     assert [(row.user_id, row.rating, row.games, row.wins) for row in closed.rows] == [
         (1, before[1], 2, 2),
         *sorted(((u, before[u], 1, 0) for u in (2, 3)), key=lambda r: -(r[1] or 0)),
     ]
-    now = await ladder.leaderboard(GUILD, season="spring")
+    now = await services.standings.leaderboard(GUILD, season="spring")
     assert now.season is None and now.total == 0  # nobody played in spring yet
-    listed = await ladder.season_list(GUILD)
+    listed = await services.seasons.season_list(GUILD)
     assert [(s.name, s.ended_at is None, s.members) for s in listed] == [
         (FIRST_SEASON, False, 3),
         ("spring", True, 0),
     ]
-    await assert_log_is_truth(ladder, GUILD)
+    await assert_log_is_truth(services, GUILD)
 
 
 async def test_a_void_before_the_boundary_rewrites_both_seasons(
-    ladder: Ladder, clock: Clock
+    services: Services, clock: Clock
 ) -> None:
-    await play(ladder, clock, "<@1> 10, <@2> 0")
-    await play(ladder, clock, "<@2> 10, <@3> 0")
+    await play(services, clock, "<@1> 10, <@2> 0")
+    await play(services, clock, "<@2> 10, <@3> 0")
     clock.now += 600
-    await ladder.start_season(GUILD, MOD, "two", 1.0)
-    await play(ladder, clock, "<@3> 10, <@1> 0")
-    first = (await ladder.db.read.all_matches(GUILD))[0]
-    result = await ladder.void(GUILD, MOD, first.id)
+    await services.seasons.start_season(GUILD, MOD, "two", 1.0)
+    await play(services, clock, "<@3> 10, <@1> 0")
+    first = (await services.context.db.read.all_matches(GUILD))[0]
+    result = await services.matches.void(GUILD, MOD, first.id)
     assert result.replayed == 2
-    await assert_log_is_truth(ladder, GUILD)
-    closed = await ladder.leaderboard(GUILD, season=FIRST_SEASON, page_size=0)
+    await assert_log_is_truth(services, GUILD)
+    closed = await services.standings.leaderboard(GUILD, season=FIRST_SEASON, page_size=0)
     assert {row.user_id for row in closed.rows} == {2, 3}  # member 1 played only the void
 
 
@@ -89,72 +91,78 @@ async def test_a_void_before_the_boundary_rewrites_both_seasons(
     ],
 )
 async def test_refused_season_starts_change_nothing(
-    ladder: Ladder, clock: Clock, name: str, carry: float, message: str
+    services: Services, clock: Clock, name: str, carry: float, message: str
 ) -> None:
-    await play(ladder, clock, "<@1> 10, <@2> 0")
-    await ladder.start_season(GUILD, MOD, "taken")
-    stored = await ladder.db.read.dump()
+    await play(services, clock, "<@1> 10, <@2> 0")
+    await services.seasons.start_season(GUILD, MOD, "taken")
+    stored = await services.context.db.read.dump()
     with pytest.raises(UserError, match=message):
-        await ladder.start_season(GUILD, MOD, name, carry)
+        await services.seasons.start_season(GUILD, MOD, name, carry)
     with pytest.raises(UserError, match="only moderators"):
-        await ladder.start_season(GUILD, Actor(1), "fine")
-    assert await ladder.db.read.dump() == stored
+        await services.seasons.start_season(GUILD, Actor(1), "fine")
+    assert await services.context.db.read.dump() == stored
 
 
 async def test_an_unknown_season_or_a_closed_one_by_performance_is_refused(
-    ladder: Ladder, clock: Clock
+    services: Services, clock: Clock
 ) -> None:
-    await play(ladder, clock, "<@1> 10, <@2> 0")
-    await ladder.start_season(GUILD, MOD, "b")
+    await play(services, clock, "<@1> 10, <@2> 0")
+    await services.seasons.start_season(GUILD, MOD, "b")
     with pytest.raises(UserError, match="must be one of this server's seasons: 'first, b'"):
-        await ladder.leaderboard(GUILD, season="c")
+        await services.standings.leaderboard(GUILD, season="c")
     with pytest.raises(UserError, match="rank by ladder only"):
-        await ladder.leaderboard(GUILD, by="p8", season=FIRST_SEASON)
+        await services.standings.leaderboard(GUILD, by="p8", season=FIRST_SEASON)
 
 
 async def test_export_imported_into_an_empty_guild_reproduces_seasons_and_ratings(
-    ladder: Ladder, clock: Clock
+    services: Services, clock: Clock
 ) -> None:
-    await play(ladder, clock, "<@1> 10, <@2> 0")
-    await play(ladder, clock, "<@2> 10, <@3> 3, <@4> 0")
+    await play(services, clock, "<@1> 10, <@2> 0")
+    await play(services, clock, "<@2> 10, <@3> 3, <@4> 0")
     clock.now += 600
-    await ladder.start_season(GUILD, MOD, "second", 0.5)
-    await play(ladder, clock, "<@3> 10, <@1> 0")
+    await services.seasons.start_season(GUILD, MOD, "second", 0.5)
+    await play(services, clock, "<@3> 10, <@1> 0")
     clock.now += 600
-    await ladder.start_season(GUILD, MOD, "=third", 0.75)  # its cell starts with "season:"
-    await play(ladder, clock, "<@4> 10, <@1> 4")
+    await services.seasons.start_season(
+        GUILD, MOD, "=third", 0.75
+    )  # its cell starts with "season:"
+    await play(services, clock, "<@4> 10, <@1> 4")
     # An import before the first boundary and a void in the middle season.
-    await ladder.import_csv(
+    await services.transfers.import_csv(
         GUILD,
         MOD,
         "match,played_at,side,player,score,minutes\nold,2023-11-14T22:20:00Z,a,5,1,10\n"
         "old,2023-11-14T22:20:00Z,b,2,0,10\n",
     )
-    middle = [m for m in await ladder.db.read.all_matches(GUILD) if m.status == "applied"][3]
-    await ladder.void(GUILD, MOD, middle.id)
-    await assert_log_is_truth(ladder, GUILD)
+    middle = [
+        m for m in await services.context.db.read.all_matches(GUILD) if m.status == "applied"
+    ][3]
+    await services.matches.void(GUILD, MOD, middle.id)
+    await assert_log_is_truth(services, GUILD)
 
-    exported = await ladder.export_csv(GUILD)
+    exported = await services.transfers.export_csv(GUILD)
     assert "\nseason:second," in exported and "\nseason:=third," in exported
-    result = await ladder.import_csv(OTHER, MOD, exported)
+    result = await services.transfers.import_csv(OTHER, MOD, exported)
     assert (result.seasons, result.skipped) == (2, 0)
-    await assert_log_is_truth(ladder, OTHER)
+    await assert_log_is_truth(services, OTHER)
     # Each guild's export imported back into it (SPEC 8.3): its matches and starts are skipped.
     for guild in (GUILD, OTHER):
-        stored = await ladder.db.read.dump()
-        again = await ladder.import_csv(guild, MOD, await ladder.export_csv(guild))
+        stored = await services.context.db.read.dump()
+        again = await services.transfers.import_csv(
+            guild, MOD, await services.transfers.export_csv(guild)
+        )
         assert (again.matches, again.seasons, again.replayed) == (0, 0, 0)
         assert again.skipped == result.matches + 2
-        assert await ladder.db.read.dump() == stored
-    source = await ladder.db.read.seasons(GUILD)
-    copy = await ladder.db.read.seasons(OTHER)
+        assert await services.context.db.read.dump() == stored
+    source = await services.context.db.read.seasons(GUILD)
+    copy = await services.context.db.read.seasons(OTHER)
     assert [(s.name, s.carry, s.starts_at) for s in copy] == [
         (s.name, s.carry, s.starts_at) for s in source
     ]
-    assert await ratings(ladder, OTHER) == pytest.approx(await ratings(ladder, GUILD))
+    assert await ratings(services, OTHER) == pytest.approx(await ratings(services, GUILD))
     for season in (FIRST_SEASON, "second"):
-        mine = await ladder.leaderboard(GUILD, season=season, page_size=0)
-        theirs = await ladder.leaderboard(OTHER, season=season, page_size=0)
+        mine = await services.standings.leaderboard(GUILD, season=season, page_size=0)
+        theirs = await services.standings.leaderboard(OTHER, season=season, page_size=0)
         assert [(r.user_id, r.games, r.wins, r.losses) for r in theirs.rows] == [
             (r.user_id, r.games, r.wins, r.losses) for r in mine.rows
         ]
@@ -179,17 +187,17 @@ async def test_an_imported_season_name_taken_by_another_start_is_refused(
     fresh_database: OpenDatabase,
 ) -> None:
     clock = Clock()
-    ladder = Ladder(await fresh_database(), GuildSettings(), clock=clock)
+    services = Services.build(ServiceContext(await fresh_database(), GuildSettings(), clock=clock))
     try:
-        await ladder.start_season(GUILD, MOD, "a")
-        stored = await ladder.db.read.dump()
+        await services.seasons.start_season(GUILD, MOD, "a")
+        stored = await services.context.db.read.dump()
         with pytest.raises(
             UserError,
             match="line 2: season 'a' is already in the guild with another start or carry",
         ):
-            await ladder.import_csv(
+            await services.transfers.import_csv(
                 GUILD, MOD, "match,played_at,side,player,score,minutes\nseason:a,2023-01-01,,,0,\n"
             )
-        assert await ladder.db.read.dump() == stored
+        assert await services.context.db.read.dump() == stored
     finally:
-        await ladder.close()
+        await services.close()

@@ -1,4 +1,4 @@
-"""SPEC 7 for `/admin settings` (Ladder.change_settings, issue 8 item 8): a change within the
+"""SPEC 7 for `/admin settings` (Settings.change, issue 8 item 8): a change within the
 bounds is stored and the ratings replayed stay finite; one outside them is refused in one
 line and changes nothing, the performance cache included."""
 
@@ -13,7 +13,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from bot.config import SETTING_BOUNDS, Bound, Config
-from bot.services import Actor, Ladder, UserError
+from bot.services import Actor, Services, UserError
 from tests.services.invariants import assert_log_is_truth
 from tests.test_cli_lineup import GUILD, dump, seeded
 
@@ -24,22 +24,22 @@ async def change(path: Path, changes: dict[str, object]) -> None:
     """Apply the changes; either they are stored and the log is still the truth, or they
     are refused with one line and nothing changed."""
     before = dump(path)
-    ladder = await Ladder.open(path, Config())
+    services = await Services.open(path, Config())
     try:
         try:
-            result = await ladder.change_settings(GUILD, MOD, changes)
+            result = await services.settings.change(GUILD, MOD, changes)
         except UserError as error:
             assert str(error).startswith("setting ") and "\n" not in str(error)
             assert dump(path) == before
             raise
         for key, bound in SETTING_BOUNDS.items():
             assert getattr(result.settings, key) in bound
-        assert await ladder.settings(GUILD) == result.settings
-        await assert_log_is_truth(ladder, GUILD)
-        for member in await ladder.db.read.members(GUILD):
+        assert await services.settings.current(GUILD) == result.settings
+        await assert_log_is_truth(services, GUILD)
+        for member in await services.context.db.read.members(GUILD):
             assert member.rating is None or math.isfinite(member.rating)
     finally:
-        await ladder.close()
+        await services.close()
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services import Actor, Ladder, parse_lineup
+from bot.services import Actor, Services, parse_lineup
 from tests.services.worked import EXAMPLES, GUILD, set_up
 
 MODERATOR = Actor(1, is_moderator=True)
@@ -12,18 +12,22 @@ MODERATOR = Actor(1, is_moderator=True)
 
 @pytest.mark.parametrize(("before", "lineup", "changes"), EXAMPLES)
 async def test_worked_example(
-    ladder: Ladder, before: dict[int, float], lineup: str, changes: dict[int, float]
+    services: Services, before: dict[int, float], lineup: str, changes: dict[int, float]
 ) -> None:
     requests = 0
     for user, target in before.items():
         for text in set_up(user, target):
             requests += 1
-            await ladder.report(GUILD, MODERATOR, parse_lineup(text), request_id=str(requests))
+            await services.matches.report(
+                GUILD, MODERATOR, parse_lineup(text), request_id=str(requests)
+            )
     for user, target in before.items():
-        member = await ladder.db.read.member(GUILD, user)
+        member = await services.context.db.read.member(GUILD, user)
         rating = 500.0 if member is None or member.rating is None else member.rating
         assert rating == pytest.approx(target, abs=1e-9)
-    result = await ladder.report(GUILD, MODERATOR, parse_lineup(lineup), request_id="example")
+    result = await services.matches.report(
+        GUILD, MODERATOR, parse_lineup(lineup), request_id="example"
+    )
     assert result.applied
     got = {p.user_id: p.change for p in result.match.participants}
     assert got == pytest.approx(changes, abs=1e-4)

@@ -10,7 +10,7 @@ import sys
 import time
 
 from bot.config import Config
-from bot.services import Actor, Ladder, parse_lineup
+from bot.services import Actor, Services, parse_lineup
 
 GUILD = 1
 MEMBERS = 10
@@ -28,11 +28,11 @@ def lineup_text(turn: int) -> str:
 
 
 async def write(url: str, until: float) -> int:
-    ladder = await Ladder.open(url, Config())
+    services = await Services.open(url, Config())
     turn = 0
     try:
         while time.time() < until:
-            await ladder.report(
+            await services.matches.report(
                 GUILD,
                 WRITER,
                 parse_lineup(lineup_text(turn)),
@@ -40,7 +40,7 @@ async def write(url: str, until: float) -> int:
             )
             turn += 1
     finally:
-        await ladder.close()
+        await services.close()
     return turn
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder
+from bot.services import Actor, ServiceContext, Services
 from bot.services.matchcsv.format import format_time
 from bot.storage import Database, NewMatch, NewParticipant, Performance, postgres, sqlite
 from bot.storage.schema import MIGRATIONS
@@ -29,16 +29,16 @@ ROOT = Path(__file__).resolve().parents[2]
 WRITER = """
 import asyncio, sys
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, parse_lineup
+from bot.services import Actor, ServiceContext, Services, parse_lineup
 from bot.storage import Database
 
 async def main():
     db = await Database.open(sys.argv[1])
-    ladder = Ladder(db, GuildSettings(confirm="none"))
+    services = Services.build(ServiceContext(db, GuildSettings(confirm="none")))
     for i in range(100000):
         a, b, c = i % 17 + 1, i % 5 + 30, i % 3 + 40
         lineup = parse_lineup(f"<@{a}> {i % 4} | <@{b}> {i % 3}, <@{c}> 1 | guest {i % 2}")
-        await ladder.report(1, Actor(a), lineup, request_id=str(i))
+        await services.matches.report(1, Actor(a), lineup, request_id=str(i))
         if i == 20:
             print("writing", flush=True)
 
@@ -86,7 +86,7 @@ async def test_killed_writer_leaves_a_consistent_database(database_url: str) -> 
             rated = [p for p in match.participants if p.enabled]
             assert len(rated) == 3
             assert all(p.rating_before is not None and p.rating_after is not None for p in rated)
-        await assert_log_is_truth(Ladder(db, GuildSettings()), GUILD)
+        await assert_log_is_truth(Services.build(ServiceContext(db, GuildSettings())), GUILD)
     finally:
         await db.close()
 
@@ -95,18 +95,18 @@ async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
     database: Database,
 ) -> None:
     db = database
-    ladder = Ladder(db, GuildSettings())
+    services = Services.build(ServiceContext(db, GuildSettings()))
     lines = ["match,played_at,side,player,score,minutes"]
     for i in range(100_000):
         when = format_time(1_600_000_000 + 60 * i)
         lines.append(f"{i},{when},a,{i % 199 + 1},{i % 5},20")
         lines.append(f"{i},{when},b,{(i * 7) % 199 + 200},{i % 3},20")
-    imported = await ladder.import_csv(GUILD, MOD, "\n".join(lines))
+    imported = await services.transfers.import_csv(GUILD, MOD, "\n".join(lines))
     assert (imported.matches, imported.replayed) == (100_000, 100_000)
     log = await db.read.applied_matches(GUILD)
     newest, fourth_from_end = log[-1], log[-5]
-    assert (await ladder.void(GUILD, MOD, newest.id)).replayed == 0
-    assert (await ladder.void(GUILD, MOD, fourth_from_end.id)).replayed == 3
+    assert (await services.matches.void(GUILD, MOD, newest.id)).replayed == 0
+    assert (await services.matches.void(GUILD, MOD, fourth_from_end.id)).replayed == 3
     for p in newest.participants:
         member = await db.read.member(GUILD, p.user_id)  # type: ignore[arg-type]
         assert member is not None and member.rating == p.rating_before

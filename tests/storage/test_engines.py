@@ -14,7 +14,7 @@ import asyncpg
 import pytest
 
 from bot.config import ConfigError, DatabaseConfig, GuildSettings
-from bot.services import Actor, Ladder, parse_lineup
+from bot.services import Actor, ServiceContext, Services, parse_lineup
 from bot.services.migrating import migrate_database
 from bot.storage import BUSY_MESSAGE, Database, DatabaseBusy, redacted
 from bot.storage import postgres as postgres_engine
@@ -81,8 +81,10 @@ async def test_a_file_of_the_first_schema_migrates_forward_without_loss(tmp_path
         assert [p.change for p in match.participants] == [10, -10]
         live = await db.read.live_board(GUILD)
         assert live is not None and (live.channel_id, live.message_id) == (5, 6)
-        ladder = Ladder(db, GuildSettings())
-        reported = await ladder.report(GUILD, MOD, parse_lineup("<@7> 1 | <@8> 0"), request_id="n")
+        services = Services.build(ServiceContext(db, GuildSettings()))
+        reported = await services.matches.report(
+            GUILD, MOD, parse_lineup("<@7> 1 | <@8> 0"), request_id="n"
+        )
         assert reported.match.id == 2 and reported.applied
     finally:
         await db.close()
@@ -115,20 +117,26 @@ async def test_a_write_behind_another_process_waits_then_is_refused_with_one_lin
     monkeypatch.setattr(sqlite_engine, "WRITE_WAIT_SECONDS", 0.3)
     monkeypatch.setattr(postgres_engine, "WRITE_WAIT_SECONDS", 0.3)
     db = await Database.open(database_url)
-    ladder = Ladder(db, GuildSettings())
+    services = Services.build(ServiceContext(db, GuildSettings()))
     try:
-        await ladder.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="first")
+        await services.matches.report(
+            GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="first"
+        )
         before = await db.read.dump()
         async with locked(database_url):
             with pytest.raises(DatabaseBusy, match=f"^{BUSY_MESSAGE}$"):
-                await ladder.report(GUILD, MOD, parse_lineup("<@1> 0 | <@2> 1"), request_id="r")
+                await services.matches.report(
+                    GUILD, MOD, parse_lineup("<@1> 0 | <@2> 1"), request_id="r"
+                )
             # Reads never wait for writes, and never write.
-            card = await ladder.rating_card(GUILD, 1)
-            board = await ladder.leaderboard(GUILD, by="p8")
+            card = await services.standings.rating_card(GUILD, 1)
+            board = await services.standings.leaderboard(GUILD, by="p8")
             assert card.games == 1 and board.total == 2
         assert await db.read.dump() == before
         # Once the other write is done, the same request goes through.
-        again = await ladder.report(GUILD, MOD, parse_lineup("<@1> 0 | <@2> 1"), request_id="r")
+        again = await services.matches.report(
+            GUILD, MOD, parse_lineup("<@1> 0 | <@2> 1"), request_id="r"
+        )
         assert again.created and again.applied
     finally:
         await db.close()
@@ -192,20 +200,20 @@ def test_an_unreachable_server_is_one_line_and_exit_2() -> None:
 async def test_reads_store_nothing_and_the_bot_fills_the_cache_after_answering(
     database: Database,
 ) -> None:
-    quiet = Ladder(database, GuildSettings())  # the command line
+    quiet = Services.build(ServiceContext(database, GuildSettings()))  # the command line
     for request, lineup in enumerate(("<@1> 1 | <@2> 0", "<@2> 1 | <@3> 0", "<@1> 2 | <@3> 2")):
-        await quiet.report(GUILD, MOD, parse_lineup(lineup), request_id=str(request))
-    cold = await quiet.leaderboard(GUILD, by="p8")
-    await quiet.rating_card(GUILD, 1)
+        await quiet.matches.report(GUILD, MOD, parse_lineup(lineup), request_id=str(request))
+    cold = await quiet.standings.leaderboard(GUILD, by="p8")
+    await quiet.standings.rating_card(GUILD, 1)
     assert await database.read.performances(GUILD, [1, 2, 3], ["p8", "ra"]) == {}
-    bot = Ladder(database, GuildSettings(), fill_cache=True)
-    assert await bot.leaderboard(GUILD, by="p8") == cold
-    await bot.cache_filled()
+    bot = Services.build(ServiceContext(database, GuildSettings(), fill_cache=True))
+    assert await bot.standings.leaderboard(GUILD, by="p8") == cold
+    await bot.context.cache_filled()
     cached = await database.read.performances(GUILD, [1, 2, 3], ["p8"])
     assert [cached[row.user_id, "p8"].value for row in cold.rows] == [
         row.value for row in cold.rows
     ]
-    assert await bot.leaderboard(GUILD, by="p8") == cold  # now from the cache
+    assert await bot.standings.leaderboard(GUILD, by="p8") == cold  # now from the cache
 
 
 async def test_matches_imported_before_import_keys_get_their_label_once(tmp_path: Path) -> None:
@@ -235,10 +243,10 @@ async def report_ids(url: str | Path, count: int, first_request: int) -> list[in
     """The ids of `count` new matches reported on the database at `url`."""
     db = await Database.open(url)
     try:
-        ladder = Ladder(db, GuildSettings())
+        services = Services.build(ServiceContext(db, GuildSettings()))
         return [
             (
-                await ladder.report(
+                await services.matches.report(
                     GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id=str(first_request + i)
                 )
             ).match.id

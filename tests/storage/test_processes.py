@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from bot.config import GuildSettings
-from bot.services import Ladder
+from bot.services import ServiceContext, Services
 from bot.storage import BUSY_MESSAGE, Database
 from tests.services.invariants import assert_log_is_truth
 
@@ -91,6 +91,6 @@ async def test_sixteen_processes_on_one_database(database_url: str, tmp_path: Pa
     try:
         applied = {match.id for match in await db.read.applied_matches(GUILD)}
         assert acknowledged <= applied
-        await assert_log_is_truth(Ladder(db, GuildSettings()), GUILD)
+        await assert_log_is_truth(Services.build(ServiceContext(db, GuildSettings())), GUILD)
     finally:
         await db.close()

@@ -9,7 +9,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.config import GuildSettings
-from bot.services import Ladder
+from bot.services import ServiceContext, Services
 from bot.storage import Database
 from bot.web import create_app
 from tests.services.conftest import Clock
@@ -34,15 +34,15 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def ladder(database: Database, clock: Clock) -> AsyncIterator[Ladder]:
-    service = Ladder(database, GuildSettings(), clock=clock)
+async def services(database: Database, clock: Clock) -> AsyncIterator[Services]:
+    service = Services.build(ServiceContext(database, GuildSettings(), clock=clock))
     await seed(service)
     yield service
 
 
 @pytest.fixture
 async def client(
-    ladder: Ladder, clock: Clock
+    services: Services, clock: Clock
 ) -> AsyncIterator[TestClient[web.Request, web.Application]]:
-    async with TestClient(TestServer(create_app(ladder, clock=clock))) as found:
+    async with TestClient(TestServer(create_app(services, clock=clock))) as found:
         yield found

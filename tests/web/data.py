@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from bot.services import Actor, Ladder, MemberInfo, parse_lineup
+from bot.services import Actor, MemberInfo, Services, parse_lineup
 
 GUILD: Final = 7
 HIDDEN: Final = 8
@@ -27,14 +27,14 @@ NAMES: Final = {
 MEMBERS: Final = [MemberInfo(user_id, name) for user_id, name in NAMES.items()]
 
 
-async def report(ladder: Ladder, guild: int, text: str, number: int, actor: Actor = MOD) -> int:
-    result = await ladder.report(
+async def report(services: Services, guild: int, text: str, number: int, actor: Actor = MOD) -> int:
+    result = await services.matches.report(
         guild, actor, parse_lineup(text), request_id=f"web{number}", members=MEMBERS
     )
     return result.match.id
 
 
-async def seed(ladder: Ladder, *, shown: bool = True) -> None:
+async def seed(services: Services, *, shown: bool = True) -> None:
     """GUILD with everything the pages show (its `web` on when `shown`), and HIDDEN."""
     lineups = [
         "<@1> 3 | <@2> 1",
@@ -45,18 +45,18 @@ async def seed(ladder: Ladder, *, shown: bool = True) -> None:
         "<@3> 2 | <@1> 1",
     ]
     for number, text in enumerate(lineups):
-        await report(ladder, GUILD, text, number)
-    await ladder.start_season(GUILD, MOD, "spring", 0.5)
+        await report(services, GUILD, text, number)
+    await services.seasons.start_season(GUILD, MOD, "spring", 0.5)
     for number, text in enumerate(["<@1> 1 | <@5> 0", "<@2> 3 | <@6> 1", "<@6> 2 | <@4> 1"]):
-        await report(ladder, GUILD, text, 10 + number)
-    voided = await report(ladder, GUILD, "<@3> 9 | <@6> 1", 20)
-    await ladder.void(GUILD, MOD, voided, "reported by mistake <b>twice</b>")
-    edited = await report(ladder, GUILD, "<@5> 1 | <@6> 2", 21)
-    await ladder.edit(GUILD, MOD, edited, parse_lineup("<@5> 2 | <@6> 1"))
-    await ladder.change_settings(GUILD, MOD, {"confirm": "opponent"})
-    await report(ladder, GUILD, "<@4> 1 | <@1> 0", 30, Actor(4))  # pending
-    disputed = await report(ladder, GUILD, "<@5> 1 | <@2> 0", 31, Actor(5))
-    await ladder.dispute(GUILD, Actor(2), disputed)
+        await report(services, GUILD, text, 10 + number)
+    voided = await report(services, GUILD, "<@3> 9 | <@6> 1", 20)
+    await services.matches.void(GUILD, MOD, voided, "reported by mistake <b>twice</b>")
+    edited = await report(services, GUILD, "<@5> 1 | <@6> 2", 21)
+    await services.matches.edit(GUILD, MOD, edited, parse_lineup("<@5> 2 | <@6> 1"))
+    await services.settings.change(GUILD, MOD, {"confirm": "opponent"})
+    await report(services, GUILD, "<@4> 1 | <@1> 0", 30, Actor(4))  # pending
+    disputed = await report(services, GUILD, "<@5> 1 | <@2> 0", 31, Actor(5))
+    await services.matches.dispute(GUILD, Actor(2), disputed)
     if shown:
-        await ladder.change_settings(GUILD, MOD, {"web": True})
-    await report(ladder, HIDDEN, "<@1> 1 | <@2> 0", 40)
+        await services.settings.change(GUILD, MOD, {"web": True})
+    await report(services, HIDDEN, "<@1> 1 | <@2> 0", 40)

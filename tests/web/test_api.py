@@ -11,7 +11,7 @@ from aiohttp import ClientResponse, web
 from aiohttp.test_utils import TestClient
 from markupsafe import escape
 
-from bot.services import Ladder
+from bot.services import Services
 from bot.web import reading
 from bot.web.app import CACHE_SECONDS, SECURITY_HEADERS
 from bot.web.openapi import openapi_document
@@ -77,20 +77,20 @@ async def test_hidden_and_unknown_guilds_answer_the_same_404(client: Client) -> 
         _security_headers_on(hidden)
 
 
-async def test_turning_web_off_hides_the_guild_at_once(client: Client, ladder: Ladder) -> None:
+async def test_turning_web_off_hides_the_guild_at_once(client: Client, services: Services) -> None:
     address = f"/api/v1/guilds/{GUILD}/leaderboard"
     assert (await client.get(address)).status == 200
-    await ladder.change_settings(GUILD, MOD, {"web": False})
+    await services.settings.change(GUILD, MOD, {"web": False})
     hidden = await client.get(address)
     unknown = await client.get(f"/api/v1/guilds/{UNKNOWN}/leaderboard")
     assert hidden.status == 404 and await hidden.read() == await unknown.read()
     assert (await client.get(f"/g/{GUILD}")).status == 404
-    await ladder.change_settings(GUILD, MOD, {"web": True})
+    await services.settings.change(GUILD, MOD, {"web": True})
     assert (await client.get(address)).status == 200
 
 
 async def test_if_none_match_answers_304_until_the_guild_changes(
-    client: Client, ladder: Ladder
+    client: Client, services: Services
 ) -> None:
     for address in (f"/api/v1/guilds/{GUILD}/leaderboard", f"/g/{GUILD}/matches"):
         first = await client.get(address)
@@ -103,9 +103,9 @@ async def test_if_none_match_answers_304_until_the_guild_changes(
     board = f"/api/v1/guilds/{GUILD}/leaderboard"
     listed = f"/g/{GUILD}/matches"
     tags = {a: (await client.get(a)).headers["ETag"] for a in (board, listed)}
-    await report(ladder, GUILD, "<@6> 1 | <@1> 0", 50)  # a pending report: the list changes
+    await report(services, GUILD, "<@6> 1 | <@1> 0", 50)  # a pending report: the list changes
     assert (await client.get(listed, headers={"If-None-Match": tags[listed]})).status == 200
-    await report(ladder, GUILD, "<@4> 1 | <@1> 0", 51, MOD)  # applied: the standings change
+    await report(services, GUILD, "<@4> 1 | <@1> 0", 51, MOD)  # applied: the standings change
     changed = await client.get(board, headers={"If-None-Match": tags[board]})
     assert changed.status == 200 and changed.headers["ETag"] != tags[board]
 
@@ -225,7 +225,7 @@ async def test_a_closed_seasons_standings(client: Client) -> None:
 
 
 async def test_every_page_is_cut_from_the_board_of_the_guilds_stamp(
-    client: Client, ladder: Ladder, monkeypatch: pytest.MonkeyPatch
+    client: Client, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The pages of a board share one read of the whole board per stamp: together they are
     the service's whole board, and after a change every page shows the new standings."""
@@ -245,11 +245,11 @@ async def test_every_page_is_cut_from_the_board_of_the_guilds_stamp(
         return rows
 
     async def whole() -> list[tuple[int, int, float]]:
-        found = await ladder.leaderboard(GUILD, "ladder", 1, 0)
+        found = await services.standings.leaderboard(GUILD, "ladder", 1, 0)
         return [(row.rank, row.user_id, row.rating) for row in found.rows]
 
     before = await every_page()
     assert before == await whole() and len(before) > 2
-    await report(ladder, GUILD, "<@4> 1 | <@1> 0", 52, MOD)  # applied: the standings change
+    await report(services, GUILD, "<@4> 1 | <@1> 0", 52, MOD)  # applied: the standings change
     after = await every_page()
     assert after == await whole() and after != before

@@ -11,7 +11,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.config import Config
-from bot.services import Ladder, open_ladder
+from bot.services import Services, open_services
 from bot.web import create_app
 from tests.storage.engines import database_url, postgres_admin, postgres_url
 from tests.test_cli import run
@@ -44,14 +44,14 @@ def _without_served(found: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _seeded(database: str) -> None:
-    async with open_ladder(database, Config()) as ladder:
-        await seed(ladder)
+    async with open_services(database, Config()) as services:
+        await seed(services)
 
 
 async def _api(database: str, addresses: list[str]) -> dict[str, Any]:
-    ladder = await Ladder.open(database, Config(), create=False)
+    services = await Services.open(database, Config(), create=False)
     try:
-        async with TestClient(TestServer(create_app(ladder))) as client:
+        async with TestClient(TestServer(create_app(services))) as client:
             found = {}
             for address in addresses:
                 response = await client.get(f"/api/v1/guilds/{GUILD}/{address}")
@@ -59,7 +59,7 @@ async def _api(database: str, addresses: list[str]) -> dict[str, Any]:
                 found[address] = await response.json()
             return found
     finally:
-        await ladder.close()
+        await services.close()
 
 
 def test_the_api_answers_what_the_command_line_prints(database_url: str) -> None:

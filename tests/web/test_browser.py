@@ -12,7 +12,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from bot.config import GuildSettings
-from bot.services import Actor, Ladder, MemberInfo, parse_lineup
+from bot.services import Actor, MemberInfo, ServiceContext, Services, parse_lineup
 from bot.storage import Database
 from bot.web import create_app
 from tests.services.conftest import Clock
@@ -30,7 +30,7 @@ NAMES = [
 DAY = 86_400.0
 
 
-async def _showcase(ladder: Ladder, clock: Clock) -> tuple[int, int]:
+async def _showcase(services: Services, clock: Clock) -> tuple[int, int]:
     """A guild of a few weeks: duels, free-for-alls and team games with a guest, a closed
     season; returns a busy player and a team match."""
     members = [MemberInfo(100 + i, name) for i, name in enumerate(NAMES)]
@@ -57,15 +57,15 @@ async def _showcase(ladder: Ladder, clock: Clock) -> tuple[int, int]:
                 f"<@{a1.user_id}> {draw.randint(3, 12)} 18, <@{a2.user_id}> {draw.randint(1, 9)} | "
                 f"<@{b1.user_id}> {draw.randint(3, 12)}, guest_bob {draw.randint(0, 8)} 12"
             )
-        result = await ladder.report(
+        result = await services.matches.report(
             GUILD, MOD, parse_lineup(text), request_id=f"show{number}", members=members
         )
         if "guest_bob" in text:
             team_match = result.match.id
         if number == 100:
             clock.now += DAY
-            await ladder.start_season(GUILD, MOD, "Winter cup", 0.5)
-    await ladder.change_settings(GUILD, MOD, {"web": True, "provisional_games": 12})
+            await services.seasons.start_season(GUILD, MOD, "Winter cup", 0.5)
+    await services.settings.change(GUILD, MOD, {"web": True, "provisional_games": 12})
     return 100, team_match
 
 
@@ -74,10 +74,10 @@ async def site(tmp_path: Path) -> AsyncIterator[tuple[str, int, int]]:
     """On SQLite: the pages are the same on both engines (tests/web/test_api_vs_cli.py)."""
     db = await Database.open(tmp_path / "web.sqlite3")
     clock = Clock(1_760_000_000.0)
-    ladder = Ladder(db, GuildSettings(), clock=clock)
+    services = Services.build(ServiceContext(db, GuildSettings(), clock=clock))
     try:
-        player, match = await _showcase(ladder, clock)
-        async with TestServer(create_app(ladder, clock=clock), host="127.0.0.1") as server:
+        player, match = await _showcase(services, clock)
+        async with TestServer(create_app(services, clock=clock), host="127.0.0.1") as server:
             yield str(server.make_url("")).rstrip("/"), player, match
     finally:
         await db.close()

@@ -14,7 +14,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.config import GuildSettings
-from bot.services import Ladder
+from bot.services import ServiceContext, Services
 from bot.storage import Database
 from bot.web import create_app
 from tests.services.conftest import Clock
@@ -52,9 +52,9 @@ async def test_pages_say_the_database_is_unavailable_during_an_outage_then_recov
     clock = Clock()
     database = await Database.open(_with_database(postgres_admin, own_database))
     try:
-        ladder = Ladder(database, GuildSettings(), clock=clock)
-        await seed(ladder)
-        async with TestClient(TestServer(create_app(ladder, clock=clock))) as client:
+        services = Services.build(ServiceContext(database, GuildSettings(), clock=clock))
+        await seed(services)
+        async with TestClient(TestServer(create_app(services, clock=clock))) as client:
             address = f"/api/v1/guilds/{GUILD}/leaderboard"
             assert (await client.get(address)).status == 200
             await _offline(postgres_admin, own_database)

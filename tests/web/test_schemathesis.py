@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import Config
-from bot.services import Ladder, open_ladder
+from bot.services import Services, open_services
 from bot.web import create_app
 from bot.web.openapi import openapi_document
 from tests.web.data import GUILD, HIDDEN, NAMES, seed
@@ -38,8 +38,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     stop = asyncio.Event()
 
     async def serve() -> None:
-        ladder = await Ladder.open(database, Config(), create=False)
-        runner = web.AppRunner(create_app(ladder))
+        services = await Services.open(database, Config(), create=False)
+        runner = web.AppRunner(create_app(services))
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
@@ -50,7 +50,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         started.set()
         await stop.wait()
         await runner.cleanup()
-        await ladder.close()
+        await services.close()
 
     thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
     thread.start()
@@ -61,8 +61,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 async def _seeded(database: Path) -> None:
-    async with open_ladder(database, Config()) as ladder:
-        await seed(ladder)
+    async with open_services(database, Config()) as services:
+        await seed(services)
 
 
 GUILDS = st.sampled_from([str(GUILD), str(GUILD), str(HIDDEN)])

@@ -25,7 +25,7 @@ from bot.app.replies import defer, note_stored
 from bot.config import CONFIRM_MODES, VARIANTS
 from bot.ratings.evaluation import DEFAULT_LAST
 from bot.services import UserError
-from bot.services.evaluation import MAX_LAST, EvaluationService
+from bot.services.evaluation import MAX_LAST
 
 
 class NotModerator(app_commands.CheckFailure):
@@ -59,7 +59,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     ) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction)
-        result = await self.bot.ladder.void(guild_id, actor(interaction), id, reason)
+        result = await self.bot.services.matches.void(guild_id, actor(interaction), id, reason)
         note_stored(interaction, match_stored(result.match))
         await interaction.edit_original_response(
             content=f"Match #{id} is void; {result.replayed} later matches were replayed.",
@@ -123,11 +123,11 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         }
         changes = {name: value for name, value in given.items() if value is not None}
         if not changes:
-            settings = await self.bot.ladder.settings(guild_id)
+            settings = await self.bot.services.settings.current(guild_id)
             await interaction.response.send_message(embed=settings_embed(settings), ephemeral=True)
             return
         await defer(interaction)
-        result = await self.bot.ladder.change_settings(guild_id, actor(interaction), changes)
+        result = await self.bot.services.settings.change(guild_id, actor(interaction), changes)
         note = "Changed: " + ", ".join(f"{name} = {value}" for name, value in changes.items())
         if result.replayed is not None:
             note += f". The guild was replayed ({result.replayed} matches)."
@@ -150,7 +150,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
                 "Embed Links there, then run /admin channel again."
             )
         await defer(interaction, ephemeral=True)
-        await self.bot.ladder.set_live_channel(guild_id, actor(interaction), channel.id)
+        await self.bot.services.standings.set_live_channel(guild_id, actor(interaction), channel.id)
         note_stored(interaction, f"The live leaderboard channel is now {channel.mention}.")
         await interaction.edit_original_response(
             content=f"The live leaderboard is now in {channel.mention}; it follows every match."
@@ -160,13 +160,13 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     async def post(self, interaction: discord.Interaction[LadderBot]) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction)
-        page = await self.bot.ladder.leaderboard(guild_id)
+        page = await self.bot.services.standings.leaderboard(guild_id)
         await interaction.edit_original_response(embed=leaderboard_embed(page))
 
     @app_commands.command(name="web", description="This server's address on the web pages")
     async def web(self, interaction: discord.Interaction[LadderBot]) -> None:
         guild_id = guild_of(interaction).id
-        settings = await self.bot.ladder.settings(guild_id)
+        settings = await self.bot.services.settings.current(guild_id)
         await interaction.response.send_message(
             web_address_note(self.bot.config.web, guild_id, settings.web), ephemeral=True
         )
@@ -175,7 +175,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     async def recompute(self, interaction: discord.Interaction[LadderBot]) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
-        replayed = await self.bot.ladder.recompute(guild_id, actor(interaction))
+        replayed = await self.bot.services.settings.recompute(guild_id, actor(interaction))
         note_stored(interaction, f"Replayed {replayed} matches; the ratings follow the log.")
         await interaction.edit_original_response(
             content=f"Replayed {replayed} matches; the ratings now follow the log."
@@ -196,7 +196,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     ) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
-        found = await EvaluationService(self.bot.ladder).evaluate(guild_id, last, tune=tune)
+        found = await self.bot.services.evaluation.evaluate(guild_id, last, tune=tune)
         await interaction.edit_original_response(embed=evaluation_embed(found))
 
     season = app_commands.Group(name="season", description="Seasons of the ladder")
@@ -214,7 +214,9 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     ) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction)
-        started = await self.bot.ladder.start_season(guild_id, actor(interaction), name, carry)
+        started = await self.bot.services.seasons.start_season(
+            guild_id, actor(interaction), name, carry
+        )
         note = season_started(started)
         note_stored(interaction, note)
         await interaction.edit_original_response(content=note)
@@ -223,7 +225,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     async def export(self, interaction: discord.Interaction[LadderBot]) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
-        text = await self.bot.ladder.export_csv(guild_id)
+        text = await self.bot.services.transfers.export_csv(guild_id)
         file = discord.File(io.BytesIO(text.encode("utf-8")), filename=f"matches-{guild_id}.csv")
         await interaction.edit_original_response(content="Every match:", attachments=[file])
 

@@ -11,7 +11,7 @@ from bot.app.embeds import balance_embed
 from bot.app.members import guild_of, resolve_members
 from bot.app.replies import defer
 from bot.ratings.balance import MAX_PLAYERS, MAX_TEAMS, MIN_PLAYERS, MIN_TEAMS
-from bot.services.matchups import Matchups, check_players, parse_players
+from bot.services.matchups import check_players, parse_players
 
 
 class Balance(commands.Cog):
@@ -35,8 +35,8 @@ class Balance(commands.Cog):
         check_players(listed, teams)  # before asking Discord about up to 32 members
         await defer(interaction)
         ids = [player.user_id for player in listed if player.user_id is not None]
-        await self.bot.ladder.upsert_members(guild.id, await resolve_members(guild, ids))
-        found = await Matchups(self.bot.ladder).balance(guild.id, listed, teams)
+        await self.bot.services.members.upsert_members(guild.id, await resolve_members(guild, ids))
+        found = await self.bot.services.matchups.balance(guild.id, listed, teams)
         await interaction.edit_original_response(embed=balance_embed(found))
 
 

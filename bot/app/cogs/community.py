@@ -22,7 +22,7 @@ from bot.app.replies import CONTENT_LIMIT, defer, note_stored
 from bot.app.roles import RankRoles
 from bot.services import UserError, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID, Change, actor_text
-from bot.services.community import Community, RoleCall
+from bot.services.community import RoleCall
 from bot.services.errors import shorten
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ class RankCommands(app_commands.Group):
     def __init__(self, bot: LadderBot) -> None:
         super().__init__(name="rank", description="Rank roles by ladder rating")
         self.bot = bot
-        self.community = Community(bot.ladder)
+        self.community = bot.services.community
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         return check_moderator(interaction)
@@ -126,7 +126,7 @@ class RankCommands(app_commands.Group):
     @app_commands.command(name="list", description="The rank roles and their ratings")
     async def list(self, interaction: discord.Interaction[LadderBot]) -> None:
         roles = await self.community.rank_roles(guild_of(interaction).id)
-        settings = await self.bot.ladder.settings(guild_of(interaction).id)
+        settings = await self.bot.services.settings.current(guild_of(interaction).id)
         await interaction.response.send_message(
             f"{roles_text(roles)}\nrank_margin: {settings.rank_margin:g}", ephemeral=True
         )
@@ -160,7 +160,7 @@ async def modlog(
     off: bool = False,
 ) -> None:
     guild = guild_of(interaction)
-    community = Community(interaction.client.ladder)
+    community = interaction.client.services.community
     if off == (channel is not None):
         current = await community.modlog_channel(guild.id)
         where = "off" if current is None else f"<#{current}>"
@@ -200,12 +200,12 @@ async def edit(
     ids = [entry.player.user_id for entry in parsed if entry.player.user_id is not None]
     members = await resolve_members(guild, ids)
     await defer(interaction)
-    result = await bot.ladder.edit(
+    result = await bot.services.matches.edit(
         guild.id, actor(interaction), id, parsed, minutes=minutes, members=members
     )
     note_stored(interaction, match_stored(result.match))
     replayed = f"; {result.replayed} matches were replayed" if result.replayed else ""
-    edits = await bot.ladder.match_edits(guild.id, id)
+    edits = await bot.services.matches.match_edits(guild.id, id)
     await interaction.edit_original_response(
         content=f"Match #{id} was edited{replayed}.",
         embed=add_edits(match_embed(result.match), edits),
@@ -215,7 +215,7 @@ async def edit(
 class CommunityCog(commands.Cog):
     def __init__(self, bot: LadderBot) -> None:
         self.bot = bot
-        self.community = Community(bot.ladder)
+        self.community = bot.services.community
         self._checked_at_start = False
 
     async def cog_load(self) -> None:

@@ -26,13 +26,17 @@ class LadderMembership(
 
     @app_commands.command(name="join", description="Be rated in this server's matches")
     async def join(self, interaction: discord.Interaction[LadderBot]) -> None:
-        await self.bot.ladder.join(guild_of(interaction).id, member_info(interaction.user))
+        await self.bot.services.members.join(
+            guild_of(interaction).id, member_info(interaction.user)
+        )
         note_stored(interaction, JOINED)
         await interaction.response.send_message(JOINED, ephemeral=True)
 
     @app_commands.command(name="leave", description="Stop being rated (past matches stay)")
     async def leave(self, interaction: discord.Interaction[LadderBot]) -> None:
-        await self.bot.ladder.leave(guild_of(interaction).id, member_info(interaction.user))
+        await self.bot.services.members.leave(
+            guild_of(interaction).id, member_info(interaction.user)
+        )
         note_stored(interaction, LEFT)
         await interaction.response.send_message(LEFT, ephemeral=True)
 

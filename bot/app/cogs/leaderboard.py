@@ -35,7 +35,7 @@ class Leaderboard(commands.Cog):
     ) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction)
-        result = await self.bot.ladder.leaderboard(
+        result = await self.bot.services.standings.leaderboard(
             guild_id, by=by.value if by else "ladder", page=page, season=season
         )
         if result.season is None:

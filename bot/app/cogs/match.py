@@ -14,7 +14,6 @@ from bot.app.embeds import add_edits, match_embed, match_page_embed, match_store
 from bot.app.members import actor, guild_of, member_info
 from bot.app.options import MatchId
 from bot.app.replies import note_stored
-from bot.services.matchups import Matchups
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,7 @@ class Matches(
         """Apply pending matches older than their guild's auto_confirm_hours, in the guilds
         of this process's shards (each guild's owner does it, SPEC 8.4)."""
         try:  # each match's message follows its change (bot.app.buttons.MatchMessages)
-            await self.bot.ladder.auto_confirm(self.bot.config.discord.owns_guild)
+            await self.bot.services.matches.auto_confirm(self.bot.config.discord.owns_guild)
         except Exception:
             log.exception("auto-confirm failed; retrying next round")
 
@@ -47,9 +46,9 @@ class Matches(
     @app_commands.describe(id="The match number")
     async def show(self, interaction: discord.Interaction[LadderBot], id: MatchId) -> None:
         guild_id = guild_of(interaction).id
-        async with self.bot.ladder.db.snapshot():  # the match and its edits of one moment
-            match = await self.bot.ladder.show_match(guild_id, id)
-            edits = await self.bot.ladder.match_edits(guild_id, id)
+        async with self.bot.services.context.db.snapshot():  # the match and its edits of one moment
+            match = await self.bot.services.matches.show_match(guild_id, id)
+            edits = await self.bot.services.matches.match_edits(guild_id, id)
         await interaction.response.send_message(embed=add_edits(match_embed(match), edits))
 
     @app_commands.command(
@@ -58,7 +57,7 @@ class Matches(
     @app_commands.describe(id="The match number")
     async def confirm(self, interaction: discord.Interaction[LadderBot], id: MatchId) -> None:
         guild_id = guild_of(interaction).id
-        result = await self.bot.ladder.confirm(guild_id, actor(interaction), id)
+        result = await self.bot.services.matches.confirm(guild_id, actor(interaction), id)
         if not result.applied_now:
             await interaction.response.send_message(already_applied(id), ephemeral=True)
             return
@@ -72,8 +71,8 @@ class Matches(
     ) -> None:
         guild_id = guild_of(interaction).id
         if member is not None:
-            await self.bot.ladder.upsert_members(guild_id, [member_info(member)])
-        page = await Matchups(self.bot.ladder).match_page(
+            await self.bot.services.members.upsert_members(guild_id, [member_info(member)])
+        page = await self.bot.services.matchups.match_page(
             guild_id, member.id if member is not None else None
         )
         await interaction.response.send_message(

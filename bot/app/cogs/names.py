@@ -21,7 +21,7 @@ class Names(commands.Cog):
         self.bot = bot
 
     async def learn(self, guild: discord.Guild, members: Iterable[discord.abc.User]) -> None:
-        changed = await self.bot.ladder.learn_names(guild.id, map(member_info, members))
+        changed = await self.bot.services.members.learn_names(guild.id, map(member_info, members))
         if changed:
             log.info("guild %d: %d member names updated", guild.id, changed)
 

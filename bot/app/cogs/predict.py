@@ -10,7 +10,6 @@ from bot.app.bot import LadderBot
 from bot.app.embeds import head_to_head_embed, prediction_embed
 from bot.app.members import guild_of, member_info
 from bot.app.replies import defer
-from bot.services.matchups import Matchups
 
 
 async def _pair_guild(
@@ -20,7 +19,7 @@ async def _pair_guild(
     members have a ladder record; the guild's id."""
     guild_id = guild_of(interaction).id
     await defer(interaction)
-    await bot.ladder.upsert_members(guild_id, [member_info(member) for member in pair])
+    await bot.services.members.upsert_members(guild_id, [member_info(member) for member in pair])
     return guild_id
 
 
@@ -35,7 +34,7 @@ class Pairs(commands.Cog):
         self, interaction: discord.Interaction[LadderBot], a: discord.Member, b: discord.Member
     ) -> None:
         guild_id = await _pair_guild(self.bot, interaction, a, b)
-        prediction = await self.bot.ladder.predict(guild_id, a.id, b.id)
+        prediction = await self.bot.services.standings.predict(guild_id, a.id, b.id)
         await interaction.edit_original_response(embed=prediction_embed(prediction))
 
     @app_commands.command(name="h2h", description="Two members' record against each other")
@@ -45,7 +44,7 @@ class Pairs(commands.Cog):
         self, interaction: discord.Interaction[LadderBot], a: discord.Member, b: discord.Member
     ) -> None:
         guild_id = await _pair_guild(self.bot, interaction, a, b)
-        found = await Matchups(self.bot.ladder).head_to_head(guild_id, a.id, b.id)
+        found = await self.bot.services.matchups.head_to_head(guild_id, a.id, b.id)
         await interaction.edit_original_response(embed=head_to_head_embed(found))
 
 

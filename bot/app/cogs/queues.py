@@ -255,7 +255,7 @@ async def report_result(
     )
     channel_id, message_id = interaction.channel_id, response.message_id
     if match.status == "pending" and channel_id is not None and message_id is not None:
-        await interaction.client.ladder.set_match_message(
+        await interaction.client.services.matches.set_match_message(
             guild_id, match.id, channel_id, message_id
         )
 
@@ -332,7 +332,7 @@ class QueueMessages:
             else:
                 await self._show_queue(queue)
         if lobbies:
-            bridge = elo_bridge(await self.bot.ladder.settings(guild_id))
+            bridge = elo_bridge(await self.bot.services.settings.current(guild_id))
             names = await self.service.names(
                 guild_id, [p.user_id for lobby in lobbies for p in lobby.players]
             )
@@ -445,7 +445,7 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
                     started = True
                 deadline = await self.service.next_deadline()
                 if deadline is not None:
-                    left = deadline - self.service.clock()
+                    left = deadline - self.service.context.clock()
                     # a deadline already passed is another process's guild (or failing): poll
                     delay = min(delay, left) if left > 0 else 1.0
             except Exception:
@@ -707,7 +707,7 @@ class AdminLobby(app_commands.Group):
 
 
 async def setup(bot: LadderBot) -> None:
-    service = QueueService(bot.ladder)
+    service = bot.services.queues
     admin = bot.get_cog("Admin")
     assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
     admin.app_command.add_command(AdminQueue(bot, service))

@@ -49,7 +49,7 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
             ids = [entry.player.user_id for entry in lineup if entry.player.user_id is not None]
             members = await resolve_members(guild, ids)
         result = await once_more_if_lost(  # the request id records it at most once
-            lambda: self.bot.ladder.report(
+            lambda: self.bot.services.matches.report(
                 guild.id,
                 actor(interaction),
                 lineup,
@@ -74,7 +74,9 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
         channel_id, message_id = interaction.channel_id, response.message_id
         if match.status == "pending" and channel_id is not None and message_id is not None:
             # remembered so that a confirmation elsewhere can update this message
-            await self.bot.ladder.set_match_message(guild.id, match.id, channel_id, message_id)
+            await self.bot.services.matches.set_match_message(
+                guild.id, match.id, channel_id, message_id
+            )
 
     @app_commands.command(name="duel", description="Report a duel: who won and who lost")
     @app_commands.describe(

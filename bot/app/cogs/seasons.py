@@ -18,7 +18,7 @@ class Seasons(commands.GroupCog, group_name="season", group_description="The lad
 
     @app_commands.command(name="list", description="Every season, newest first")
     async def list_seasons(self, interaction: discord.Interaction[LadderBot]) -> None:
-        seasons = await self.bot.ladder.season_list(guild_of(interaction).id)
+        seasons = await self.bot.services.seasons.season_list(guild_of(interaction).id)
         await interaction.response.send_message(embed=seasons_embed(seasons))
 
 

@@ -1,23 +1,21 @@
-"""Replays: settings, recompute, seasons and CSV import/export, the use cases that
-replay a guild's log (bot.services.replaying.replay_guild) or change it as a whole.
+"""Imports and exports (SPEC 5, 8.3): a guild's matches and season starts to and from CSV
+(bot.services.matchcsv); an import is merged into the log and replayed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Final
+from dataclasses import dataclass
 
 import numpy as np
 
-from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
 from bot.services import seasons
 from bot.services.changes import Change
-from bot.services.core import Actor, LadderCore, _must_moderate, replay_guild
+from bot.services.context import ServiceContext
+from bot.services.core import Actor, _must_moderate, replay_guild
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import Lineup
 from bot.services.matchcsv.building import imported_columns, member_ids
@@ -26,17 +24,6 @@ from bot.services.matchcsv.export import export_matches
 from bot.services.matchcsv.format import format_time, match_key, native_id
 from bot.services.matchcsv.parsed import CsvMatches, CsvSeason
 from bot.storage import KeyedMatch, Season, WriteTransaction
-
-SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
-LISTING_SETTINGS: Final = ("min_games", "provisional_games")
-"""Settings that change who is listed on leaderboards, or how, without a replay."""
-
-
-@dataclass(frozen=True, slots=True)
-class SettingsResult:
-    settings: GuildSettings
-    replayed: int | None
-    """Matches replayed; None when no rating constant changed value (no replay)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,100 +36,14 @@ class ImportResult:
     """Matches and season starts of the file already in the guild (SPEC 8.3)."""
 
 
-class ReplayUseCases(LadderCore):
-    """What rewrites a guild's log or ratings as a whole: settings, recomputing, seasons,
-    and the CSV import (with its export)."""
+class Transfers:
+    """A guild's matches and season starts exported to CSV, and imported from it."""
 
-    async def change_settings(
-        self, guild_id: int, actor: Actor, changes: Mapping[str, object]
-    ) -> SettingsResult:
-        _must_moderate(actor, "change the settings")
-        async with self._write(guild_id) as unit:
-            current = await unit.tx.ensure_guild(guild_id, self.defaults)
-            try:
-                changed = current.changed(changes)
-            except KeyedSettingError as error:
-                raise UserError(f"setting {error.key}: {error}") from None
-            await unit.tx.save_settings(guild_id, changed)
-            differ = {
-                name for name in SETTING_NAMES if getattr(current, name) != getattr(changed, name)
-            }
-            replayed = None
-            if differ.intersection(RATING_CONSTANTS):
-                # The measures are computed in the changed units, even for members whose
-                # ratings come out of the replay unchanged (and so are not rewritten).
-                await unit.tx.forget_performances(guild_id)
-                replayed = (await replay_guild(unit.tx, guild_id, changed, None)).matches
-            unit.change = Change(
-                guild_id,
-                "settings",
-                everyone=replayed is not None or bool(differ.intersection(LISTING_SETTINGS)),
-                actor_id=actor.user_id,
-                detail=", ".join(f"{name} = {getattr(changed, name)}" for name in sorted(differ)),
-            )
-        return SettingsResult(changed, replayed)
-
-    async def recompute(self, guild_id: int, actor: Actor) -> int:
-        """Replay the whole guild from its log; returns the number of matches replayed."""
-        _must_moderate(actor, "recompute the ladder")
-        async with self._write(guild_id) as unit:
-            settings = await unit.tx.ensure_guild(guild_id, self.defaults)
-            replayed = await replay_guild(unit.tx, guild_id, settings, None)
-            # A log replayed to exactly what is stored (SPEC 2.5) reports an empty change.
-            unit.change = Change(
-                guild_id,
-                "replayed",
-                replayed.changed,
-                everyone=bool(replayed.changed),
-                actor_id=actor.user_id,
-            )
-        return replayed.matches
-
-    # --- seasons (SPEC 9.1; bot.services.seasons) ---------------------------------------
-
-    async def start_season(
-        self, guild_id: int, actor: Actor, name: str, carry: float = 0.0
-    ) -> Season:
-        """Close the current season (its closing standings are stored) and start `name` at
-        the end of the log: ratings carry over, records restart at 0."""
-        _must_moderate(actor, "start a season")
-        kept = seasons.season_carry(carry)
-        async with self._write(guild_id) as unit:
-            tx = unit.tx
-            settings = await tx.ensure_guild(guild_id, self.defaults)
-            taken = await tx.seasons(guild_id)
-            chosen = seasons.new_season_name(name, taken)
-            newest = await tx.newest_log_key(guild_id)
-            now = self.clock()
-            starts_at = (
-                now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
-            )
-            season = await tx.add_season(guild_id, chosen, kept, starts_at, now, actor.user_id)
-            closing = {
-                member.user_id: member.rating
-                for member in await tx.members(guild_id)
-                if member.rating is not None
-            }
-            await tx.store_closing(season, taken[-1] if taken else None, closing)
-            await tx.set_ratings(guild_id, seasons.carried(closing, kept, settings.initial_rating))
-            await tx.restart_records(guild_id)
-            unit.change = Change(
-                guild_id,
-                "season_started",
-                everyone=True,
-                actor_id=actor.user_id,
-                detail=f"season {quoted(chosen)} started (carry {kept:g})",
-            )
-        return season
-
-    async def season_list(self, guild_id: int) -> list[seasons.SeasonSummary]:
-        """Every season, oldest first; the last is the current one."""
-        async with self.db.snapshot() as read:
-            listed, sizes = await read.seasons(guild_id), await read.standings_sizes(guild_id)
-        return seasons.summaries(listed, sizes)
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
 
     async def export_csv(self, guild_id: int) -> str:
-        async with self.db.snapshot() as read:
+        async with self.context.db.snapshot() as read:
             matches, listed = await read.all_matches(guild_id), await read.seasons(guild_id)
         return export_matches(matches, listed)
 
@@ -155,17 +56,17 @@ class ReplayUseCases(LadderCore):
         _must_moderate(actor, "import matches")
         # Reading the file and building the matches is work per row: off the event loop,
         # and before the write transaction (which holds the guild's lock).
-        parsed, parsed_starts = await asyncio.to_thread(read_csv, data, self.clock())
-        async with self._write(guild_id) as unit:
+        parsed, parsed_starts = await asyncio.to_thread(read_csv, data, self.context.clock())
+        async with self.context.write(guild_id) as unit:
             tx = unit.tx
-            settings = await tx.ensure_guild(guild_id, self.defaults)
+            settings = await tx.ensure_guild(guild_id, self.context.defaults)
             fresh = await self._not_imported(tx, guild_id, parsed)
             skipped = len(parsed) - len(fresh)
             user_ids = await asyncio.to_thread(member_ids, fresh.user_ids)
             known = (
                 {m.user_id: m for m in await tx.add_members(guild_id, user_ids)} if user_ids else {}
             )
-            now = self.clock()
+            now = self.context.clock()
             new = await asyncio.to_thread(
                 imported_columns, fresh, known, settings, now, uuid.uuid4().hex
             )

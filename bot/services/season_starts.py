@@ -1,0 +1,62 @@
+"""Seasons (SPEC 9.1): starting one (bot.services.seasons holds what a replay and a start
+share) and listing them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from bot.services import seasons
+from bot.services.changes import Change
+from bot.services.context import ServiceContext
+from bot.services.core import Actor, _must_moderate
+from bot.services.errors import quoted
+from bot.storage import Season
+
+
+class Seasons:
+    """Starting a season and listing the guild's seasons."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
+
+    async def start_season(
+        self, guild_id: int, actor: Actor, name: str, carry: float = 0.0
+    ) -> Season:
+        """Close the current season (its closing standings are stored) and start `name` at
+        the end of the log: ratings carry over, records restart at 0."""
+        _must_moderate(actor, "start a season")
+        kept = seasons.season_carry(carry)
+        async with self.context.write(guild_id) as unit:
+            tx = unit.tx
+            settings = await tx.ensure_guild(guild_id, self.context.defaults)
+            taken = await tx.seasons(guild_id)
+            chosen = seasons.new_season_name(name, taken)
+            newest = await tx.newest_log_key(guild_id)
+            now = self.context.clock()
+            starts_at = (
+                now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
+            )
+            season = await tx.add_season(guild_id, chosen, kept, starts_at, now, actor.user_id)
+            closing = {
+                member.user_id: member.rating
+                for member in await tx.members(guild_id)
+                if member.rating is not None
+            }
+            await tx.store_closing(season, taken[-1] if taken else None, closing)
+            await tx.set_ratings(guild_id, seasons.carried(closing, kept, settings.initial_rating))
+            await tx.restart_records(guild_id)
+            unit.change = Change(
+                guild_id,
+                "season_started",
+                everyone=True,
+                actor_id=actor.user_id,
+                detail=f"season {quoted(chosen)} started (carry {kept:g})",
+            )
+        return season
+
+    async def season_list(self, guild_id: int) -> list[seasons.SeasonSummary]:
+        """Every season, oldest first; the last is the current one."""
+        async with self.context.db.snapshot() as read:
+            listed, sizes = await read.seasons(guild_id), await read.standings_sizes(guild_id)
+        return seasons.summaries(listed, sizes)

@@ -1,0 +1,82 @@
+"""Settings (SPEC 7): reading and changing a guild's settings, and recomputing its ratings;
+a change of a rating constant replays the guild's log (bot.services.replaying.replay_guild).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Final
+
+from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
+from bot.services.changes import Change
+from bot.services.context import ServiceContext
+from bot.services.core import Actor, _must_moderate, replay_guild
+from bot.services.errors import UserError
+
+SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
+LISTING_SETTINGS: Final = ("min_games", "provisional_games")
+"""Settings that change who is listed on leaderboards, or how, without a replay."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsResult:
+    settings: GuildSettings
+    replayed: int | None
+    """Matches replayed; None when no rating constant changed value (no replay)."""
+
+
+class Settings:
+    """A guild's settings, and the replays that follow a change of its rating constants."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
+
+    async def current(self, guild_id: int) -> GuildSettings:
+        """The guild's settings; the defaults until its first write."""
+        return await self.context.settings(guild_id)
+
+    async def change(
+        self, guild_id: int, actor: Actor, changes: Mapping[str, object]
+    ) -> SettingsResult:
+        _must_moderate(actor, "change the settings")
+        async with self.context.write(guild_id) as unit:
+            current = await unit.tx.ensure_guild(guild_id, self.context.defaults)
+            try:
+                changed = current.changed(changes)
+            except KeyedSettingError as error:
+                raise UserError(f"setting {error.key}: {error}") from None
+            await unit.tx.save_settings(guild_id, changed)
+            differ = {
+                name for name in SETTING_NAMES if getattr(current, name) != getattr(changed, name)
+            }
+            replayed = None
+            if differ.intersection(RATING_CONSTANTS):
+                # The measures are computed in the changed units, even for members whose
+                # ratings come out of the replay unchanged (and so are not rewritten).
+                await unit.tx.forget_performances(guild_id)
+                replayed = (await replay_guild(unit.tx, guild_id, changed, None)).matches
+            unit.change = Change(
+                guild_id,
+                "settings",
+                everyone=replayed is not None or bool(differ.intersection(LISTING_SETTINGS)),
+                actor_id=actor.user_id,
+                detail=", ".join(f"{name} = {getattr(changed, name)}" for name in sorted(differ)),
+            )
+        return SettingsResult(changed, replayed)
+
+    async def recompute(self, guild_id: int, actor: Actor) -> int:
+        """Replay the whole guild from its log; returns the number of matches replayed."""
+        _must_moderate(actor, "recompute the ladder")
+        async with self.context.write(guild_id) as unit:
+            settings = await unit.tx.ensure_guild(guild_id, self.context.defaults)
+            replayed = await replay_guild(unit.tx, guild_id, settings, None)
+            # A log replayed to exactly what is stored (SPEC 2.5) reports an empty change.
+            unit.change = Change(
+                guild_id,
+                "replayed",
+                replayed.changed,
+                everyone=bool(replayed.changed),
+                actor_id=actor.user_id,
+            )
+        return replayed.matches
