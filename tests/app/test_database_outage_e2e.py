@@ -17,6 +17,7 @@ import pytest
 from tests.app.fakediscord import FakeDiscord
 from tests.app.harness import MOD, PLAYERS, BotProcess, write_config
 from tests.storage.engines import _admin, _with_database, postgres_admin
+from tests.test_cli_postgres_faults import Killer
 
 __all__ = ["postgres_admin"]
 
@@ -106,3 +107,45 @@ def test_the_bot_answers_through_a_database_outage_and_recovers_without_restart(
     bot.assert_alive()
     output = bot.output_since(logged)
     assert "Traceback" not in output, output
+
+
+def test_reports_in_discord_under_random_connection_kills_are_each_stored_once(
+    fake: FakeDiscord, bot: BotProcess, database: tuple[str, str]
+) -> None:
+    """Issue 17 item 2 through the bot: every /report answered "applied" is stored once,
+    every other answer is the one line, and the bot logs no traceback."""
+    _, url = database
+    logged = bot.log_size()
+    killer = Killer(url, (0.005, 0.08))
+    killer.start()
+    applied: list[int] = []
+    refused = 0
+    try:
+        for number in range(80):
+            winner, loser = PLAYERS[20 + number % 6], PLAYERS[30 + number % 4]
+            reply = fake.slash(MOD, "report duel", winner=winner, loser=loser).reply(timeout=30)
+            if reply.embeds and "applied" in reply.embeds[0].get("description", ""):
+                applied.append(int(reply.embeds[0]["title"].removeprefix("Match #")))
+            else:
+                text = reply.content or ""
+                assert reply.ephemeral and "\n" not in text, reply
+                assert "database is unavailable" in text or "may or may not" in text, text
+                refused += 1
+    finally:
+        killer.stop()
+    assert killer.kills >= 5 and len(applied) >= 10, (killer.kills, len(applied), refused)
+    print(f"killed {killer.kills}; applied {len(applied)}, refused {refused}")
+    stored = asyncio.run(_match_ids(url))
+    assert len(applied) == len(set(applied)) and set(applied) <= set(stored)
+    assert len(stored) - len(applied) <= refused
+    bot.assert_alive()
+    output = bot.output_since(logged)
+    assert "Traceback" not in output, output
+
+
+async def _match_ids(url: str) -> list[int]:
+    connection = await asyncpg.connect(url, timeout=5)
+    try:
+        return [row["id"] for row in await connection.fetch("SELECT id FROM matches")]
+    finally:
+        await connection.close()
