@@ -27,7 +27,7 @@ from bench.service import (
     user_id,
 )
 from bot.config import Config
-from bot.services import Player, duel_lineup, open_services
+from bot.services import Player, Services, duel_lineup
 from bot.services.migrating import replay_disagreements
 from bot.storage import Database
 
@@ -52,7 +52,7 @@ def guild_id(number: int) -> int:
 async def _worker_reports(url: str, guilds: Sequence[int], count: int, start: Barrier) -> float:
     """Report `count` duels in each guild (one task per guild); the time the last ended."""
     log = duel_log(count, MEMBERS_PER_GUILD)
-    async with open_services(url, Config()) as services:
+    async with await Services.open(url, Config()) as services:
         for guild in guilds:
             await services.members.upsert_members(
                 guild, [member_info(m) for m in range(MEMBERS_PER_GUILD)]

@@ -36,7 +36,7 @@ from bench.service import (
 )
 from bot.config import Config
 from bot.ratings.ladder import match_outcomes
-from bot.services import Services, open_services
+from bot.services import Services
 from bot.storage import Database, NewMatch, NewParticipant
 
 TARGET_RECOMPUTE_RATIO = {"sqlite": 5.0, "postgresql": 3.0}
@@ -141,7 +141,7 @@ async def _oldest_match_id(url: str) -> int:
 
 async def _disagreement(url: str, log: MatchLog) -> float:
     """Largest |stored rating - replay_waves final| over the stream's players."""
-    async with open_services(url, Config()) as services:
+    async with await Services.open(url, Config()) as services:
         stored = await stored_ratings(services, log.member_count)
     played = np.unique(log.player)
     return float(np.max(np.abs(stored[played] - waves(log).final[played])))
@@ -252,7 +252,7 @@ async def _cold_board(url: str) -> dict[str, float]:
     process's peak resident growth; then again under tracemalloc for the call's traced peak. The
     service is opened as the command line opens it: its reads store nothing, so the
     performance cache stays cold for the second call too."""
-    async with open_services(url, Config()) as services:
+    async with await Services.open(url, Config()) as services:
         resident = status_bytes("VmRSS")
         async with loop_lag() as lag:
             started = time.perf_counter()

@@ -27,7 +27,7 @@ from bench.data import MatchLog, duel_log
 from bench.harness import Table, format_seconds, verdict
 from bot.config import Config
 from bot.ratings.ladder import DEFAULT_SETTINGS
-from bot.services import Actor, MemberInfo, Player, Services, duel_lineup, open_services
+from bot.services import Actor, MemberInfo, Player, Services, duel_lineup
 
 GUILD = 1
 FIRST_USER_ID = 10**17
@@ -112,7 +112,7 @@ async def temporary_ladder(engine: str) -> AsyncIterator[Services]:
     """A service on a fresh database of the engine with the bot's durable settings."""
     async with (
         temporary_database(engine) as url,
-        open_services(url, Config(), fill_cache=True) as services,
+        await Services.open(url, Config(), fill_cache=True) as services,
     ):
         yield services
 

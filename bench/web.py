@@ -46,7 +46,7 @@ from bench.service import (
     temporary_database,
 )
 from bot.config import Config
-from bot.services import Services, open_services
+from bot.services import Services
 
 TARGET_REQUESTS_PER_SECOND: Final = 1_000.0
 TARGET_SERVER_SECONDS: Final = 0.020
@@ -258,7 +258,7 @@ async def measure(sizes: Sizes) -> Figures:
     built = log.head(sizes.matches)
     async with (
         temporary_database("sqlite") as location,
-        open_services(location, Config(), fill_cache=True) as services,
+        await Services.open(location, Config(), fill_cache=True) as services,
     ):
         await services.members.upsert_members(GUILD, member_infos(log))
         await services.transfers.import_csv(GUILD, MODERATOR, import_text(built))

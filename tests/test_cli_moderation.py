@@ -14,7 +14,7 @@ import pytest
 from bot.app.cogs.admin import Admin
 from bot.cli import SETTING_NAMES
 from bot.config import Config, GuildSettings
-from bot.services import Actor, open_services, parse_lineup
+from bot.services import Actor, Services, parse_lineup
 from tests.storage.engines import database_url, postgres_admin, postgres_url
 from tests.test_cli import run
 
@@ -57,7 +57,7 @@ def report_by_a_player(database: str, reporter: int, lineup: str) -> int:
     """A report by a participant who is no moderator: pending until an opponent confirms."""
 
     async def report() -> int:
-        async with open_services(database, Config()) as services:
+        async with await Services.open(database, Config()) as services:
             result = await services.matches.report(
                 GUILD, Actor(reporter), parse_lineup(lineup), request_id=lineup
             )
@@ -137,7 +137,7 @@ def test_confirm_applies_a_pending_or_disputed_match_as_a_moderator(database_url
     disputed = report_by_a_player(database_url, 2, "<@2> 3 | <@1> 1")
 
     async def dispute() -> None:
-        async with open_services(database_url, Config()) as services:
+        async with await Services.open(database_url, Config()) as services:
             await services.matches.dispute(GUILD, Actor(1), disputed)
 
     asyncio.run(dispute())

@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from bot.config import Config
-from bot.services import Actor, MemberInfo, open_services
+from bot.services import Actor, MemberInfo, Services
 from bot.services.queues import QueueService
 from bot.storage.queues import QueueSettings
 from tests.storage.engines import database_url, postgres_admin, postgres_url
@@ -19,7 +19,7 @@ MOD = Actor(1, is_moderator=True)
 
 
 async def fill(database: str) -> None:
-    async with open_services(database, Config()) as services:
+    async with await Services.open(database, Config()) as services:
         service = QueueService(services.context, services.matches)
         for spec in (
             QueueSettings("duel", 50, 2, ready_seconds=30),

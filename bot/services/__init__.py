@@ -16,7 +16,7 @@ from bot.services.lineup import (
     team_lineup,
 )
 from bot.services.matches import ConfirmResult, ReportResult, VoidResult
-from bot.services.services import Services, open_services
+from bot.services.services import Services
 from bot.services.settings import SettingsResult
 from bot.services.standings import LeaderboardPage, LeaderboardRow, Prediction, RatingCard
 from bot.services.transfers import ImportResult
@@ -51,7 +51,6 @@ __all__ = [
     "VoidResult",
     "duel_lineup",
     "ffa_lineup",
-    "open_services",
     "parse_lineup",
     "parse_team",
     "team_lineup",

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +97,7 @@ class Services:
         create: bool = True,
     ) -> Services:
         """The services over the database at `path` (`create`: a new database may be made,
-        see Database.open); `close` closes it."""
+        see Database.open); `close`, or leaving `async with`, closes it."""
         db = await Database.open(path, create=create)
         return cls.build(
             ServiceContext(
@@ -116,21 +115,9 @@ class Services:
         """Wait for the cache fills under way, then close the database."""
         await self.context.close()
 
+    async def __aenter__(self) -> Services:
+        return self
 
-@asynccontextmanager
-async def open_services(
-    path: str | Path,
-    config: Config,
-    *,
-    clock: Callable[[], float] = time.time,
-    fill_cache: bool = False,
-    on_change: ChangeListener | None = None,
-    create: bool = True,
-) -> AsyncIterator[Services]:
-    services = await Services.open(
-        path, config, clock=clock, fill_cache=fill_cache, on_change=on_change, create=create
-    )
-    try:
-        yield services
-    finally:
-        await services.close()
+    async def __aexit__(self, *exc_info: object) -> None:
+        """`async with await Services.open(…) as services:` closes them at the end."""
+        await self.close()

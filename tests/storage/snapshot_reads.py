@@ -34,7 +34,7 @@ from typing import Any
 
 from bot.cli import Streams, main
 from bot.config import Config, GuildSettings
-from bot.services import open_services
+from bot.services import Services
 from bot.services.core import elo_bridge
 from bot.services.performances import RATING_ACCURACY, measured
 from bot.storage import Database, Match, PlayedColumns
@@ -166,7 +166,7 @@ async def read_log(url: str) -> Log:
         settings = await db.read.guild_settings(GUILD)
     finally:
         await db.close()
-    async with open_services(url, Config()) as services:
+    async with await Services.open(url, Config()) as services:
         final_lines = {
             user_id: (await services.standings.history_text(GUILD, user_id)).splitlines()
             for user_id in range(1, MEMBERS + 1)

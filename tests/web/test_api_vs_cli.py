@@ -11,7 +11,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.config import Config
-from bot.services import Services, open_services
+from bot.services import Services
 from bot.web import create_app
 from tests.storage.engines import database_url, postgres_admin, postgres_url
 from tests.test_cli import run
@@ -44,7 +44,7 @@ def _without_served(found: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _seeded(database: str) -> None:
-    async with open_services(database, Config()) as services:
+    async with await Services.open(database, Config()) as services:
         await seed(services)
 
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import Config
-from bot.services import Services, open_services
+from bot.services import Services
 from bot.web import create_app
 from bot.web.openapi import openapi_document
 from tests.web.data import GUILD, HIDDEN, NAMES, seed
@@ -61,7 +61,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 async def _seeded(database: Path) -> None:
-    async with open_services(database, Config()) as services:
+    async with await Services.open(database, Config()) as services:
         await seed(services)
 
 
