@@ -452,7 +452,7 @@ def run_recompute(arguments: argparse.Namespace, streams: Streams) -> int:
     replayed = _with_services(
         arguments, lambda services: services.settings.recompute(arguments.guild, CLI_ACTOR)
     )
-    print(f"replayed {replayed} matches", file=streams.stdout)
+    print(replayed.outcome(), file=streams.stdout)
     return EXIT_OK
 
 

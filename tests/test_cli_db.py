@@ -106,7 +106,9 @@ def test_import_export_round_trip_and_recompute(tmp_path: Path) -> None:
     original = {(r["player"], r["rating_after"]) for r in exported(db)}
     copied = {(r["player"], r["rating_after"]) for r in exported(db, 9)}
     assert copied == original
-    assert run("recompute", *db_args(db, 9))[1].strip() == "replayed 2 matches"
+    assert (
+        run("recompute", *db_args(db, 9))[1].strip() == "replayed 2 matches; nothing stored changed"
+    )
     assert {(r["player"], r["rating_after"]) for r in exported(db, 9)} == original
 
 

@@ -76,7 +76,7 @@ def test_a_mistyped_report_is_voided_from_the_command_line(database_url: str) ->
     shown = as_json(database_url, "match", "2")
     assert (shown["status"], shown["void_reason"]) == ("void", "typo: 30 for 3")
     voided = ratings(database_url)
-    assert ok(database_url, "recompute") == "replayed 2 matches\n"
+    assert ok(database_url, "recompute") == "replayed 2 matches; nothing stored changed\n"
     assert ratings(database_url) == voided
     err = refused(database_url, "void", "2")
     assert "match #2 is void; only a pending, disputed or applied match can be voided" in err

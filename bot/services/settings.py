@@ -13,6 +13,7 @@ from bot.services.changes import Change
 from bot.services.context import ServiceContext
 from bot.services.core import Actor, _must_moderate, replay_guild
 from bot.services.errors import UserError
+from bot.services.replaying import Replayed
 
 SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
 LISTING_SETTINGS: Final = ("min_games", "provisional_games")
@@ -65,8 +66,9 @@ class Settings:
             )
         return SettingsResult(changed, replayed)
 
-    async def recompute(self, guild_id: int, actor: Actor) -> int:
-        """Replay the whole guild from its log; returns the number of matches replayed."""
+    async def recompute(self, guild_id: int, actor: Actor) -> Replayed:
+        """Replay the whole guild from its log: the matches replayed and the members whose
+        stored standing differed from the replay (none when the log and the store agree)."""
         _must_moderate(actor, "recompute the ladder")
         async with self.context.write(guild_id) as unit:
             settings = await unit.tx.ensure_guild(guild_id, self.context.defaults)
@@ -79,4 +81,4 @@ class Settings:
                 everyone=bool(replayed.changed),
                 actor_id=actor.user_id,
             )
-        return replayed.matches
+        return replayed

@@ -14,7 +14,7 @@ MEMBERS = 20
 def test_the_command_line_agrees_with_a_replay_after_each_step() -> None:
     found = command_line("sqlite", match_log(MATCHES, MEMBERS))
     assert found.imported.output.startswith(f"imported {MATCHES} matches")
-    assert found.recomputed.output == f"replayed {MATCHES} matches\n"
+    assert found.recomputed.output == f"replayed {MATCHES} matches; nothing stored changed\n"
     assert found.voided.output == f"replayed {MATCHES - 1}\n"  # every match after the oldest
     assert list(found.disagreements) == ["import", "recompute", "void"]
     assert all(delta <= AGREEMENT for delta in found.disagreements.values())
@@ -23,7 +23,8 @@ def test_the_command_line_agrees_with_a_replay_after_each_step() -> None:
 
 def test_a_guild_built_through_storage_is_recomputed_whole() -> None:
     big = big_recompute("sqlite", MATCHES)
-    assert big.filling.output == big.again.output == f"replayed {MATCHES} matches\n"
+    assert big.filling.output.startswith(f"replayed {MATCHES} matches; ")
+    assert big.again.output == f"replayed {MATCHES} matches; nothing stored changed\n"
 
 
 def test_the_cold_board_ranks_everyone_who_played() -> None:

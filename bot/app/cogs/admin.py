@@ -176,10 +176,9 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
         replayed = await self.bot.services.settings.recompute(guild_id, actor(interaction))
-        note_stored(interaction, f"Replayed {replayed} matches; the ratings follow the log.")
-        await interaction.edit_original_response(
-            content=f"Replayed {replayed} matches; the ratings now follow the log."
-        )
+        outcome = replayed.outcome().capitalize() + "."
+        note_stored(interaction, outcome)
+        await interaction.edit_original_response(content=outcome)
 
     @app_commands.command(
         name="evaluate", description="How well each rating predicted this server's matches"
