@@ -15,6 +15,7 @@ from bot.app.members import actor, guild_of
 from bot.app.replies import answer_error, note_stored
 from bot.services import LeaderboardPage, Match, UserError
 from bot.services.changes import Change
+from bot.services.match_rules import opponents_to_ask
 from bot.services.matchups import MatchPage
 
 if TYPE_CHECKING:
@@ -107,6 +108,33 @@ def match_view(match: Match) -> discord.ui.View | None:
     for action in actions:
         view.add_item(MatchButton(action, match.id))
     return view
+
+
+async def answer_recorded(
+    interaction: discord.Interaction[LadderBot], guild_id: int, match: Match, lead: str | None
+) -> None:
+    """Answer a recorded match (/report's and a queue lobby's result) with its message: the
+    lead line, and while pending the opponents asked to confirm and the Confirm/Dispute
+    buttons (SPEC 4); a pending match's message is remembered so that a confirmation
+    elsewhere can update it."""
+    note_stored(interaction, match_stored(match))
+    content = lead
+    if match.status == "pending":
+        asked = opponents_to_ask(interaction.user.id, match.participants)
+        ask = " ".join(f"<@{user_id}>" for user_id in asked)
+        ask += " — confirm or dispute this result with the buttons below."
+        content = ask if lead is None else f"{lead} {ask}"
+    response = await interaction.response.send_message(
+        content,
+        embed=match_embed(match),
+        view=match_view(match) or discord.utils.MISSING,
+        allowed_mentions=discord.AllowedMentions(users=True),
+    )
+    channel_id, message_id = interaction.channel_id, response.message_id
+    if match.status == "pending" and channel_id is not None and message_id is not None:
+        await interaction.client.services.matches.set_match_message(
+            guild_id, match.id, channel_id, message_id
+        )
 
 
 MESSAGE_KINDS: Final = frozenset({"applied", "voided", "edited", "disputed", "cancelled"})

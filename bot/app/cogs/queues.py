@@ -27,9 +27,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import match_view
+from bot.app.buttons import answer_recorded
 from bot.app.cogs.admin import check_moderator
-from bot.app.embeds import match_embed, match_stored
 from bot.app.members import actor, guild_of, member_info
 from bot.app.options import LobbyId
 from bot.app.queue_views import (
@@ -44,7 +43,6 @@ from bot.app.replies import answer_error, note_stored
 from bot.services import UserError
 from bot.services.changes import Change
 from bot.services.core import elo_bridge
-from bot.services.match_rules import opponents_to_ask
 from bot.services.queue_rules import (
     EXPIRE_MINUTES,
     FORMATS,
@@ -241,23 +239,9 @@ async def report_result(
         guild_id, actor(interaction), lobby_id, winner=winner, order=order, minutes=minutes
     )
     match = done.report.match
-    note_stored(interaction, match_stored(match))
-    content = f"Lobby #{lobby_id}: result recorded as match #{match.id}."
-    if match.status == "pending":
-        asked = opponents_to_ask(interaction.user.id, match.participants)
-        content += " " + " ".join(f"<@{user_id}>" for user_id in asked)
-        content += " — confirm or dispute this result with the buttons below."
-    response = await interaction.response.send_message(
-        content,
-        embed=match_embed(match),
-        view=match_view(match) or discord.utils.MISSING,
-        allowed_mentions=discord.AllowedMentions(users=True),
+    await answer_recorded(
+        interaction, guild_id, match, f"Lobby #{lobby_id}: result recorded as match #{match.id}."
     )
-    channel_id, message_id = interaction.channel_id, response.message_id
-    if match.status == "pending" and channel_id is not None and message_id is not None:
-        await interaction.client.services.matches.set_match_message(
-            guild_id, match.id, channel_id, message_id
-        )
 
 
 # -- the messages ---------------------------------------------------------------------------

@@ -9,10 +9,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.buttons import match_view
-from bot.app.embeds import match_embed, match_stored
+from bot.app.buttons import answer_recorded
 from bot.app.members import actor, guild_of, member_info, resolve_members
-from bot.app.replies import note_stored
 from bot.services import (
     Lineup,
     Player,
@@ -22,7 +20,6 @@ from bot.services import (
     parse_team,
     team_lineup,
 )
-from bot.services.match_rules import opponents_to_ask
 from bot.storage import once_more_if_lost
 
 MINUTES = "Minutes played (default: the server's max_game_length)"
@@ -58,25 +55,7 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
                 members=members,
             )
         )
-        match = result.match
-        note_stored(interaction, match_stored(match))
-        content = None
-        if match.status == "pending":
-            asked = opponents_to_ask(interaction.user.id, match.participants)
-            content = " ".join(f"<@{user_id}>" for user_id in asked)
-            content += " — confirm or dispute this result with the buttons below."
-        response = await interaction.response.send_message(
-            content,
-            embed=match_embed(match),
-            view=match_view(match) or discord.utils.MISSING,
-            allowed_mentions=discord.AllowedMentions(users=True),
-        )
-        channel_id, message_id = interaction.channel_id, response.message_id
-        if match.status == "pending" and channel_id is not None and message_id is not None:
-            # remembered so that a confirmation elsewhere can update this message
-            await self.bot.services.matches.set_match_message(
-                guild.id, match.id, channel_id, message_id
-            )
+        await answer_recorded(interaction, guild.id, result.match, None)
 
     @app_commands.command(name="duel", description="Report a duel: who won and who lost")
     @app_commands.describe(
