@@ -85,6 +85,15 @@ class ServiceContext:
             except Exception:  # the write stands whatever a listener does
                 log.exception("a change listener failed on %r", unit.change)
 
+    @asynccontextmanager
+    async def write_in(self, guild_id: int, within: Unit | None) -> AsyncIterator[Unit]:
+        """`within`, a write already open, else a new `write(guild_id)`."""
+        if within is not None:
+            yield within
+            return
+        async with self.write(guild_id) as unit:
+            yield unit
+
     def in_background(self, work: Coroutine[Any, Any, None]) -> None:
         """Run `work` (a cache fill) without waiting for it; `close` waits for it."""
         task = asyncio.create_task(work)

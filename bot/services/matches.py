@@ -163,68 +163,51 @@ class Matches:
         request_id: str,
         minutes: float | None = None,
         members: Iterable[MemberInfo] = (),
+        within: Unit | None = None,
     ) -> ReportResult:
         """Record a match: pending for a non-moderator when the guild asks the opponents to
         confirm, else applied at once. The same request id twice records one match: a retry
-        answers with it and changes nothing (its slot leaves the guild's change stamp be)."""
+        answers with it and changes nothing (its slot leaves the guild's change stamp be).
+        `within`: a write already open to record it in (a queue lobby's result records its
+        match and closes the lobby in one transaction)."""
         check_lineup(lineup, minutes)
-        async with self.context.write(guild_id) as unit:
-            return await self.record_report(
-                unit,
-                guild_id,
-                actor,
-                lineup,
-                request_id=request_id,
-                minutes=minutes,
-                members=members,
-            )
-
-    async def record_report(
-        self,
-        unit: Unit,
-        guild_id: int,
-        actor: Actor,
-        lineup: Lineup,
-        *,
-        request_id: str,
-        minutes: float | None = None,
-        members: Iterable[MemberInfo] = (),
-    ) -> ReportResult:
-        """`report` inside a write that is already open (a queue lobby's result records its
-        match and closes the lobby in one transaction), its lineup already checked
-        (check_lineup)."""
-        players = {entry.player.user_id for entry in lineup}
-        tx = unit.tx
-        slot = await tx.report_slot(guild_id, request_id, actor.is_moderator, self.context.clock())
-        if slot is None:  # the guild's first write
-            await tx.ensure_guild(guild_id, self.context.defaults)
+        async with self.context.write_in(guild_id, within) as unit:
+            players = {entry.player.user_id for entry in lineup}
+            tx = unit.tx
             slot = await tx.report_slot(
                 guild_id, request_id, actor.is_moderator, self.context.clock()
             )
-            assert slot is not None
-        if slot.existing is not None:
-            retried = await self.context.load(tx, guild_id, slot.existing)
-            return ReportResult(retried, retried.status == "applied", created=False)
-        unit.stamped = True
-        settings, newest, match_id = slot.settings, slot.newest, slot.match_id
-        if not actor.is_moderator and actor.user_id not in players:
-            raise UserError("you can only report matches you played in (moderators can report any)")
-        upserted = await tx.upsert_members(guild_id, members)
-        known = await _known_members(tx, guild_id, [lineup], upserted)
-        participants = build_participants(lineup, known, settings, minutes)
-        now = self.context.clock()
-        new = NewMatch(actor.user_id, now, now, request_id, participants)
-        names = {user_id: member.name for user_id, member in known.items()}
-        if settings.confirm == "none" or actor.is_moderator:
-            applied_at, ratings = self._ratings(settings, newest, participants, known)
-            new = new.rated(ratings)
-            await tx.add_applied_match(guild_id, new, match_id, applied_at)
-            match = new.stored(match_id, guild_id, "applied", applied_at, names)
-        else:
-            await tx.insert_matches(guild_id, [new], "pending", [match_id])
-            match = new.stored(match_id, guild_id, "pending", None, names)
-        unit.change = _match_change(match, actor.user_id)
-        return ReportResult(match, match.status == "applied", created=True)
+            if slot is None:  # the guild's first write
+                await tx.ensure_guild(guild_id, self.context.defaults)
+                slot = await tx.report_slot(
+                    guild_id, request_id, actor.is_moderator, self.context.clock()
+                )
+                assert slot is not None
+            if slot.existing is not None:
+                retried = await self.context.load(tx, guild_id, slot.existing)
+                return ReportResult(retried, retried.status == "applied", created=False)
+            unit.stamped = True
+            settings, newest, match_id = slot.settings, slot.newest, slot.match_id
+            if not actor.is_moderator and actor.user_id not in players:
+                raise UserError(
+                    "you can only report matches you played in (moderators can report any)"
+                )
+            upserted = await tx.upsert_members(guild_id, members)
+            known = await _known_members(tx, guild_id, [lineup], upserted)
+            participants = build_participants(lineup, known, settings, minutes)
+            now = self.context.clock()
+            new = NewMatch(actor.user_id, now, now, request_id, participants)
+            names = {user_id: member.name for user_id, member in known.items()}
+            if settings.confirm == "none" or actor.is_moderator:
+                applied_at, ratings = self._ratings(settings, newest, participants, known)
+                new = new.rated(ratings)
+                await tx.add_applied_match(guild_id, new, match_id, applied_at)
+                match = new.stored(match_id, guild_id, "applied", applied_at, names)
+            else:
+                await tx.insert_matches(guild_id, [new], "pending", [match_id])
+                match = new.stored(match_id, guild_id, "pending", None, names)
+            unit.change = _match_change(match, actor.user_id)
+            return ReportResult(match, match.status == "applied", created=True)
 
     def _ratings(
         self,

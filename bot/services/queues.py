@@ -48,7 +48,7 @@ from bot.services.changes import Change
 from bot.services.context import ServiceContext, Unit
 from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
-from bot.services.matches import Matches, ReportResult, check_lineup
+from bot.services.matches import Matches, ReportResult
 from bot.services.queue_rules import (
     MAX_QUEUES,
     PICK_SECONDS,
@@ -665,15 +665,14 @@ class QueueService:
                     f"only the players of lobby #{lobby_id} or a moderator can report its result"
                 )
             lineup = result_lineup(lobby.players, *self._outcome(lobby, winner, order))
-            check_lineup(lineup, minutes)
-            report = await self.matches.record_report(
-                unit,
+            report = await self.matches.report(
                 guild_id,
                 actor,
                 lineup,
                 request_id=f"lobby:{lobby_id}",
                 minutes=minutes,
                 members=members,
+                within=unit,
             )
             await tx.update_lobby(
                 guild_id,
