@@ -3,36 +3,19 @@ with the auto-pick (its 60 s made 4 s for the test), and the refusals."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from tests.app.fakediscord import GENERAL, FakeDiscord
-from tests.app.harness import MOD, ROBOT, BotProcess, write_config
-from tests.app.test_queues_e2e import PICK_SECONDS, click, create, custom_ids, posted, take, title
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeDiscord]:
-    from tests.app.test_queues_e2e import PLAYERS
-
-    server = FakeDiscord([MOD, ROBOT, *PLAYERS])
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def bot(fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
-    patch = pytest.MonkeyPatch()
-    patch.setenv("LADDERBOT_TEST_PICK_SECONDS", str(PICK_SECONDS))
-    process = BotProcess(fake, write_config(tmp_path_factory.mktemp("captains")))
-    try:
-        process.start()
-        yield process
-    finally:
-        process.stop()
-        patch.undo()
+from tests.app.harness import MOD, ROBOT, BotProcess
+from tests.app.queue_scenario import (  # noqa: F401 (queue_fake, queue_bot: fixtures)
+    PICK_SECONDS,
+    click,
+    create,
+    custom_ids,
+    posted,
+    queue_bot,
+    queue_fake,
+    take,
+    title,
+)
 
 
 def test_captains_pick_in_order_with_the_auto_pick(fake: FakeDiscord, bot: BotProcess) -> None:

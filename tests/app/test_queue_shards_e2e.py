@@ -13,7 +13,7 @@ import pytest
 
 from tests.app.fakediscord import FakeDiscord, Member, shard_of
 from tests.app.harness import MOD, BotProcess, write_config
-from tests.app.test_queues_e2e import custom_ids, title
+from tests.app.queue_scenario import custom_ids, title
 from tests.app.test_shards_e2e import GUILDS, GUILDS_BY_SHARD, SHARD_COUNT
 from tests.storage.engines import _empty, postgres_admin, postgres_url
 
