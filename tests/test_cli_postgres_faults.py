@@ -20,7 +20,6 @@ import re
 import threading
 import time
 import traceback
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from bot.cli import Streams, main
 from bot.config import Config
 from bot.services import Services
 from tests.services.invariants import assert_log_is_truth
-from tests.storage.engines import _admin, _with_database, postgres_admin
+from tests.storage.engines import _with_database, own_database, postgres_admin
 
 __all__ = ["postgres_admin"]
 
@@ -49,12 +48,8 @@ LOST_OR_BUSY = re.compile(
 
 @pytest.fixture
 def own_url(postgres_admin: str) -> Iterator[str]:
-    name = f"ladderbot_kills_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(postgres_admin, f"CREATE DATABASE {name}"))
-    try:
+    with own_database(postgres_admin, "ladderbot_kills") as name:
         yield _with_database(postgres_admin, name)
-    finally:
-        asyncio.run(_admin(postgres_admin, f"DROP DATABASE {name} WITH (FORCE)"))
 
 
 class Killer(threading.Thread):

@@ -7,7 +7,6 @@ the next command and click work, with no restart."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,13 @@ import pytest
 
 from tests.app.fakediscord import FakeDiscord
 from tests.app.harness import MOD, PLAYERS, BotProcess, write_config
-from tests.storage.engines import _admin, _with_database, postgres_admin
+from tests.storage.engines import (
+    _admin,
+    _with_database,
+    own_database,
+    postgres_admin,
+    take_offline,
+)
 from tests.test_cli_postgres_faults import Killer
 
 __all__ = ["postgres_admin"]
@@ -33,13 +38,8 @@ def fake() -> Iterator[FakeDiscord]:
 @pytest.fixture
 def database(postgres_admin: str) -> Iterator[tuple[str, str]]:
     """(its name, its URL): a database of this test's own."""
-    name = f"ladderbot_outage_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(postgres_admin, f"CREATE DATABASE {name}"))
-    try:
+    with own_database(postgres_admin, "ladderbot_outage") as name:
         yield name, _with_database(postgres_admin, name)
-    finally:
-        asyncio.run(_admin(postgres_admin, f"ALTER DATABASE {name} ALLOW_CONNECTIONS true"))
-        asyncio.run(_admin(postgres_admin, f"DROP DATABASE {name} WITH (FORCE)"))
 
 
 @pytest.fixture
@@ -50,18 +50,6 @@ def bot(fake: FakeDiscord, database: tuple[str, str], tmp_path: Path) -> Iterato
         yield process
     finally:
         process.stop()
-
-
-async def _take_offline(admin: str, name: str) -> None:
-    """New connections refused, the open ones terminated."""
-    connection = await asyncpg.connect(admin, timeout=5)
-    try:
-        await connection.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
-        await connection.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
-        )
-    finally:
-        await connection.close()
 
 
 def _duel(fake: FakeDiscord, number: int) -> str:
@@ -84,7 +72,7 @@ def test_the_bot_answers_through_a_database_outage_and_recovers_without_restart(
     confirm = pending.custom_ids()[0]
     logged = bot.log_size()
 
-    asyncio.run(_take_offline(postgres_admin, name))
+    asyncio.run(take_offline(postgres_admin, name))
     clicked = fake.click(loser, pending.message_id, confirm).reply(timeout=30)
     assert clicked.ephemeral and "database is unavailable" in (clicked.content or ""), clicked
     for number in (1, 2):

@@ -13,6 +13,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -42,6 +43,32 @@ async def _admin(url: str, statement: str) -> None:
     connection = await asyncpg.connect(url, timeout=5)
     try:
         await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+@contextmanager
+def own_database(admin: str, prefix: str) -> Iterator[str]:
+    """A database of the caller's own on the test server (uuid-named, so that no other
+    test's backends are ever touched): its name. Dropped after, connections allowed again
+    first (a test may have refused them)."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin(admin, f"CREATE DATABASE {name}"))
+    try:
+        yield name
+    finally:
+        asyncio.run(_admin(admin, f"ALTER DATABASE {name} ALLOW_CONNECTIONS true"))
+        asyncio.run(_admin(admin, f"DROP DATABASE {name} WITH (FORCE)"))
+
+
+async def take_offline(admin: str, name: str) -> None:
+    """The database `name` down: new connections refused, the open ones terminated."""
+    connection = await asyncpg.connect(admin, timeout=5)
+    try:
+        await connection.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+        await connection.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+        )
     finally:
         await connection.close()
 

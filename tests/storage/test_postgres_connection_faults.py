@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import asyncpg
@@ -18,7 +17,7 @@ from bot.config import GuildSettings
 from bot.storage import ConnectionLost, Database, once_more_if_lost
 from bot.storage.engine import UNKNOWN_COMMIT
 from bot.storage.postgres import DEAD_PEER_SECONDS
-from tests.storage.engines import _admin, _with_database, postgres_admin
+from tests.storage.engines import _admin, _with_database, own_database, postgres_admin
 from tests.test_cli import run
 
 __all__ = ["postgres_admin"]
@@ -31,12 +30,8 @@ HANG_SECONDS = 20.0
 @pytest.fixture
 def own_url(postgres_admin: str) -> Iterator[str]:
     """A database of this test's own (others' backends are never touched)."""
-    name = f"ladderbot_faults_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(postgres_admin, f"CREATE DATABASE {name}"))
-    try:
+    with own_database(postgres_admin, "ladderbot_faults") as name:
         yield _with_database(postgres_admin, name)
-    finally:
-        asyncio.run(_admin(postgres_admin, f"DROP DATABASE {name} WITH (FORCE)"))
 
 
 @pytest.fixture

@@ -6,10 +6,8 @@ the same server answers 200."""
 from __future__ import annotations
 
 import logging
-import uuid
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
 
-import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -18,32 +16,22 @@ from bot.services import ServiceContext, Services
 from bot.storage import Database
 from bot.web import create_app
 from tests.services.conftest import Clock
-from tests.storage.engines import _admin, _with_database, postgres_admin
+from tests.storage.engines import (
+    _admin,
+    _with_database,
+    own_database,
+    postgres_admin,
+    take_offline,
+)
 from tests.web.data import GUILD, seed
 
 __all__ = ["postgres_admin"]
 
 
-@pytest.fixture
-async def own_database(postgres_admin: str) -> AsyncIterator[str]:
-    name = f"ladderbot_web_outage_{uuid.uuid4().hex[:12]}"
-    await _admin(postgres_admin, f"CREATE DATABASE {name}")
-    try:
+@pytest.fixture(name="own_database")
+def own_test_database(postgres_admin: str) -> Iterator[str]:
+    with own_database(postgres_admin, "ladderbot_web_outage") as name:
         yield name
-    finally:
-        await _admin(postgres_admin, f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
-        await _admin(postgres_admin, f"DROP DATABASE {name} WITH (FORCE)")
-
-
-async def _offline(admin: str, name: str) -> None:
-    connection = await asyncpg.connect(admin, timeout=5)
-    try:
-        await connection.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
-        await connection.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
-        )
-    finally:
-        await connection.close()
 
 
 async def test_pages_say_the_database_is_unavailable_during_an_outage_then_recover(
@@ -57,7 +45,7 @@ async def test_pages_say_the_database_is_unavailable_during_an_outage_then_recov
         async with TestClient(TestServer(create_app(services, clock=clock))) as client:
             address = f"/api/v1/guilds/{GUILD}/leaderboard"
             assert (await client.get(address)).status == 200
-            await _offline(postgres_admin, own_database)
+            await take_offline(postgres_admin, own_database)
             caplog.set_level(logging.WARNING)
             down = await client.get(address)
             assert down.status == 503, await down.text()
