@@ -4,18 +4,23 @@ handled by the process owning its guild, once."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.app.fakediscord import FakeDiscord, Member, shard_of
-from tests.app.harness import MOD, BotProcess, write_config
+from tests.app.harness import MOD
 from tests.app.queue_scenario import custom_ids, title
-from tests.app.test_shards_e2e import GUILDS, GUILDS_BY_SHARD, SHARD_COUNT
-from tests.storage.engines import _empty, postgres_admin, postgres_url
+from tests.app.test_shards_e2e import (  # noqa: F401 (bot_starter, shared_database: fixtures)
+    GUILDS_BY_SHARD,
+    SHARD_COUNT,
+    StartBot,
+    bot_starter,
+    sharded_discord,
+    shared_database,
+)
+from tests.storage.engines import postgres_admin, postgres_url
 
 __all__ = ["postgres_admin", "postgres_url"]
 
@@ -25,29 +30,15 @@ READY = 3
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, *PLAYERS], guilds=GUILDS, recommended_shards=SHARD_COUNT)
-    server.start()
-    yield server
-    server.stop()
+    yield from sharded_discord(PLAYERS)
 
 
 @pytest.fixture
-def bots(fake: FakeDiscord, postgres_url: str, tmp_path: Path) -> Iterator[dict[int, str]]:
+def bots(start_bot: StartBot) -> dict[int, str]:
     """Shard -> the origin of the process running it."""
-    asyncio.run(_empty(postgres_url))
-    started = []
-    try:
-        for shard in range(SHARD_COUNT):
-            directory = tmp_path / f"shard{shard}"
-            directory.mkdir()
-            config = write_config(directory, "global", postgres_url, (SHARD_COUNT, [shard]))
-            process = BotProcess(fake, config, f"shard{shard}", GUILDS_BY_SHARD[shard])
-            started.append(process)
-            process.start()
-        yield {shard: f"shard{shard}" for shard in range(SHARD_COUNT)}
-    finally:
-        for process in started:
-            process.stop()
+    for shard in range(SHARD_COUNT):
+        start_bot(f"shard{shard}", [shard])
+    return {shard: f"shard{shard}" for shard in range(SHARD_COUNT)}
 
 
 def test_each_guilds_queue_is_run_by_its_owner_once(

@@ -50,23 +50,28 @@ REPORT = (sys.executable, "-m", "bot", "report")
 StartBot = Callable[[str, Sequence[int]], BotProcess]
 
 
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, *PLAYERS], guilds=GUILDS, recommended_shards=SHARD_COUNT)
+def sharded_discord(players: Sequence[Member]) -> Iterator[FakeDiscord]:
+    """A fake Discord with MOD and `players` in the GUILDS, recommending SHARD_COUNT shards."""
+    server = FakeDiscord([MOD, *players], guilds=GUILDS, recommended_shards=SHARD_COUNT)
     server.start()
     yield server
     server.stop()
 
 
-@pytest.fixture
-def database(postgres_url: str) -> str:
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeDiscord]:
+    yield from sharded_discord(PLAYERS)
+
+
+@pytest.fixture(name="database")
+def shared_database(postgres_url: str) -> str:
     """The one PostgreSQL database every bot process of a test shares, emptied first."""
     asyncio.run(_empty(postgres_url))
     return postgres_url
 
 
-@pytest.fixture
-def start_bot(fake: FakeDiscord, database: str, tmp_path: Path) -> Iterator[StartBot]:
+@pytest.fixture(name="start_bot")
+def bot_starter(fake: FakeDiscord, database: str, tmp_path: Path) -> Iterator[StartBot]:
     """Starts a bot process running the given shards of SHARD_COUNT; all stop at the end."""
     started: list[BotProcess] = []
 
