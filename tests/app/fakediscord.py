@@ -906,15 +906,13 @@ class FakeDiscord:
         self.send_guild_event(guild_id, "INTERACTION_CREATE", payload)
         return handle
 
-    def slash(
-        self, user: Member, command: str, guild_id: int = GUILD_ID, **options: Any
-    ) -> Interaction:
-        """Invoke `/command [sub]` as user in the guild; option values are typed by the
-        synced schema."""
+    def _command(self, command: str) -> tuple[JsonDict, list[JsonDict], list[JsonDict]]:
+        """`/command [sub]` in the synced schema: the interaction's data (its options naming
+        the subcommands, if any), the list the command's own options go in, and their
+        schema."""
         words = command.split()
         synced = {c["name"]: c for c in self.synced_commands()}
         top = synced[words[0]]
-        resolved: JsonDict = {}
         schema = top.get("options", [])
         nested: list[JsonDict] = []
         target = nested
@@ -923,6 +921,18 @@ class FakeDiscord:
             inner: list[JsonDict] = []
             target.append({"name": word, "type": sub["type"], "options": inner})
             target, schema = inner, sub.get("options", [])
+        data: JsonDict = {"id": top["id"], "name": top["name"], "type": 1, "options": nested}
+        if top.get("guild_id"):
+            data["guild_id"] = top["guild_id"]
+        return data, target, schema
+
+    def slash(
+        self, user: Member, command: str, guild_id: int = GUILD_ID, **options: Any
+    ) -> Interaction:
+        """Invoke `/command [sub]` as user in the guild; option values are typed by the
+        synced schema."""
+        data, target, schema = self._command(command)
+        resolved: JsonDict = {}
         types = {o["name"]: o["type"] for o in schema}
         for name, value in options.items():
             if name not in types:
@@ -930,11 +940,8 @@ class FakeDiscord:
             target.append(
                 {"name": name, "type": types[name], "value": self._value(value, resolved)}
             )
-        data: JsonDict = {"id": top["id"], "name": top["name"], "type": 1, "options": nested}
         if resolved:
             data["resolved"] = resolved
-        if top.get("guild_id"):
-            data["guild_id"] = top["guild_id"]
         return self._interaction(user, 2, data, guild_id=guild_id)
 
     def autocomplete(
@@ -942,20 +949,8 @@ class FakeDiscord:
     ) -> Interaction:
         """A user typing `typed` into the string option `option` of `/command [sub]`: the bot
         answers with choices (callback type 8, recorded as kind "other")."""
-        words = command.split()
-        top = next(c for c in self.synced_commands() if c["name"] == words[0])
-        schema = top.get("options", [])
-        nested: list[JsonDict] = []
-        target = nested
-        for word in words[1:]:
-            sub = next(o for o in schema if o["name"] == word)
-            inner: list[JsonDict] = []
-            target.append({"name": word, "type": sub["type"], "options": inner})
-            target, schema = inner, sub.get("options", [])
+        data, target, _ = self._command(command)
         target.append({"name": option, "type": 3, "value": typed, "focused": True})
-        data: JsonDict = {"id": top["id"], "name": top["name"], "type": 1, "options": nested}
-        if top.get("guild_id"):
-            data["guild_id"] = top["guild_id"]
         return self._interaction(user, 4, data, guild_id=guild_id)
 
     def _value(self, value: Any, resolved: JsonDict) -> Any:
