@@ -54,9 +54,7 @@ async def _worker_reports(url: str, guilds: Sequence[int], count: int, start: Ba
     log = duel_log(count, MEMBERS_PER_GUILD)
     async with await Services.open(url, Config()) as services:
         for guild in guilds:
-            await services.members.upsert_members(
-                guild, [member_info(m) for m in range(MEMBERS_PER_GUILD)]
-            )
+            await services.members.upsert(guild, [member_info(m) for m in range(MEMBERS_PER_GUILD)])
         await asyncio.to_thread(start.wait)
 
         async def report(guild: int) -> None:

@@ -20,7 +20,7 @@ from bench.harness import Table, format_seconds, verdict
 from bench.responsiveness import SAMPLE_SECONDS, TARGET_STALL_SECONDS, loop_lag
 from bench.service import ENGINE_NAMES, GUILD, MODERATOR, engines, temporary_ladder
 from bot.services import MemberInfo, UserError
-from bot.services.queues import QueueService
+from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 
 SIZES: tuple[int, ...] = (2, 4, 6, 8, 10, 12, 16, 20, 24, 32)
@@ -56,11 +56,11 @@ def _order(joins: int, members: int, seed: int) -> list[tuple[int, int]]:
 
 async def _burst(engine: str, label: str, order: Sequence[tuple[int, int]], at_once: bool) -> Burst:
     async with temporary_ladder(engine) as services:
-        service = QueueService(services.context, services.matches, rng=random.Random(1))
+        service = Queues(services.context, services.matches, rng=random.Random(1))
         for number, size in enumerate(SIZES):
             spec = QueueSettings(f"q{number}", 1, size, ready_seconds=0)
             await service.create_queue(GUILD, MODERATOR, spec, pick_order_given=False)
-        await services.members.upsert_members(
+        await services.members.upsert(
             GUILD, [MemberInfo(m, f"m{m}") for m in {m for m, _ in order}]
         )
         accepted = 0

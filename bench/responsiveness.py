@@ -91,7 +91,7 @@ async def stalls(sizes: Sizes, engine: str = "sqlite") -> list[Stall]:
     log = duel_log(sizes.matches, sizes.members)
     text = import_text(log)
     async with temporary_ladder(engine) as services:
-        await services.members.upsert_members(GUILD, member_infos(log))
+        await services.members.upsert(GUILD, member_infos(log))
 
         async def cold_p8(services: Services = services) -> None:
             await services.standings.leaderboard(GUILD, by="p8")

@@ -176,7 +176,7 @@ async def reports_per_second(
     chosen = range(GUILD, GUILD + guilds)
     async with temporary_ladder(engine) as services:
         for guild in chosen:
-            await services.members.upsert_members(guild, member_infos(log))
+            await services.members.upsert(guild, member_infos(log))
         rates = []
         for batch in range(sizes.runs):
             first = batch * per_guild
@@ -224,7 +224,7 @@ async def big_guild(sizes: Sizes, engine: str = "sqlite") -> GuildFigures:
     log = duel_log(sizes.guild_matches, sizes.guild_members)
     text = import_text(log)
     async with temporary_ladder(engine) as services:
-        await services.members.upsert_members(GUILD, member_infos(log))
+        await services.members.upsert(GUILD, member_infos(log))
         build, _ = await timed(services.transfers.import_csv(GUILD, MODERATOR, text))
         built = disagreement(await stored_ratings(services, log.member_count), log)
         reads: dict[str, list[float]] = {}

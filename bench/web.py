@@ -260,7 +260,7 @@ async def measure(sizes: Sizes) -> Figures:
         temporary_database("sqlite") as location,
         await Services.open(location, Config(), fill_cache=True) as services,
     ):
-        await services.members.upsert_members(GUILD, member_infos(log))
+        await services.members.upsert(GUILD, member_infos(log))
         await services.transfers.import_csv(GUILD, MODERATOR, import_text(built))
         await services.settings.change(GUILD, MODERATOR, {"web": True})
         connector = aiohttp.TCPConnector(limit=sizes.concurrency)

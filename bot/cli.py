@@ -319,7 +319,7 @@ def run_gr(arguments: argparse.Namespace, streams: Streams) -> int:
     """`gr MEMBER`: the member's games in the game-list format, newest first (SPEC 1.8)."""
 
     async def history(services: Services) -> str:
-        member = await services.members.find_member(arguments.guild, arguments.member)
+        member = await services.members.find(arguments.guild, arguments.member)
         return await services.standings.history_text(arguments.guild, member.user_id)
 
     streams.stdout.write(_with_services(arguments, history))
@@ -356,7 +356,7 @@ def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
     """`rating MEMBER`: the rating card of /rating (text or --json)."""
 
     async def card(services: Services) -> dict[str, Any]:
-        member = await services.members.find_member(arguments.guild, arguments.member)
+        member = await services.members.find(arguments.guild, arguments.member)
         return card_object(
             await services.standings.rating_card(arguments.guild, member.user_id, arguments.variant)
         )
@@ -630,9 +630,7 @@ def run_matches(arguments: argparse.Namespace, streams: Streams) -> int:
     async def listed(services: Services) -> list[Match]:
         user_id = None
         if arguments.member is not None:
-            user_id = (
-                await services.members.find_member(arguments.guild, arguments.member)
-            ).user_id
+            user_id = (await services.members.find(arguments.guild, arguments.member)).user_id
         return await services.matches.list_matches(arguments.guild, user_id, limit=arguments.limit)
 
     found = _with_services(arguments, listed)
@@ -646,8 +644,8 @@ def run_match(arguments: argparse.Namespace, streams: Streams) -> int:
 
     async def shown(services: Services) -> tuple[Match, list[MatchEdit]]:
         async with services.context.db.snapshot():  # the match and its edits as of one moment
-            match = await services.matches.show_match(arguments.guild, arguments.match)
-            return match, await services.matches.match_edits(arguments.guild, arguments.match)
+            match = await services.matches.show(arguments.guild, arguments.match)
+            return match, await services.matches.edits(arguments.guild, arguments.match)
 
     match, edits = _with_services(arguments, shown)
     if arguments.json:
@@ -741,7 +739,7 @@ def run_season_start(arguments: argparse.Namespace, streams: Streams) -> int:
     """`season start NAME [--carry X]`: as /admin season start."""
     season = _with_services(
         arguments,
-        lambda services: services.seasons.start_season(
+        lambda services: services.seasons.start(
             arguments.guild, CLI_ACTOR, arguments.name, arguments.carry
         ),
         creates=True,

@@ -98,7 +98,7 @@ def test_report_of_a_bare_number_is_refused_like_balance(tmp_path: Path) -> None
 async def start_season(path: Path, name: str) -> None:
     db = await Database.open(path)
     try:
-        await Services.build(ServiceContext(db, GuildSettings())).seasons.start_season(
+        await Services.build(ServiceContext(db, GuildSettings())).seasons.start(
             GUILD, Actor(0, is_moderator=True), name
         )
     finally:

@@ -7,7 +7,7 @@ import json
 
 from bot.config import Config
 from bot.services import Actor, MemberInfo, Services
-from bot.services.queues import QueueService
+from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 from tests.storage.engines import database_url, postgres_admin, postgres_url
 from tests.test_cli import run
@@ -20,7 +20,7 @@ MOD = Actor(1, is_moderator=True)
 
 async def fill(database: str) -> None:
     async with await Services.open(database, Config()) as services:
-        service = QueueService(services.context, services.matches)
+        service = Queues(services.context, services.matches)
         for spec in (
             QueueSettings("duel", 50, 2, ready_seconds=30),
             QueueSettings("5v5", 51, 10, maps=("dust", "nuke")),

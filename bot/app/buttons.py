@@ -162,7 +162,7 @@ class MatchMessages:
         ):
             return
         try:
-            match = await self.bot.services.matches.show_match(change.guild_id, change.match_id)
+            match = await self.bot.services.matches.show(change.guild_id, change.match_id)
         except UserError:
             return  # gone (a test database emptied, say): nothing to show
         if match.channel_id is None or match.message_id is None:

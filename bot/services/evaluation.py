@@ -217,7 +217,7 @@ def _point(point: TuningPoint) -> dict[str, float]:
     return {"t": point.t, "game_mult": point.game_mult, "log_loss": point.log_loss}
 
 
-class EvaluationService:
+class Evaluations:
     """Evaluates a guild's stored log (what /admin evaluate and `ladderbot evaluate` call)."""
 
     def __init__(self, context: ServiceContext) -> None:

@@ -387,10 +387,10 @@ class Matches:
             edited = await self.context.load(tx, guild_id, match_id)
         return EditResult(edited, old, replayed.matches)
 
-    async def match_edits(self, guild_id: int, match_id: int) -> list[MatchEdit]:
+    async def edits(self, guild_id: int, match_id: int) -> list[MatchEdit]:
         """The lineups a match had before each edit (for /match show)."""
         async with self.context.db.snapshot() as read:
-            await self.show_match(guild_id, match_id)
+            await self.show(guild_id, match_id)
             return await read.match_edits(match_id)
 
     async def auto_confirm(
@@ -410,7 +410,7 @@ class Matches:
                     unit.change = _match_change(applied[-1], None)
         return applied
 
-    async def show_match(self, guild_id: int, match_id: int) -> Match:
+    async def show(self, guild_id: int, match_id: int) -> Match:
         async with self.context.db.snapshot() as read:
             match = await read.match(guild_id, match_id)
         if match is None:

@@ -20,7 +20,7 @@ class Members:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
 
-    async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
+    async def upsert(self, guild_id: int, members: Iterable[MemberInfo]) -> None:
         """Make sure the members have a ladder record with their name and bot flag as
         Discord shows them (a read command's members, before it reads). Only what is new or
         changed is written, in a small write of its own: when nothing changed, nothing is
@@ -80,7 +80,7 @@ class Members:
             )
         return replace(stored, enabled=enabled)
 
-    async def find_member(self, guild_id: int, text: str) -> Member:
+    async def find(self, guild_id: int, text: str) -> Member:
         """A member by user id, mention or display name (UserError if none or several)."""
         wanted = text.strip()
         mention = MENTION.fullmatch(wanted)

@@ -72,7 +72,7 @@ __all__ = [
     "JoinResult",
     "LeaveResult",
     "LobbyUpdate",
-    "QueueService",
+    "Queues",
     "ResultOfLobby",
     "parse_maps",
 ]
@@ -135,7 +135,7 @@ def _must_be_open(lobby: Lobby, *states: str) -> None:
         raise UserError(f"lobby #{lobby.lobby_id} {_STATE_WORDS[lobby.state]}{detail}")
 
 
-class QueueService:
+class Queues:
     """The queue use cases; a lobby's result is a report of the matches service."""
 
     def __init__(

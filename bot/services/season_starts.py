@@ -20,9 +20,7 @@ class Seasons:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
 
-    async def start_season(
-        self, guild_id: int, actor: Actor, name: str, carry: float = 0.0
-    ) -> Season:
+    async def start(self, guild_id: int, actor: Actor, name: str, carry: float = 0.0) -> Season:
         """Close the current season (its closing standings are stored) and start `name` at
         the end of the log: ratings carry over, records restart at 0."""
         _must_moderate(actor, "start a season")

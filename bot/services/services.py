@@ -31,12 +31,12 @@ from bot.config import Config
 from bot.services.changes import ChangeListener
 from bot.services.community import Community
 from bot.services.context import ServiceContext
-from bot.services.evaluation import EvaluationService
+from bot.services.evaluation import Evaluations
 from bot.services.matches import Matches
 from bot.services.matchups import Matchups
 from bot.services.members import Members
 from bot.services.queue_rules import PICK_SECONDS
-from bot.services.queues import QueueService
+from bot.services.queues import Queues
 from bot.services.season_starts import Seasons
 from bot.services.settings import Settings
 from bot.services.standings import Standings
@@ -57,8 +57,8 @@ class Services:
     transfers: Transfers
     matchups: Matchups
     community: Community
-    queues: QueueService
-    evaluation: EvaluationService
+    queues: Queues
+    evaluation: Evaluations
 
     @classmethod
     def build(
@@ -81,8 +81,8 @@ class Services:
             Transfers(context),
             Matchups(context, standings),
             Community(context),
-            QueueService(context, matches, rng=rng, pick_seconds=pick_seconds),
-            EvaluationService(context),
+            Queues(context, matches, rng=rng, pick_seconds=pick_seconds),
+            Evaluations(context),
         )
 
     @classmethod

@@ -218,10 +218,10 @@ class WebReads:
         """One match with its earlier lineups (NotFoundError when the guild has no such match)."""
         async with self.services.context.db.snapshot():
             try:
-                found = await self.services.matches.show_match(guild_id, match_id)
+                found = await self.services.matches.show(guild_id, match_id)
             except UserError:
                 raise NotFoundError(f"there is no match #{match_id} in this server") from None
-            edits = await self.services.matches.match_edits(guild_id, match_id)
+            edits = await self.services.matches.edits(guild_id, match_id)
         shown = {"guild_id": guild_id, **match_object(found, edits), "read_at": self._read_at()}
         return json_safe(shown)
 

@@ -174,8 +174,7 @@ async def test_a_failing_listener_leaves_the_write_standing(services: Services) 
         GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="r"
     )
     assert (
-        result.applied
-        and (await services.matches.show_match(GUILD, result.match.id)).status == "applied"
+        result.applied and (await services.matches.show(GUILD, result.match.id)).status == "applied"
     )
 
 

@@ -174,7 +174,7 @@ async def test_edit_replaces_the_lineup_keeps_the_old_one_and_replays(services: 
     }
     assert stored == replayed
     assert stored[1][1:] == (1, 1) and stored[4][1:] == (1, 1)  # 1 lost the edited match
-    edits = await services.matches.match_edits(GUILD, first.id)
+    edits = await services.matches.edits(GUILD, first.id)
     assert [(e.editor_id, e.old_lineup) for e in edits] == [(MOD.user_id, result.old_lineup)]
     assert parse_lineup(result.old_lineup)  # the history reads back as lineup text
     assert seen[-2].kind == "edited" and seen[-2].detail == f"was {result.old_lineup}"
@@ -195,4 +195,4 @@ async def test_edit_refuses_void_and_disputed_matches_saying_their_state(
         await services.matches.edit(GUILD, MOD, pending.match.id, new)
     with pytest.raises(UserError, match="only moderators"):
         await services.matches.edit(GUILD, Actor(1), pending.match.id, new)
-    assert await services.matches.match_edits(GUILD, pending.match.id) == []
+    assert await services.matches.edits(GUILD, pending.match.id) == []

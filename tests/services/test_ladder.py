@@ -53,7 +53,7 @@ async def test_a_retried_report_changes_nothing(services: Services, clock: Clock
 
 async def test_pending_until_an_opponent_confirms_once(services: Services) -> None:
     match_id = await report(services, Actor(1), "<@1> 1 | <@2> 0", "a")
-    assert (await services.matches.show_match(GUILD, match_id)).status == "pending"
+    assert (await services.matches.show(GUILD, match_id)).status == "pending"
     with pytest.raises(UserError, match="opponent of the reporter"):
         await services.matches.confirm(GUILD, Actor(1), match_id)  # the reporter cannot confirm
     first = await services.matches.confirm(GUILD, Actor(2), match_id)
@@ -74,7 +74,7 @@ async def test_dispute_blocks_auto_confirm_but_not_moderators(
     assert await services.matches.auto_confirm() == []
     clock.now += 3600
     assert [m.id for m in await services.matches.auto_confirm()] == [waiting]
-    assert (await services.matches.show_match(GUILD, disputed)).status == "disputed"
+    assert (await services.matches.show(GUILD, disputed)).status == "disputed"
     with pytest.raises(UserError, match="disputed"):
         await services.matches.confirm(GUILD, Actor(2), disputed)
     assert (await services.matches.confirm(GUILD, MOD, disputed)).applied_now
@@ -86,9 +86,7 @@ async def test_leaving_keeps_past_matches_and_unrates_future_ones(services: Serv
     await services.members.leave(GUILD, MemberInfo(3, "three"))
     match_id = await report(services, MOD, "<@1> 0 | <@2> 1 | <@3> 5", "b")
     third = next(
-        p
-        for p in (await services.matches.show_match(GUILD, match_id)).participants
-        if p.user_id == 3
+        p for p in (await services.matches.show(GUILD, match_id)).participants if p.user_id == 3
     )
     assert not third.enabled and third.rating_after is None
     assert (await services.context.db.read.member(GUILD, 3)).games == 1  # type: ignore[union-attr]
@@ -103,7 +101,7 @@ async def test_void_replays_only_successors(services: Services) -> None:
     ids = [await report(services, MOD, f"<@{i}> 1 | <@{i + 1}> 0", str(i)) for i in range(1, 6)]
     assert (await services.matches.void(GUILD, MOD, ids[-1])).replayed == 0
     assert (await services.matches.void(GUILD, MOD, ids[1], "typo")).replayed == 2
-    voided = await services.matches.show_match(GUILD, ids[1])
+    voided = await services.matches.show(GUILD, ids[1])
     assert (voided.status, voided.void_reason) == ("void", "typo")
     with pytest.raises(
         UserError,

@@ -96,7 +96,7 @@ async def apply(services: Services, clock: Clock, step: int, op: tuple[object, .
         await services.members.leave(GUILD, MemberInfo(first, f"u{first}"))  # type: ignore[arg-type]
     elif kind == "season":
         name = "again" if second else f"s{step}"  # "again" a second time is refused
-        await services.seasons.start_season(GUILD, MOD, name, first)  # type: ignore[arg-type]
+        await services.seasons.start(GUILD, MOD, name, first)  # type: ignore[arg-type]
     elif kind == "import":
         start = clock.now + 86400 * second  # type: ignore[operator]
         await services.transfers.import_csv(GUILD, MOD, csv_of(first, start))  # type: ignore[arg-type]

@@ -115,9 +115,7 @@ async def check_head_to_head(steps: list[tuple[object, ...]], a: int) -> None:
             for step, op in enumerate(steps):
                 with contextlib.suppress(UserError):
                     await play(services, clock, step, op)
-            await services.members.upsert_members(
-                GUILD, [MemberInfo(user, f"u{user}") for user in USERS]
-            )
+            await services.members.upsert(GUILD, [MemberInfo(user, f"u{user}") for user in USERS])
             matches = await db.read.all_matches(GUILD)
             meetings = 0
             for b in USERS:
@@ -137,9 +135,7 @@ async def check_head_to_head(steps: list[tuple[object, ...]], a: int) -> None:
 
 
 async def test_head_to_head_refuses_one_member_twice_and_bots(services: Services) -> None:
-    await services.members.upsert_members(
-        GUILD, [MemberInfo(1, "one"), MemberInfo(7, "robot", True)]
-    )
+    await services.members.upsert(GUILD, [MemberInfo(1, "one"), MemberInfo(7, "robot", True)])
     with pytest.raises(UserError, match="same member"):
         await services.matchups.head_to_head(GUILD, 1, 1)
     with pytest.raises(UserError, match="<@7> is a bot"):
@@ -194,7 +190,7 @@ async def test_balance_of_uneven_ratings_uses_the_ladder_scale(services: Service
     ],
 )
 async def test_balance_refusals(services: Services, text: str, teams: int, message: str) -> None:
-    await services.members.upsert_members(GUILD, [MemberInfo(7, "robot", True)])
+    await services.members.upsert(GUILD, [MemberInfo(7, "robot", True)])
     with pytest.raises(UserError, match=message):
         await services.matchups.balance(GUILD, parse_players(text), teams)
 

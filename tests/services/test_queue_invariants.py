@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bot.config import GuildSettings
 from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError
-from bot.services.queues import QueueService
+from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
 from tests.storage.engines import OpenDatabase
@@ -43,21 +43,19 @@ operation = st.one_of(
 )
 
 
-async def open_service(db: object, clock: Clock) -> tuple[Services, QueueService]:
+async def open_service(db: object, clock: Clock) -> tuple[Services, Queues]:
     services = Services.build(ServiceContext(db, GuildSettings(no_show_minutes=1), clock=clock))  # type: ignore[arg-type]
-    service = QueueService(
-        services.context, services.matches, rng=random.Random(3), pick_seconds=15.0
-    )
+    service = Queues(services.context, services.matches, rng=random.Random(3), pick_seconds=15.0)
     for spec in QUEUES:
         await service.create_queue(GUILD, MOD, spec, pick_order_given=False)
     return services, service
 
 
-async def waiting(service: QueueService) -> dict[int, list[int]]:
+async def waiting(service: Queues) -> dict[int, list[int]]:
     return {q.queue_id: [w.user_id for w in q.waiting] for q in await service.queues(GUILD)}
 
 
-async def check_invariants(services: Services, service: QueueService) -> None:
+async def check_invariants(services: Services, service: Queues) -> None:
     queues = await service.queues(GUILD)
     lobbies = await service.open_lobbies(GUILD)
     in_lobbies = Counter(p.user_id for lobby in lobbies for p in lobby.players)
@@ -74,12 +72,12 @@ async def check_invariants(services: Services, service: QueueService) -> None:
     assert all(count == 1 for count in from_lobbies.values())
 
 
-async def lobby_of(service: QueueService, user_id: int) -> int | None:
+async def lobby_of(service: Queues, user_id: int) -> int | None:
     return await service.context.db.read.open_lobby_of(GUILD, user_id)
 
 
 async def apply(
-    services: Services, service: QueueService, clock: Clock, op: tuple[str, int, object]
+    services: Services, service: Queues, clock: Clock, op: tuple[str, int, object]
 ) -> None:
     kind, user, arg = op
     before = await waiting(service)
@@ -159,7 +157,7 @@ def test_queue_invariants_under_random_interleavings(
     asyncio.run(run(fresh_database, steps))
 
 
-async def joins(service: QueueService, order: list[tuple[int, int]], concurrent: bool) -> None:
+async def joins(service: Queues, order: list[tuple[int, int]], concurrent: bool) -> None:
     async def one(user: int, queue_id: int) -> None:
         with contextlib.suppress(UserError):
             await service.join(GUILD, MemberInfo(user, f"u{user}"), queue_id=queue_id)
@@ -183,7 +181,7 @@ async def test_a_thousand_concurrent_joins_give_the_serial_lobbies(
     for concurrent in (False, True):
         db = await fresh_database()
         services = Services.build(ServiceContext(db, GuildSettings(), clock=Clock()))
-        service = QueueService(services.context, services.matches, rng=random.Random(1))
+        service = Queues(services.context, services.matches, rng=random.Random(1))
         try:
             for number in range(10):
                 spec = QueueSettings(f"q{number}", 1, 2 * (number % 4 + 1))

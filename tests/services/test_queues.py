@@ -11,7 +11,7 @@ import pytest
 
 from bot.config import GuildSettings
 from bot.services import Actor, MemberInfo, Services, UserError
-from bot.services.queues import QueueService
+from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
@@ -22,15 +22,15 @@ MOD = Actor(999, is_moderator=True)
 
 
 @pytest.fixture
-async def queues(services: Services) -> AsyncIterator[QueueService]:
-    yield QueueService(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)
+async def queues(services: Services) -> AsyncIterator[Queues]:
+    yield Queues(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)
 
 
 def member(user_id: int) -> MemberInfo:
     return MemberInfo(user_id, f"player{user_id}")
 
 
-async def make(queues: QueueService, name: str = "4s", size: int = 4, **options: object) -> int:
+async def make(queues: Queues, name: str = "4s", size: int = 4, **options: object) -> int:
     settings = QueueSettings(name, CHANNEL, size, **options)  # type: ignore[arg-type]
     created = await queues.create_queue(
         GUILD, MOD, settings, pick_order_given="pick_order" in options
@@ -38,9 +38,7 @@ async def make(queues: QueueService, name: str = "4s", size: int = 4, **options:
     return created.queue_id
 
 
-async def test_join_pop_ready_balance_result_confirm(
-    queues: QueueService, services: Services
-) -> None:
+async def test_join_pop_ready_balance_result_confirm(queues: Queues, services: Services) -> None:
     queue_id = await make(queues, maps=("dust", "nuke"))
     for user_id in (1, 2, 3):
         joined = await queues.join(GUILD, member(user_id), queue_id=queue_id)
@@ -72,7 +70,7 @@ async def test_join_pop_ready_balance_result_confirm(
     team_of = {p.user_id: p.team for p in playing.players}
     opponent = next(u for u, t in team_of.items() if t != team_of[1])
     await services.matches.confirm(GUILD, Actor(opponent), done.report.match.id)
-    match = await services.matches.show_match(GUILD, done.report.match.id)
+    match = await services.matches.show(GUILD, done.report.match.id)
     assert match.status == "applied"
     assert {p.user_id: p.side for p in match.participants} == {
         u: "AB"[t or 0] for u, t in team_of.items()
@@ -83,7 +81,7 @@ async def test_join_pop_ready_balance_result_confirm(
     assert await queues.join(GUILD, member(1), queue_id=queue_id)  # free again
 
 
-async def test_moderator_result_applies_at_once_and_ffa_by_order(queues: QueueService) -> None:
+async def test_moderator_result_applies_at_once_and_ffa_by_order(queues: Queues) -> None:
     queue_id = await make(queues, "ffa", 3, format="ffa", ready_seconds=0)
     for user_id in (1, 2, 3):
         joined = await queues.join(GUILD, member(user_id), queue_id=queue_id)
@@ -99,7 +97,7 @@ async def test_moderator_result_applies_at_once_and_ffa_by_order(queues: QueueSe
     assert scores == {3: 2.0, 1: 1.0, 2: 0.0}
 
 
-async def test_refusals(queues: QueueService, services: Services, clock: Clock) -> None:
+async def test_refusals(queues: Queues, services: Services, clock: Clock) -> None:
     with pytest.raises(UserError, match="no queues yet"):
         await queues.join(GUILD, member(1))
     with pytest.raises(UserError, match="only moderators"):
@@ -134,7 +132,7 @@ async def test_refusals(queues: QueueService, services: Services, clock: Clock) 
 
 
 async def test_deadline_dissolves_ready_players_go_back_no_shows_penalized(
-    queues: QueueService, services: Services, clock: Clock
+    queues: Queues, services: Services, clock: Clock
 ) -> None:
     await services.settings.change(GUILD, MOD, {"no_show_minutes": 10})
     queue_id = await make(queues, ready_seconds=30)
@@ -160,7 +158,7 @@ async def test_deadline_dissolves_ready_players_go_back_no_shows_penalized(
     assert [p.user_id for p in popped.lobbies[0].players] == [1, 3, 5, 2]
 
 
-async def test_leave_in_the_ready_check_refills_and_pops_again(queues: QueueService) -> None:
+async def test_leave_in_the_ready_check_refills_and_pops_again(queues: Queues) -> None:
     queue_id = await make(queues, "duel", 2)
     await queues.join(GUILD, member(1), queue_id=queue_id)
     (lobby,) = (await queues.join(GUILD, member(2), queue_id=queue_id)).lobbies
@@ -172,7 +170,7 @@ async def test_leave_in_the_ready_check_refills_and_pops_again(queues: QueueServ
     assert [p.user_id for p in again.players] == [1, 3]
 
 
-async def test_captains_pick_in_order_and_auto_pick(queues: QueueService, clock: Clock) -> None:
+async def test_captains_pick_in_order_and_auto_pick(queues: Queues, clock: Clock) -> None:
     queue_id = await make(queues, "caps", 6, mode="captains", ready_seconds=0)
     for user_id in range(1, 7):
         joined = await queues.join(GUILD, member(user_id), queue_id=queue_id)
@@ -195,7 +193,7 @@ async def test_captains_pick_in_order_and_auto_pick(queues: QueueService, clock:
 
 
 async def test_expiry_substitute_cancel_and_lobby_timeout(
-    queues: QueueService, services: Services, clock: Clock
+    queues: Queues, services: Services, clock: Clock
 ) -> None:
     queue_id = await make(queues, "duel", 2, expire_minutes=5, ready_seconds=0)
     other = await make(queues, "4s", 4, expire_minutes=60)
@@ -230,7 +228,7 @@ async def test_settings_defaults(services: Services) -> None:
     assert GuildSettings().lobby_hours == 3.0
 
 
-async def test_edit_random_split_and_maps(queues: QueueService, clock: Clock) -> None:
+async def test_edit_random_split_and_maps(queues: Queues, clock: Clock) -> None:
     queue_id = await make(queues, "r", 6, mode="random", ready_seconds=0, maps=("x", "y"))
     for user_id in (1, 2, 3):
         await queues.join(GUILD, member(user_id), queue_id=queue_id)
@@ -251,7 +249,7 @@ async def test_edit_random_split_and_maps(queues: QueueService, clock: Clock) ->
     assert renamed.queue.name == "rapid" and renamed.queue.settings.pick_order == "abba"
 
 
-async def test_ready_on_a_closed_lobby_says_its_state(queues: QueueService) -> None:
+async def test_ready_on_a_closed_lobby_says_its_state(queues: Queues) -> None:
     queue_id = await make(queues, "d", 2)
     await queues.join(GUILD, member(1), queue_id=queue_id)
     (lobby,) = (await queues.join(GUILD, member(2), queue_id=queue_id)).lobbies

@@ -92,23 +92,23 @@ async def run_command(
     """The command as its cog runs it; how many read use cases it called."""
     matchups = services.matchups
     if command == "rating":
-        await services.members.upsert_members(GUILD, infos(1, renamed=renamed))
+        await services.members.upsert(GUILD, infos(1, renamed=renamed))
         await services.standings.rating_card(GUILD, 1)
     elif command == "history":
-        await services.members.upsert_members(GUILD, infos(1, renamed=renamed))
+        await services.members.upsert(GUILD, infos(1, renamed=renamed))
         assert await services.standings.history_text(GUILD, 1)
     elif command == "predict":
-        await services.members.upsert_members(GUILD, infos(1, 2, renamed=renamed))
+        await services.members.upsert(GUILD, infos(1, 2, renamed=renamed))
         await services.standings.predict(GUILD, 1, 2)
     elif command == "match show":
         async with services.context.db.snapshot():
-            await services.matches.show_match(GUILD, match_id)
-            assert await services.matches.match_edits(GUILD, match_id)
+            await services.matches.show(GUILD, match_id)
+            assert await services.matches.edits(GUILD, match_id)
     elif command == "match list":
-        await services.members.upsert_members(GUILD, infos(1, renamed=renamed))
+        await services.members.upsert(GUILD, infos(1, renamed=renamed))
         await matchups.match_page(GUILD, 1)
     else:
-        await services.members.upsert_members(GUILD, infos(1, 2, 3, 4, renamed=renamed))
+        await services.members.upsert(GUILD, infos(1, 2, 3, 4, renamed=renamed))
         await matchups.balance(GUILD, parse_players("<@1> <@2> <@3> <@4>"), 2)
     return 1
 
@@ -180,8 +180,8 @@ async def test_a_member_not_yet_recorded_is_added_once(
     await played(services)
     counted = counting(database, monkeypatch)
     newcomer = [MemberInfo(77, "newcomer")]
-    await services.members.upsert_members(GUILD, newcomer)
-    await services.members.upsert_members(GUILD, newcomer)
+    await services.members.upsert(GUILD, newcomer)
+    await services.members.upsert(GUILD, newcomer)
     assert counted.writes == [GUILD]
     card = await services.standings.rating_card(GUILD, 77)
     assert (card.member.name, card.games) == ("newcomer", 0)

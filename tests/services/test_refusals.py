@@ -28,7 +28,7 @@ async def seeded(services: Services) -> int:
     """A guild with history: two applied matches, one pending."""
     await services.matches.report(GUILD, MOD, parse_lineup("<@1> 1 | <@2> 0"), request_id="a")
     await services.matches.report(GUILD, MOD, parse_lineup("<@2> 1 | <@3> 0"), request_id="b")
-    await services.members.upsert_members(GUILD, [MemberInfo(50, "robot", is_bot=True)])
+    await services.members.upsert(GUILD, [MemberInfo(50, "robot", is_bot=True)])
     await services.members.leave(GUILD, MemberInfo(4, "four"))
     pending = await services.matches.report(
         GUILD, Actor(1), parse_lineup("<@1> 1 | <@3> 0"), request_id="c"
@@ -139,7 +139,7 @@ REFUSALS: list[tuple[str, Callable[[Services, int], Awaitable[object]], str]] = 
     ),
     (
         "unknown member by name",
-        lambda s, _: s.members.find_member(GUILD, "nobody"),
+        lambda s, _: s.members.find(GUILD, "nobody"),
         "no member named",
     ),
     (

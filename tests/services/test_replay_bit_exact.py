@@ -172,7 +172,7 @@ async def run(services: Services, clock: Clock, step: int, op: tuple[str, Any]) 
         text = csv_of(played, clock.now + 3600 * offset).replace("\nx", f"\ni{step}.")
         await services.transfers.import_csv(GUILD, MOD, text)
     elif kind == "season":
-        await services.seasons.start_season(GUILD, MOD, f"s{step}", argument)
+        await services.seasons.start(GUILD, MOD, f"s{step}", argument)
 
 
 @settings(

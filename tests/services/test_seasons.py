@@ -37,7 +37,7 @@ async def test_a_season_start_carries_ratings_restarts_records_and_keeps_standin
     await play(services, clock, "<@1> 10, <@3> 0")
     before = await ratings(services, GUILD)
     clock.now += 600
-    season = await services.seasons.start_season(GUILD, MOD, "  spring  ", 0.25)
+    season = await services.seasons.start(GUILD, MOD, "  spring  ", 0.25)
     assert (season.name, season.carry) == ("spring", 0.25)
     initial = GuildSettings().initial_rating
     for member in await services.context.db.read.members(GUILD):
@@ -67,7 +67,7 @@ async def test_a_void_before_the_boundary_rewrites_both_seasons(
     await play(services, clock, "<@1> 10, <@2> 0")
     await play(services, clock, "<@2> 10, <@3> 0")
     clock.now += 600
-    await services.seasons.start_season(GUILD, MOD, "two", 1.0)
+    await services.seasons.start(GUILD, MOD, "two", 1.0)
     await play(services, clock, "<@3> 10, <@1> 0")
     first = (await services.context.db.read.all_matches(GUILD))[0]
     result = await services.matches.void(GUILD, MOD, first.id)
@@ -94,12 +94,12 @@ async def test_refused_season_starts_change_nothing(
     services: Services, clock: Clock, name: str, carry: float, message: str
 ) -> None:
     await play(services, clock, "<@1> 10, <@2> 0")
-    await services.seasons.start_season(GUILD, MOD, "taken")
+    await services.seasons.start(GUILD, MOD, "taken")
     stored = await services.context.db.read.dump()
     with pytest.raises(UserError, match=message):
-        await services.seasons.start_season(GUILD, MOD, name, carry)
+        await services.seasons.start(GUILD, MOD, name, carry)
     with pytest.raises(UserError, match="only moderators"):
-        await services.seasons.start_season(GUILD, Actor(1), "fine")
+        await services.seasons.start(GUILD, Actor(1), "fine")
     assert await services.context.db.read.dump() == stored
 
 
@@ -107,7 +107,7 @@ async def test_an_unknown_season_or_a_closed_one_by_performance_is_refused(
     services: Services, clock: Clock
 ) -> None:
     await play(services, clock, "<@1> 10, <@2> 0")
-    await services.seasons.start_season(GUILD, MOD, "b")
+    await services.seasons.start(GUILD, MOD, "b")
     with pytest.raises(UserError, match="must be one of this server's seasons: 'first, b'"):
         await services.standings.leaderboard(GUILD, season="c")
     with pytest.raises(UserError, match="rank by ladder only"):
@@ -120,12 +120,10 @@ async def test_export_imported_into_an_empty_guild_reproduces_seasons_and_rating
     await play(services, clock, "<@1> 10, <@2> 0")
     await play(services, clock, "<@2> 10, <@3> 3, <@4> 0")
     clock.now += 600
-    await services.seasons.start_season(GUILD, MOD, "second", 0.5)
+    await services.seasons.start(GUILD, MOD, "second", 0.5)
     await play(services, clock, "<@3> 10, <@1> 0")
     clock.now += 600
-    await services.seasons.start_season(
-        GUILD, MOD, "=third", 0.75
-    )  # its cell starts with "season:"
+    await services.seasons.start(GUILD, MOD, "=third", 0.75)  # its cell starts with "season:"
     await play(services, clock, "<@4> 10, <@1> 4")
     # An import before the first boundary and a void in the middle season.
     await services.transfers.import_csv(
@@ -189,7 +187,7 @@ async def test_an_imported_season_name_taken_by_another_start_is_refused(
     clock = Clock()
     services = Services.build(ServiceContext(await fresh_database(), GuildSettings(), clock=clock))
     try:
-        await services.seasons.start_season(GUILD, MOD, "a")
+        await services.seasons.start(GUILD, MOD, "a")
         stored = await services.context.db.read.dump()
         with pytest.raises(
             UserError,

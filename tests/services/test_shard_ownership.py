@@ -26,9 +26,7 @@ async def test_auto_confirm_applies_only_owned_guilds_and_each_once(
     assert [(m.guild_id, m.id) for m in await services.matches.auto_confirm(second.owns_guild)] == [
         (SHARD_1_GUILD, pending[SHARD_1_GUILD])
     ]
-    assert (
-        await services.matches.show_match(SHARD_0_GUILD, pending[SHARD_0_GUILD])
-    ).status == "pending"
+    assert (await services.matches.show(SHARD_0_GUILD, pending[SHARD_0_GUILD])).status == "pending"
     assert [(m.guild_id, m.id) for m in await services.matches.auto_confirm(first.owns_guild)] == [
         (SHARD_0_GUILD, pending[SHARD_0_GUILD])
     ]

@@ -46,7 +46,7 @@ async def seed(services: Services, *, shown: bool = True) -> None:
     ]
     for number, text in enumerate(lineups):
         await report(services, GUILD, text, number)
-    await services.seasons.start_season(GUILD, MOD, "spring", 0.5)
+    await services.seasons.start(GUILD, MOD, "spring", 0.5)
     for number, text in enumerate(["<@1> 1 | <@5> 0", "<@2> 3 | <@6> 1", "<@6> 2 | <@4> 1"]):
         await report(services, GUILD, text, 10 + number)
     voided = await report(services, GUILD, "<@3> 9 | <@6> 1", 20)

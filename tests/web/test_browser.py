@@ -64,7 +64,7 @@ async def _showcase(services: Services, clock: Clock) -> tuple[int, int]:
             team_match = result.match.id
         if number == 100:
             clock.now += DAY
-            await services.seasons.start_season(GUILD, MOD, "Winter cup", 0.5)
+            await services.seasons.start(GUILD, MOD, "Winter cup", 0.5)
     await services.settings.change(GUILD, MOD, {"web": True, "provisional_games": 12})
     return 100, team_match
 

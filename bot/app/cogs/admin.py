@@ -213,9 +213,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     ) -> None:
         guild_id = guild_of(interaction).id
         await defer(interaction)
-        started = await self.bot.services.seasons.start_season(
-            guild_id, actor(interaction), name, carry
-        )
+        started = await self.bot.services.seasons.start(guild_id, actor(interaction), name, carry)
         note = season_started(started)
         note_stored(interaction, note)
         await interaction.edit_original_response(content=note)

@@ -35,7 +35,7 @@ class Balance(commands.Cog):
         check_players(listed, teams)  # before asking Discord about up to 32 members
         await defer(interaction)
         ids = [player.user_id for player in listed if player.user_id is not None]
-        await self.bot.services.members.upsert_members(guild.id, await resolve_members(guild, ids))
+        await self.bot.services.members.upsert(guild.id, await resolve_members(guild, ids))
         found = await self.bot.services.matchups.balance(guild.id, listed, teams)
         await interaction.edit_original_response(embed=balance_embed(found))
 

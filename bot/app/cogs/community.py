@@ -205,7 +205,7 @@ async def edit(
     )
     note_stored(interaction, match_stored(result.match))
     replayed = f"; {result.replayed} matches were replayed" if result.replayed else ""
-    edits = await bot.services.matches.match_edits(guild.id, id)
+    edits = await bot.services.matches.edits(guild.id, id)
     await interaction.edit_original_response(
         content=f"Match #{id} was edited{replayed}.",
         embed=add_edits(match_embed(result.match), edits),

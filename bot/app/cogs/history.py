@@ -28,7 +28,7 @@ class History(commands.Cog):
         guild_id = guild_of(interaction).id
         target = member or interaction.user
         await defer(interaction)
-        await self.bot.services.members.upsert_members(guild_id, [member_info(target)])
+        await self.bot.services.members.upsert(guild_id, [member_info(target)])
         text = await self.bot.services.standings.history_text(guild_id, target.id)
         if not text:
             await interaction.edit_original_response(

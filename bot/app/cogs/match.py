@@ -47,8 +47,8 @@ class Matches(
     async def show(self, interaction: discord.Interaction[LadderBot], id: MatchId) -> None:
         guild_id = guild_of(interaction).id
         async with self.bot.services.context.db.snapshot():  # the match and its edits of one moment
-            match = await self.bot.services.matches.show_match(guild_id, id)
-            edits = await self.bot.services.matches.match_edits(guild_id, id)
+            match = await self.bot.services.matches.show(guild_id, id)
+            edits = await self.bot.services.matches.edits(guild_id, id)
         await interaction.response.send_message(embed=add_edits(match_embed(match), edits))
 
     @app_commands.command(
@@ -71,7 +71,7 @@ class Matches(
     ) -> None:
         guild_id = guild_of(interaction).id
         if member is not None:
-            await self.bot.services.members.upsert_members(guild_id, [member_info(member)])
+            await self.bot.services.members.upsert(guild_id, [member_info(member)])
         page = await self.bot.services.matchups.match_page(
             guild_id, member.id if member is not None else None
         )

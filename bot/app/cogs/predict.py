@@ -19,7 +19,7 @@ async def _pair_guild(
     members have a ladder record; the guild's id."""
     guild_id = guild_of(interaction).id
     await defer(interaction)
-    await bot.services.members.upsert_members(guild_id, [member_info(member) for member in pair])
+    await bot.services.members.upsert(guild_id, [member_info(member) for member in pair])
     return guild_id
 
 

@@ -53,7 +53,7 @@ from bot.services.queue_rules import (
     parse_maps,
     team_letter,
 )
-from bot.services.queues import JoinResult, QueueService
+from bot.services.queues import JoinResult, Queues
 from bot.storage.queues import Queue, QueueSettings
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ TIMER_POLL_SECONDS: Final = 5.0
 MENTION: Final = re.compile(r"<@!?([0-9]+)>")
 
 
-def service_of(bot: LadderBot) -> QueueService:
+def service_of(bot: LadderBot) -> Queues:
     cog = bot.get_cog("QueueCog")
     assert isinstance(cog, QueueCog)
     return cog.service
@@ -226,7 +226,7 @@ class PickSelect(
 
 async def report_result(
     interaction: discord.Interaction[Any],
-    service: QueueService,
+    service: Queues,
     lobby_id: int,
     winner: str | None,
     order: list[int] | None,
@@ -250,7 +250,7 @@ async def report_result(
 class QueueMessages:
     """Keeps the queue and lobby messages of the guilds this process owns current."""
 
-    def __init__(self, bot: LadderBot, service: QueueService) -> None:
+    def __init__(self, bot: LadderBot, service: Queues) -> None:
         self.bot = bot
         self.service = service
         self._dirty: set[int] = set()
@@ -379,7 +379,7 @@ class QueueMessages:
 
 
 async def queue_names(
-    service: QueueService, interaction: discord.Interaction[Any], current: str
+    service: Queues, interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
     """The server's queue names starting with what was typed (Discord shows up to 25)."""
     if interaction.guild_id is None:
@@ -398,7 +398,7 @@ def _choices(values: tuple[str, ...]) -> list[app_commands.Choice[str]]:
 
 @app_commands.guild_only()
 class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchmaking queues"):
-    def __init__(self, bot: LadderBot, service: QueueService) -> None:
+    def __init__(self, bot: LadderBot, service: Queues) -> None:
         self.bot = bot
         self.service = service
         self.messages = QueueMessages(bot, service)
@@ -505,7 +505,7 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
 class AdminQueue(app_commands.Group):
     """/admin queue create|edit|delete"""
 
-    def __init__(self, bot: LadderBot, service: QueueService) -> None:
+    def __init__(self, bot: LadderBot, service: Queues) -> None:
         super().__init__(name="queue", description="Create, change or delete queues")
         self.bot = bot
         self.service = service
@@ -654,7 +654,7 @@ async def _delete_message(bot: LadderBot, queue: Queue) -> None:
 class AdminLobby(app_commands.Group):
     """/admin lobby sub|cancel"""
 
-    def __init__(self, service: QueueService) -> None:
+    def __init__(self, service: Queues) -> None:
         super().__init__(name="lobby", description="Substitute a player or cancel a lobby")
         self.service = service
 

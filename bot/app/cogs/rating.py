@@ -42,7 +42,7 @@ class Rating(commands.Cog):
         guild_id = guild_of(interaction).id
         target = member or interaction.user
         await defer(interaction)
-        await self.bot.services.members.upsert_members(guild_id, [member_info(target)])
+        await self.bot.services.members.upsert(guild_id, [member_info(target)])
         card = await self.bot.services.standings.rating_card(
             guild_id, target.id, variant.value if variant else None
         )
