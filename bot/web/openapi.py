@@ -1,6 +1,6 @@
 """The OpenAPI 3.1 document of the read API (SPEC 11.3), served at /api/v1/openapi.json.
 
-tests/web/test_openapi.py keeps it true: every route of the application is described and
+tests/web/test_api.py keeps it true: every route of the application is described and
 every described one exists, and schemathesis checks real responses against it.
 """
 
