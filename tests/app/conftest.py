@@ -7,25 +7,26 @@ from collections.abc import Iterator
 import pytest
 
 from tests.app.fakediscord import FakeDiscord
-from tests.app.harness import MOD, PLAYERS, ROBOT, BotProcess, Players, write_config
+from tests.app.harness import (
+    MOD,
+    PLAYERS,
+    ROBOT,
+    BotProcess,
+    Players,
+    running,
+    serving,
+    write_config,
+)
 
 
 @pytest.fixture(scope="session")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, ROBOT, *PLAYERS])
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([MOD, ROBOT, *PLAYERS]))
 
 
 @pytest.fixture(scope="session")
 def bot(fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
-    process = BotProcess(fake, write_config(tmp_path_factory.mktemp("bot")))
-    try:
-        process.start()
-        yield process
-    finally:
-        process.stop()
+    yield from running(BotProcess(fake, write_config(tmp_path_factory.mktemp("bot"))))
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,16 @@ from collections.abc import Iterator
 import pytest
 
 from tests.app.fakediscord import GUILD_ID, Event, FakeDiscord, Member, Role
-from tests.app.harness import EDIT_SECONDS, MOD, REPO, BotProcess, bot_environment, write_config
+from tests.app.harness import (
+    EDIT_SECONDS,
+    MOD,
+    REPO,
+    BotProcess,
+    bot_environment,
+    running,
+    serving,
+    write_config,
+)
 
 WINNER, LOSER = Member(6_000_001, "feedwinner"), Member(6_000_002, "feedloser")
 QUIET_SECONDS = EDIT_SECONDS + 0.5
@@ -28,10 +37,7 @@ change log, 2 s), which must not come."""
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, WINNER, LOSER])
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([MOD, WINNER, LOSER]))
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +50,7 @@ def bot(
     fake: FakeDiscord, gold: Role, database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BotProcess]:
     directory = tmp_path_factory.mktemp("feed-bot")
-    process = BotProcess(fake, write_config(directory, database=database))
-    try:
-        process.start()
-        yield process
-    finally:
-        process.stop()
+    yield from running(BotProcess(fake, write_config(directory, database=database)))
 
 
 def ladderbot(database: str, *args: str) -> str:

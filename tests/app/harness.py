@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tests.app.fakediscord import GUILD_ID, MANAGE_GUILD, FakeDiscord, Member
@@ -141,3 +141,20 @@ class Players:
 
     def take(self, count: int) -> list[Member]:
         return [next(self._unused) for _ in range(count)]
+
+
+def serving(server: FakeDiscord) -> Iterator[FakeDiscord]:
+    """A fixture's body: the fake Discord started, yielded, stopped."""
+    server.start()
+    yield server
+    server.stop()
+
+
+def running(process: BotProcess) -> Iterator[BotProcess]:
+    """A fixture's body: the bot process started, yielded, stopped (also when its start
+    fails)."""
+    try:
+        process.start()
+        yield process
+    finally:
+        process.stop()

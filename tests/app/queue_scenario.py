@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.app.fakediscord import GENERAL, Event, FakeDiscord, Member, Reply
-from tests.app.harness import MOD, ROBOT, BotProcess, write_config
+from tests.app.harness import MOD, ROBOT, BotProcess, running, serving, write_config
 
 PICK_SECONDS = 4.0
 PLAYERS = [Member(6_000_000 + number, f"queuer{number}") for number in range(1, 41)]
@@ -23,22 +23,16 @@ def take(count: int) -> list[Member]:
 
 @pytest.fixture(scope="module", name="fake")
 def queue_fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, ROBOT, *PLAYERS])
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([MOD, ROBOT, *PLAYERS]))
 
 
 @pytest.fixture(scope="module", name="bot")
 def queue_bot(fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
     patch = pytest.MonkeyPatch()
     patch.setenv("LADDERBOT_TEST_PICK_SECONDS", str(PICK_SECONDS))
-    process = BotProcess(fake, write_config(tmp_path_factory.mktemp("queues")))
     try:
-        process.start()
-        yield process
+        yield from running(BotProcess(fake, write_config(tmp_path_factory.mktemp("queues"))))
     finally:
-        process.stop()
         patch.undo()
 
 

@@ -21,7 +21,7 @@ from tests.app.fakediscord import (
     Role,
     RoleRateLimit,
 )
-from tests.app.harness import MOD, BotProcess, bot_environment, write_config
+from tests.app.harness import MOD, BotProcess, bot_environment, running, serving, write_config
 
 CROWD = [Member(3_000_000 + number, f"crowd{number}") for number in range(1, 501)]
 PAIRS = [Member(4_000_000 + number, f"pair{number}") for number in range(1, 9)]
@@ -31,10 +31,7 @@ RATE = RoleRateLimit(limit=40, window=0.5, throttle_every=23, retry_after=0.3)
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, *CROWD, *PAIRS, *EDITED], role_rate=RATE)
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([MOD, *CROWD, *PAIRS, *EDITED], role_rate=RATE))
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +49,7 @@ def roles(fake: FakeDiscord) -> dict[str, Role]:
 def bot(
     fake: FakeDiscord, roles: dict[str, Role], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BotProcess]:
-    process = BotProcess(fake, write_config(tmp_path_factory.mktemp("community")))
-    try:
-        process.start()
-        yield process
-    finally:
-        process.stop()
+    yield from running(BotProcess(fake, write_config(tmp_path_factory.mktemp("community"))))
 
 
 def cli(bot: BotProcess, *args: str) -> str:

@@ -14,7 +14,7 @@ import asyncpg
 import pytest
 
 from tests.app.fakediscord import FakeDiscord
-from tests.app.harness import MOD, PLAYERS, BotProcess, write_config
+from tests.app.harness import MOD, PLAYERS, BotProcess, serving, write_config
 from tests.storage.engines import (
     _admin,
     _with_database,
@@ -29,10 +29,7 @@ __all__ = ["postgres_admin"]
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, *PLAYERS])
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([MOD, *PLAYERS]))
 
 
 @pytest.fixture

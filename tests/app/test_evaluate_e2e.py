@@ -14,7 +14,7 @@ import pytest
 
 from bot.ratings.evaluation import MEASURES
 from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member, Reply, message_problems
-from tests.app.harness import MOD, BotProcess, bot_environment, write_config
+from tests.app.harness import MOD, BotProcess, bot_environment, running, serving, write_config
 from tests.services.evaluation_data import community, community_csv
 
 PLAYER = Member(6_000_001, "evaluated")
@@ -22,20 +22,12 @@ PLAYER = Member(6_000_001, "evaluated")
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, PLAYER])
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([MOD, PLAYER]))
 
 
 @pytest.fixture(scope="module")
 def bot(fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
-    process = BotProcess(fake, write_config(tmp_path_factory.mktemp("evaluate")))
-    try:
-        process.start()
-        yield process
-    finally:
-        process.stop()
+    yield from running(BotProcess(fake, write_config(tmp_path_factory.mktemp("evaluate"))))
 
 
 def cli(bot: BotProcess, *args: str, stdin: str = "") -> str:

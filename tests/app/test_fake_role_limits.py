@@ -11,16 +11,14 @@ from collections.abc import Iterator
 import pytest
 
 from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member, RoleRateLimit
+from tests.app.harness import serving
 
 PLAYER = Member(6_000_001, "limited")
 
 
 @pytest.fixture
 def limited() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([PLAYER], role_rate=RoleRateLimit(limit=2, window=30.0))
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([PLAYER], role_rate=RoleRateLimit(limit=2, window=30.0)))
 
 
 def put_role(fake: FakeDiscord, role_id: int) -> tuple[int, dict[str, str], bytes]:

@@ -29,6 +29,7 @@ from tests.app.harness import (
     REPO,
     BotProcess,
     bot_environment,
+    serving,
     write_config,
 )
 from tests.storage.engines import _empty, postgres_admin, postgres_url
@@ -52,10 +53,7 @@ StartBot = Callable[[str, Sequence[int]], BotProcess]
 
 def sharded_discord(players: Sequence[Member]) -> Iterator[FakeDiscord]:
     """A fake Discord with MOD and `players` in the GUILDS, recommending SHARD_COUNT shards."""
-    server = FakeDiscord([MOD, *players], guilds=GUILDS, recommended_shards=SHARD_COUNT)
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([MOD, *players], guilds=GUILDS, recommended_shards=SHARD_COUNT))
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member
-from tests.app.harness import MOD, BotProcess, write_config
+from tests.app.harness import MOD, BotProcess, serving, write_config
 
 PUBLIC_URL = "https://ladder.example.org"
 FIRST, SECOND = Member(6_000_001, "web1"), Member(6_000_002, "web2")
@@ -20,10 +20,7 @@ FIRST, SECOND = Member(6_000_001, "web1"), Member(6_000_002, "web2")
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord([MOD, FIRST, SECOND])
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord([MOD, FIRST, SECOND]))
 
 
 def _free_port() -> int:
