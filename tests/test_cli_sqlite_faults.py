@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -175,6 +176,10 @@ def test_failed_sqlite_open_leaves_no_thread_running(small_disk: Path) -> None:
     threads = set(threading.enumerate())
     for _ in range(5):
         assert run("leaderboard", *db_args(database))[0] == 2
+    # A worker told to stop may still be returning from its last call: give it 5 s to end.
+    deadline = time.monotonic() + 5
+    while set(threading.enumerate()) != threads and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert set(threading.enumerate()) == threads
     for _ in range(3):
         finished = subprocess.run(

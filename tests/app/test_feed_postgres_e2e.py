@@ -15,6 +15,8 @@ from tests.app.feed_scenario import (
 )
 from tests.storage.engines import _empty, postgres_admin, postgres_url
 
+pytestmark = pytest.mark.long
+
 __all__ = [
     "bot",
     "fake",

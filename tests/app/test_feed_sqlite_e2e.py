@@ -12,6 +12,8 @@ from tests.app.feed_scenario import (
     test_the_bot_restarted_learns_nothing_twice,
 )
 
+pytestmark = pytest.mark.long
+
 __all__ = [
     "bot",
     "fake",

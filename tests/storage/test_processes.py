@@ -16,10 +16,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bot.config import GuildSettings
 from bot.services import ServiceContext, Services
 from bot.storage import BUSY_MESSAGE, Database
 from tests.services.invariants import assert_log_is_truth
+
+pytestmark = pytest.mark.long
 
 ROOT = Path(__file__).resolve().parents[2]
 GUILD = 1

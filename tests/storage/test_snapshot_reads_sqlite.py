@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.storage.snapshot_reads import checked_run
+
+pytestmark = pytest.mark.long
 
 
 def test_reads_beside_a_fast_writer_see_one_state_each(tmp_path: Path) -> None:

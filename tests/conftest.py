@@ -1,0 +1,11 @@
+"""The long, time-bounded test files (marked `long`) start first: the two workers of
+pytest-xdist take one file at a time, so a 60-second file left for the end keeps one worker
+busy while the other has nothing left to run."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
