@@ -3,13 +3,11 @@ its reason printed, unless CI=true, where the missing server is a failure."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.pytest_subprocess import run_pytest
+
 NEEDS_POSTGRES = [
     "tests/bench/test_processes_bench.py",
     "tests/storage/test_change_notifications.py",
@@ -25,22 +23,8 @@ def _closed_port() -> int:
 
 
 def _pytest_without_server(ci: str | None) -> subprocess.CompletedProcess[str]:
-    environment = dict(os.environ)
-    environment.pop("CI", None)
-    if ci is not None:
-        environment["CI"] = ci
-    environment["LADDERBOT_TEST_POSTGRES"] = (
-        f"postgresql://postgres@127.0.0.1:{_closed_port()}/postgres"
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *NEEDS_POSTGRES],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    closed = f"postgresql://postgres@127.0.0.1:{_closed_port()}/postgres"
+    return run_pytest(NEEDS_POSTGRES, ci=ci, environment={"LADDERBOT_TEST_POSTGRES": closed})
 
 
 def test_ci_run_without_postgres_skips_with_each_reason_printed() -> None:

@@ -4,41 +4,26 @@ PostgreSQL; that one in a pytest of its own)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.pytest_subprocess import ROOT, run_pytest
 from tests.web.browser import chromium_executable
 
-ROOT = Path(__file__).resolve().parents[2]
+NO_BROWSER = str(ROOT / "no-such-browser")
 BROWSER_TEST = "tests/web/test_browser.py"
 
 
 def _pytest_without_chromium(ci: str | None) -> subprocess.CompletedProcess[str]:
-    environment = dict(os.environ)
-    environment.pop("CI", None)
-    if ci is not None:
-        environment["CI"] = ci
-    environment["LADDERBOT_CHROMIUM"] = str(ROOT / "no-such-browser")
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", BROWSER_TEST],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_pytest([BROWSER_TEST], ci=ci, environment={"LADDERBOT_CHROMIUM": NO_BROWSER})
 
 
 def test_without_chromium_the_browser_test_is_skipped_saying_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("CI", raising=False)
-    monkeypatch.setenv("LADDERBOT_CHROMIUM", str(ROOT / "no-such-browser"))
+    monkeypatch.setenv("LADDERBOT_CHROMIUM", NO_BROWSER)
     with pytest.raises(pytest.skip.Exception) as skipped:
         chromium_executable()
     assert "no browser:" in str(skipped.value) and "apt-get install chromium" in str(skipped.value)
