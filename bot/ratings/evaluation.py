@@ -133,9 +133,12 @@ class Evaluation:
         return self.errors[names.index(measure)][names.index(other)]
 
 
-def prediction_scores(measure: str, predictions: FloatArray, outcomes: FloatArray) -> MeasureScore:
+def prediction_scores(
+    measure: str, predictions: FloatArray, outcomes: FloatArray, losses: FloatArray | None = None
+) -> MeasureScore:
     """Mean log-loss (natural log, clipped), Brier score and accuracy of predictions of
-    P(p beats q) against outcomes result_pq (1, ½ or 0)."""
+    P(p beats q) against outcomes result_pq (1, ½ or 0). `losses`: their pair_log_losses,
+    when the caller has them already."""
     pairs = len(outcomes)
     if not pairs:
         return MeasureScore(measure, math.nan, math.nan, math.nan, 0)
@@ -145,7 +148,9 @@ def prediction_scores(measure: str, predictions: FloatArray, outcomes: FloatArra
         0.5,
         (predictions > 0.5) == (outcomes > 0.5),
     )
-    log_loss = mean_log_loss(predictions, outcomes)
+    if losses is None:
+        losses = pair_log_losses(predictions, outcomes)
+    log_loss = float(losses.mean())
     return MeasureScore(measure, log_loss, float(brier), float(hit.mean()), pairs)
 
 
@@ -333,8 +338,11 @@ def evaluate(
         **performance_predictions(walk, replayed.before, bridge),
         BASELINE: np.full(len(walk.outcomes), 0.5),
     }
-    scores = tuple(prediction_scores(name, predictions[name], walk.outcomes) for name in MEASURES)
     losses = [pair_log_losses(predictions[name], walk.outcomes) for name in MEASURES]
+    scores = tuple(
+        prediction_scores(name, predictions[name], walk.outcomes, loss)
+        for name, loss in zip(MEASURES, losses, strict=True)
+    )
     pair_match = walk.match_of_row[walk.pair_member]
     errors = [[0.0] * len(MEASURES) for _ in MEASURES]
     for i in range(len(MEASURES)):
