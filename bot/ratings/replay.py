@@ -528,12 +528,13 @@ def _rate_waves(
     settings: LadderSettings,
     ratings: FloatArray,
     rate: RateBatch,
-    outputs: tuple[FloatArray, FloatArray],
+    outputs: tuple[FloatArray] | tuple[FloatArray, FloatArray],
     first_row: int,
 ) -> FloatArray:
     """Rate the planned batches in order, updating `ratings` [..., players + 1] (the last:
     the spare player of empty seats) in place, with the season starts between batches.
-    outputs: before and after [..., rows - first_row], filled for the rows from first_row.
+    outputs: before (and after, when wanted) [..., rows - first_row], filled for the rows
+    from first_row.
     Returns the closing ratings [season starts, ..., players]."""
     lead = ratings.shape[:-1]
     closing = np.empty((seasons.count, *lead, ratings.shape[-1] - 1))
@@ -574,7 +575,7 @@ def _rate_waves(
             ratings[..., players] = updated
         for group in groups.values():
             kept = group.seated & (group.rows >= first_row) if first_row else group.seated
-            for output, rated in zip(outputs, (group.before, group.after), strict=True):
+            for output, rated in zip(outputs, (group.before, group.after), strict=False):
                 output[..., group.rows[kept] - first_row] = rated[..., kept]
     start_seasons(len(bounds) - 1)  # the season starts after the last match
     return closing
@@ -636,7 +637,7 @@ def grid_replay(
         settings,
         ratings,
         lambda current, terms: grid_rating_changes(current, terms, spreads, points),
-        (before, np.empty_like(before)),
+        (before,),  # the ratings after their match are not asked for
         first_row,
     )
     return before
