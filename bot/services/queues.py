@@ -360,13 +360,13 @@ class Queues:
         """Leave one queue (by name or number), or every queue the member waits in."""
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
-            queues = await tx.queues(guild_id)
             if queue_id is not None or (name is not None and name.strip()):
                 one = await self._queue_for(tx, guild_id, name, None, queue_id)
                 if one.place_of(user_id) is None:
                     raise UserError(f"you are not in the queue {one.name}")
                 chosen = [one.queue_id]
             else:
+                queues = await tx.queues(guild_id)
                 chosen = [q.queue_id for q in queues if q.place_of(user_id) is not None]
                 if not chosen:
                     raise UserError("you are not in any queue")
