@@ -135,6 +135,12 @@ def _must_be_open(lobby: Lobby, *states: str) -> None:
         raise UserError(f"lobby #{lobby.lobby_id} {_STATE_WORDS[lobby.state]}{detail}")
 
 
+def _check_name_free(queues: Sequence[Queue], name: str, renamed: int | None = None) -> None:
+    """UserError when a queue other than `renamed` has the name (case aside)."""
+    if any(q.name.lower() == name.lower() and q.queue_id != renamed for q in queues):
+        raise UserError(f"there is a queue named {quoted(name)} already")
+
+
 class Queues:
     """The queue use cases; a lobby's result is a report of the matches service."""
 
@@ -233,8 +239,7 @@ class Queues:
             queues = await tx.queues(guild_id)
             if len(queues) >= MAX_QUEUES:
                 raise UserError(f"this server has {MAX_QUEUES} queues, the most it can have")
-            if any(q.name.lower() == checked.name.lower() for q in queues):
-                raise UserError(f"there is a queue named {quoted(checked.name)} already")
+            _check_name_free(queues, checked.name)
             queue_id = await tx.add_queue(guild_id, checked)
             self._changed(unit, guild_id, actor.user_id, f"queue {checked.name} created")
             created = await tx.queue(guild_id, queue_id)
@@ -256,11 +261,7 @@ class Queues:
                 queue.settings.teams
             )
             checked = checked_settings(replace(queue.settings, **changes), given)
-            if any(
-                q.name.lower() == checked.name.lower() and q.queue_id != queue.queue_id
-                for q in queues
-            ):
-                raise UserError(f"there is a queue named {quoted(checked.name)} already")
+            _check_name_free(queues, checked.name, queue.queue_id)
             await tx.set_queue_settings(guild_id, queue.queue_id, checked)
             lobbies, edited = await self._pop_full(tx, guild_id, settings, queue.queue_id)
             self._changed(unit, guild_id, actor.user_id, f"queue {checked.name} edited")
