@@ -42,3 +42,8 @@ class IdOption(app_commands.Transformer):
 
 MatchId = app_commands.Transform[int, IdOption("match")]
 LobbyId = app_commands.Transform[int, IdOption("lobby")]
+
+
+def choices(values: tuple[str, ...]) -> list[app_commands.Choice[str]]:
+    """The choices of a string option that takes one of `values`, each named as itself."""
+    return [app_commands.Choice(name=value, value=value) for value in values]

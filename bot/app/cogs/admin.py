@@ -20,7 +20,7 @@ from bot.app.embeds import (
     web_address_note,
 )
 from bot.app.members import actor, guild_of, is_moderator
-from bot.app.options import MatchId
+from bot.app.options import MatchId, choices
 from bot.app.replies import defer, note_stored
 from bot.config import CONFIRM_MODES, VARIANTS
 from bot.ratings.evaluation import DEFAULT_LAST
@@ -37,10 +37,6 @@ def check_moderator(interaction: discord.Interaction[Any]) -> bool:
     if not is_moderator(interaction):
         raise NotModerator("Only moderators (Manage Server permission) can use /admin commands.")
     return True
-
-
-def _choices(values: tuple[str, ...]) -> list[app_commands.Choice[str]]:
-    return [app_commands.Choice(name=value, value=value) for value in values]
 
 
 @app_commands.guild_only()
@@ -85,7 +81,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         lobby_hours="Hours after which a queue lobby with no result is cancelled (default 3)",
         web="Show this server's standings on the web pages and API (default off; /admin web)",
     )
-    @app_commands.choices(variant=_choices(VARIANTS), confirm=_choices(CONFIRM_MODES))
+    @app_commands.choices(variant=choices(VARIANTS), confirm=choices(CONFIRM_MODES))
     async def settings(
         self,
         interaction: discord.Interaction[LadderBot],

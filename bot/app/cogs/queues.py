@@ -30,7 +30,7 @@ from bot.app.bot import LadderBot
 from bot.app.buttons import answer_recorded
 from bot.app.cogs.admin import check_moderator
 from bot.app.members import actor, guild_of, member_info
-from bot.app.options import LobbyId
+from bot.app.options import LobbyId, choices
 from bot.app.queue_views import (
     lobby_content,
     lobby_embed,
@@ -392,10 +392,6 @@ async def queue_names(
     ][:25]
 
 
-def _choices(values: tuple[str, ...]) -> list[app_commands.Choice[str]]:
-    return [app_commands.Choice(name=value, value=value) for value in values]
-
-
 @app_commands.guild_only()
 class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchmaking queues"):
     def __init__(self, bot: LadderBot, service: Queues) -> None:
@@ -487,7 +483,7 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
         order="Free-for-all: every player's mention, first to last",
         minutes="Minutes played (default: the server's max_game_length)",
     )
-    @app_commands.choices(winner=_choices(("a", "b", "c", "d", "draw")))
+    @app_commands.choices(winner=choices(("a", "b", "c", "d", "draw")))
     async def result(
         self,
         interaction: discord.Interaction[LadderBot],
@@ -526,7 +522,7 @@ class AdminQueue(app_commands.Group):
         maps="Up to 25 map names separated by commas",
         pick_order="Captains' pick order, letters a-d (default the snake abba…)",
     )
-    @app_commands.choices(format=_choices(FORMATS), mode=_choices(MODES))
+    @app_commands.choices(format=choices(FORMATS), mode=choices(MODES))
     async def create(
         self,
         interaction: discord.Interaction[LadderBot],
@@ -575,7 +571,7 @@ class AdminQueue(app_commands.Group):
         maps="Map names separated by commas (a single - for none)",
         pick_order="Captains' pick order, letters a-d",
     )
-    @app_commands.choices(format=_choices(FORMATS), mode=_choices(MODES))
+    @app_commands.choices(format=choices(FORMATS), mode=choices(MODES))
     async def edit(
         self,
         interaction: discord.Interaction[LadderBot],
