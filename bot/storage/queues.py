@@ -140,6 +140,7 @@ _LOBBY_COLUMNS: Final = (
     "mode, pick_order, created_at, ready_deadline, pick_deadline, close_deadline, map, seed, "
     "match_id, closed_at, notice, version, shown_version"
 )
+_LOBBY_NAMES: Final = tuple(name.strip() for name in _LOBBY_COLUMNS.split(","))
 _PLAYER_COLUMNS: Final = "user_id, position, rating, ready, team, captain, pick"
 MAP_SEPARATOR: Final = ","
 
@@ -175,7 +176,7 @@ def _player(row: Row) -> LobbyPlayer:
 
 
 def _lobby(row: Row, players: Sequence[LobbyPlayer]) -> Lobby:
-    values = {name.strip(): row[name.strip()] for name in _LOBBY_COLUMNS.split(",")}
+    values = {name: row[name] for name in _LOBBY_NAMES}
     return Lobby(**values, players=tuple(players))
 
 
@@ -446,7 +447,7 @@ class QueueWrites(QueueReads):
         """Store a lobby just popped (its number is taken here) with its players, who are in
         it while it is open."""
         lobby_id = await self._next_number("lobbies", "lobby_id", lobby.guild_id)
-        values = {name.strip(): getattr(lobby, name.strip()) for name in _LOBBY_COLUMNS.split(",")}
+        values = {name: getattr(lobby, name) for name in _LOBBY_NAMES}
         values.update(lobby_id=lobby_id, version=1, shown_version=0)
         await self._session.run(
             f"INSERT INTO lobbies ({_LOBBY_COLUMNS}) "
