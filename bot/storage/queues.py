@@ -143,6 +143,11 @@ _LOBBY_COLUMNS: Final = (
 _LOBBY_NAMES: Final = tuple(name.strip() for name in _LOBBY_COLUMNS.split(","))
 _PLAYER_COLUMNS: Final = "user_id, position, rating, ready, team, captain, pick"
 MAP_SEPARATOR: Final = ","
+_INSERT_PLAYER: Final = (
+    f"INSERT INTO lobby_players (guild_id, lobby_id, {_PLAYER_COLUMNS}, open) "
+    "VALUES (:guild_id, :lobby_id, :user_id, :position, :rating, :ready, :team, "
+    ":captain, :pick, :open)"
+)
 
 
 def _queue(row: Row, waiting: Sequence[Waiting]) -> Queue:
@@ -455,9 +460,7 @@ class QueueWrites(QueueReads):
             values,
         )
         await self._session.run_many(
-            f"INSERT INTO lobby_players (guild_id, lobby_id, {_PLAYER_COLUMNS}, open) "
-            "VALUES (:guild_id, :lobby_id, :user_id, :position, :rating, :ready, :team, "
-            ":captain, :pick, :open)",
+            _INSERT_PLAYER,
             [
                 {"guild_id": lobby.guild_id, "lobby_id": lobby_id, "open": True, **asdict(p)}
                 for p in lobby.players
@@ -510,9 +513,7 @@ class QueueWrites(QueueReads):
             {"guild_id": guild_id, "lobby_id": lobby_id, "user_id": out_id},
         )
         await self._session.run(
-            f"INSERT INTO lobby_players (guild_id, lobby_id, {_PLAYER_COLUMNS}, open) "
-            "VALUES (:guild_id, :lobby_id, :user_id, :position, :rating, :ready, :team, "
-            ":captain, :pick, :open)",
+            _INSERT_PLAYER,
             {"guild_id": guild_id, "lobby_id": lobby_id, "open": True, **asdict(player)},
         )
         await self._update("lobbies", "lobby_id", guild_id, lobby_id, {})
