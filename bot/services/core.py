@@ -5,6 +5,7 @@ bot.services.replaying's (replay_guild, imported here for them).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from bot.services.replaying import NOTHING_REPLAYED as NOTHING_REPLAYED
 from bot.services.replaying import ladder_settings as ladder_settings
 from bot.services.replaying import replay_guild as replay_guild
 from bot.storage import (
+    LogKey,
     Member,
     WriteTransaction,
 )
@@ -27,6 +29,12 @@ class Actor:
 
     user_id: int
     is_moderator: bool = False
+
+
+def log_end_stamp(newest: LogKey | None, now: float) -> float:
+    """The stamp that puts a new entry at the end of the log after `newest`: `now`, or the
+    next float after the newest entry's when the clock is not past it."""
+    return now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
 
 
 def elo_bridge(settings: GuildSettings) -> EloBridge:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -25,6 +24,7 @@ from bot.services.core import (
     _must_moderate,
     ladder_rating,
     ladder_settings,
+    log_end_stamp,
     replay_guild,
 )
 from bot.services.errors import UserError
@@ -228,10 +228,7 @@ class Matches:
             [p.minutes for p, _ in rated],
             ladder_settings(settings),
         )
-        now = self.context.clock()
-        applied_at = (
-            now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
-        )
+        applied_at = log_end_stamp(newest, self.context.clock())
         return applied_at, {
             user_id: (rating, changed)
             for (_, user_id), rating, changed in zip(rated, before, after, strict=True)

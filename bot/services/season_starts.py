@@ -4,12 +4,10 @@ share) and listing them.
 
 from __future__ import annotations
 
-import math
-
 from bot.services import seasons
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
-from bot.services.core import Actor, _must_moderate
+from bot.services.core import Actor, _must_moderate, log_end_stamp
 from bot.services.errors import quoted
 from bot.storage import Season
 
@@ -32,9 +30,7 @@ class Seasons:
             chosen = seasons.new_season_name(name, taken)
             newest = await tx.newest_log_key(guild_id)
             now = self.context.clock()
-            starts_at = (
-                now if newest is None or now > newest[0] else math.nextafter(newest[0], math.inf)
-            )
+            starts_at = log_end_stamp(newest, now)
             season = await tx.add_season(guild_id, chosen, kept, starts_at, now, actor.user_id)
             closing = {
                 member.user_id: member.rating
