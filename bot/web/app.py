@@ -174,11 +174,12 @@ class WebSite:
         self.templates.filters["fixed"] = _fixed
         self.templates.filters["sides"] = _sides
         self.templates.filters["when"] = _when
-        self.static = {
-            name: (resources.files("bot.web").joinpath("static", name).read_bytes(), kind)
-            for name, kind in STATIC_FILES.items()
-        }
+        self.static: dict[str, tuple[bytes, str, str]] = {}
+        for name, kind in STATIC_FILES.items():
+            body = resources.files("bot.web").joinpath("static", name).read_bytes()
+            self.static[name] = (body, kind, _etag(body))
         self.openapi = json.dumps(openapi_document(), indent=1).encode()
+        self.openapi_tag = _etag(self.openapi)
 
     # --- responses ------------------------------------------------------------------------
 
@@ -221,7 +222,7 @@ class WebSite:
     # --- the API --------------------------------------------------------------------------
 
     async def api_openapi(self, request: web.Request) -> web.Response:
-        tag = '"' + hashlib.blake2b(self.openapi, digest_size=16).hexdigest() + '"'
+        tag = self.openapi_tag
         headers = {"ETag": tag, "Cache-Control": f"public, max-age={STATIC_SECONDS}"}
         if _matches(request.headers.get("If-None-Match"), tag):
             return web.Response(status=304, headers=headers)
@@ -352,8 +353,7 @@ class WebSite:
         found = self.static.get(request.match_info["name"])
         if found is None:
             raise web.HTTPNotFound
-        body, kind = found
-        tag = '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
+        body, kind, tag = found
         headers = {"ETag": tag, "Cache-Control": f"public, max-age={STATIC_SECONDS}"}
         if _matches(request.headers.get("If-None-Match"), tag):
             return web.Response(status=304, headers=headers)
@@ -453,6 +453,11 @@ def _sides(participants: list[dict[str, Any]]) -> list[_Side]:
         )
         for name, players in sides.items()
     ]
+
+
+def _etag(body: bytes) -> str:
+    """The ETag of a body that does not change while the process runs (made once)."""
+    return '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
 
 
 def _response(rendered: Rendered, headers: Mapping[str, str] | None = None) -> web.Response:
