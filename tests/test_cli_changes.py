@@ -13,10 +13,7 @@ from bot.services import Change
 from bot.services.changes import COMMAND_LINE_ID
 from bot.services.feed import ChangeFeed
 from bot.storage import Database
-from tests.storage.engines import database_url, postgres_admin, postgres_url
 from tests.test_cli_moderation import GUILD, ok, report_by_a_player
-
-__all__ = ["database_url", "postgres_admin", "postgres_url"]
 
 
 def test_every_moderating_command_is_heard_once_as_the_command_line(

@@ -15,10 +15,7 @@ from bot.app.cogs.admin import Admin
 from bot.cli import SETTING_NAMES
 from bot.config import Config, GuildSettings
 from bot.services import Actor, Services, parse_lineup
-from tests.storage.engines import database_url, postgres_admin, postgres_url
 from tests.test_cli import run
-
-__all__ = ["database_url", "postgres_admin", "postgres_url"]
 
 GUILD = 7
 

@@ -30,9 +30,7 @@ from bot.cli import Streams, main
 from bot.config import Config
 from bot.services import Services
 from tests.services.invariants import assert_log_is_truth
-from tests.storage.engines import _with_database, own_database, postgres_admin
-
-__all__ = ["postgres_admin"]
+from tests.storage.engines import _with_database, own_database
 
 GUILD = 41
 DEADLINE_SECONDS = 30.0

@@ -9,10 +9,7 @@ from bot.config import Config
 from bot.services import Actor, MemberInfo, Services
 from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
-from tests.storage.engines import database_url, postgres_admin, postgres_url
 from tests.test_cli import run
-
-__all__ = ["database_url", "postgres_admin", "postgres_url"]
 
 GUILD = 7
 MOD = Actor(1, is_moderator=True)

@@ -15,16 +15,8 @@ import pytest
 
 from tests.app.fakediscord import FakeDiscord
 from tests.app.harness import MOD, PLAYERS, BotProcess, serving, write_config
-from tests.storage.engines import (
-    _admin,
-    _with_database,
-    own_database,
-    postgres_admin,
-    take_offline,
-)
+from tests.storage.engines import _admin, _with_database, own_database, take_offline
 from tests.test_cli_postgres_faults import Killer
-
-__all__ = ["postgres_admin"]
 
 
 @pytest.fixture(scope="module")

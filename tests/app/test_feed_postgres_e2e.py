@@ -13,7 +13,7 @@ from tests.app.feed_scenario import (
     test_command_line_changes_reach_the_bot_once,
     test_the_bot_restarted_learns_nothing_twice,
 )
-from tests.storage.engines import _empty, postgres_admin, postgres_url
+from tests.storage.engines import _empty
 
 pytestmark = pytest.mark.long
 
@@ -21,8 +21,6 @@ __all__ = [
     "bot",
     "fake",
     "gold",
-    "postgres_admin",
-    "postgres_url",
     "test_command_line_changes_reach_the_bot_once",
     "test_the_bot_restarted_learns_nothing_twice",
 ]

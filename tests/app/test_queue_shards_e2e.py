@@ -20,9 +20,6 @@ from tests.app.test_shards_e2e import (  # noqa: F401 (bot_starter, shared_datab
     sharded_discord,
     shared_database,
 )
-from tests.storage.engines import postgres_admin, postgres_url
-
-__all__ = ["postgres_admin", "postgres_url"]
 
 PLAYERS = [Member(7_000_000 + number, f"sharded{number}") for number in range(1, 9)]
 READY = 3

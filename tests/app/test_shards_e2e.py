@@ -32,9 +32,7 @@ from tests.app.harness import (
     serving,
     write_config,
 )
-from tests.storage.engines import _empty, postgres_admin, postgres_url
-
-__all__ = ["postgres_admin", "postgres_url"]
+from tests.storage.engines import _empty
 
 SHARD_COUNT = 2
 GUILDS_BY_SHARD = {

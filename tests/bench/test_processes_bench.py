@@ -6,9 +6,6 @@ from __future__ import annotations
 import pytest
 
 from bench.processes import GUILDS, Sizes, run_layout
-from tests.storage.engines import postgres_admin
-
-__all__ = ["postgres_admin"]
 
 TINY = Sizes(reports_per_guild=3)
 

@@ -9,15 +9,6 @@ import pytest
 from bot.config import GuildSettings
 from bot.services import ServiceContext, Services
 from bot.storage import Database
-from tests.storage.engines import (
-    database,
-    database_url,
-    fresh_database,
-    postgres_admin,
-    postgres_url,
-)
-
-__all__ = ["database", "database_url", "fresh_database", "postgres_admin", "postgres_url"]
 
 
 class Clock:

@@ -17,10 +17,8 @@ from bot.config import GuildSettings
 from bot.storage import ConnectionLost, Database, once_more_if_lost
 from bot.storage.engine import UNKNOWN_COMMIT
 from bot.storage.postgres import DEAD_PEER_SECONDS
-from tests.storage.engines import _admin, _with_database, own_database, postgres_admin
+from tests.storage.engines import _admin, _with_database, own_database
 from tests.test_cli import run
-
-__all__ = ["postgres_admin"]
 
 GUILD = 7
 HANG_SECONDS = 20.0

@@ -13,17 +13,7 @@ from bot.services import ServiceContext, Services
 from bot.storage import Database
 from bot.web import create_app
 from tests.services.conftest import Clock
-from tests.storage.engines import (
-    database,
-    database_url,
-    fresh_database,
-    postgres_admin,
-    postgres_url,
-)
 from tests.web.data import seed
-
-__all__ = ["database", "database_url", "fresh_database", "postgres_admin", "postgres_url"]
-
 
 Client = TestClient[web.Request, web.Application]
 

@@ -13,11 +13,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.config import Config
 from bot.services import Services
 from bot.web import create_app
-from tests.storage.engines import database_url, postgres_admin, postgres_url
 from tests.test_cli import run
 from tests.web.data import GUILD, NAMES, seed
 
-__all__ = ["database_url", "postgres_admin", "postgres_url"]
 SERVED_ONLY = ("guild_id", "read_at")
 """Fields the API adds to the command line's objects."""
 

@@ -16,16 +16,8 @@ from bot.services import ServiceContext, Services
 from bot.storage import Database
 from bot.web import create_app
 from tests.services.conftest import Clock
-from tests.storage.engines import (
-    _admin,
-    _with_database,
-    own_database,
-    postgres_admin,
-    take_offline,
-)
+from tests.storage.engines import _admin, _with_database, own_database, take_offline
 from tests.web.data import GUILD, seed
-
-__all__ = ["postgres_admin"]
 
 
 @pytest.fixture(name="own_database")
