@@ -1,6 +1,6 @@
 """The shared base of the use cases: the reads and refusals every concern needs. The replay
 of a guild's log that voiding, editing, settings, recomputing and importing share is
-bot.services.replaying's (replay_guild, imported here for them).
+bot.services.replaying's.
 """
 
 from __future__ import annotations
@@ -13,9 +13,6 @@ from bot.config import GuildSettings
 from bot.ratings.elo import EloBridge
 from bot.services.errors import UserError
 from bot.services.lineup import Lineup
-from bot.services.replaying import NOTHING_REPLAYED as NOTHING_REPLAYED
-from bot.services.replaying import ladder_settings as ladder_settings
-from bot.services.replaying import replay_guild as replay_guild
 from bot.storage import (
     LogKey,
     Member,

@@ -23,10 +23,8 @@ from bot.config import Bound, GuildSettings, SettingError
 from bot.ratings.evaluation import BASELINE, DEFAULT_LAST, Evaluation, MeasureScore, TuningPoint
 from bot.ratings.variants import VARIANTS
 from bot.services.context import ServiceContext
-from bot.services.core import ladder_settings
 from bot.services.errors import UserError
-from bot.services.replaying import evaluate_log
-from bot.services.seasons import boundaries
+from bot.services.replaying import boundaries, evaluate_log, ladder_settings
 from bot.storage import LOG_START
 
 MIN_MATCHES: Final = 10

@@ -18,19 +18,16 @@ from bot.ratings.ladder import (
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, Unit, not_found
 from bot.services.core import (
-    NOTHING_REPLAYED,
     Actor,
     _known_members,
     _must_moderate,
     ladder_rating,
-    ladder_settings,
     log_end_stamp,
-    replay_guild,
 )
 from bot.services.errors import UserError
 from bot.services.lineup import Lineup, lineup_text
 from bot.services.match_rules import check_cancel, check_state
-from bot.services.replaying import replay_match
+from bot.services.replaying import NOTHING_REPLAYED, ladder_settings, replay_guild, replay_match
 from bot.storage import (
     LogKey,
     Match,

@@ -1,5 +1,5 @@
 """Seasons (SPEC 9.1): names, carries and summaries. The boundaries a replay honours and the
-closing standings a replay rewrites are bot.services.replaying's (boundaries is imported here).
+closing standings a replay rewrites are bot.services.replaying's.
 
 A season start is an entry of the match log (bot.storage.seasons: its log key, how it orders
 against matches). At a start every rated member's ladder rating r becomes initial_rating +
@@ -17,7 +17,6 @@ from typing import Final
 
 from bot.ratings.ladder import LadderSettings
 from bot.services.errors import UserError, quoted
-from bot.services.replaying import boundaries as boundaries
 from bot.services.replaying import replay_season_start
 from bot.storage import Season
 

@@ -11,9 +11,9 @@ from typing import Final
 from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
-from bot.services.core import Actor, _must_moderate, replay_guild
+from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError
-from bot.services.replaying import Replayed
+from bot.services.replaying import Replayed, replay_guild
 
 SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
 LISTING_SETTINGS: Final = ("min_games", "provisional_games")

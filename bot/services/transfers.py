@@ -15,7 +15,7 @@ import numpy as np
 from bot.services import seasons
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
-from bot.services.core import Actor, _must_moderate, replay_guild
+from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import Lineup
 from bot.services.matchcsv.building import imported_columns, member_ids
@@ -23,6 +23,7 @@ from bot.services.matchcsv.columns import read_csv
 from bot.services.matchcsv.export import export_matches
 from bot.services.matchcsv.format import format_time, match_key, native_id
 from bot.services.matchcsv.parsed import CsvMatches, CsvSeason
+from bot.services.replaying import replay_guild
 from bot.storage import KeyedMatch, Season, WriteTransaction
 
 

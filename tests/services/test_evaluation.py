@@ -13,9 +13,8 @@ import pytest
 from bot.config import GuildSettings
 from bot.ratings.evaluation import MEASURES, evaluate
 from bot.services import Actor, Services, UserError
-from bot.services.core import ladder_settings
 from bot.services.evaluation import MIN_MATCHES
-from bot.services.replaying import evaluate_log
+from bot.services.replaying import evaluate_log, ladder_settings
 from tests.services.evaluation_data import community, community_csv
 
 GUILD = 77
