@@ -268,10 +268,18 @@ Result = TypeVar("Result")
 
 
 def _config(arguments: argparse.Namespace) -> Config:
-    """The config file; without one at the default place, the built-in defaults."""
-    if arguments.config is None and not Path(DEFAULT_CONFIG).exists():
+    """The config file (--config, else ./config.toml). Given --db, a missing default file
+    means the built-in defaults; without --db the config names the database, so a missing
+    one is refused: no command falls back to a database nobody named (SPEC 5)."""
+    path = Path(arguments.config or DEFAULT_CONFIG)
+    if arguments.db is None and not path.exists():
+        raise UsageError(
+            f"no database named: give --db PATH|URL, or --config PATH of a config file "
+            f"whose [database] names it ({path} does not exist)"
+        )
+    if arguments.config is None and not path.exists():
         return Config()
-    return load_config(arguments.config or DEFAULT_CONFIG)
+    return load_config(path)
 
 
 def _with_services(

@@ -25,8 +25,9 @@ VARIANTS: Final = tuple(VARIANT_TABLE)
 """The performance-rating variants by name, p1…p8."""
 CONFIRM_MODES: Final = ("opponent", "none")
 MAX_PAGE_SIZE: Final = 25
-DATABASE_SCHEMES: Final = ("sqlite:///", "postgresql://", "postgres://")
 """Discord embeds hold at most 25 fields; a leaderboard page is one embed."""
+SQLITE_URL: Final = "sqlite:///"
+DATABASE_SCHEMES: Final = (SQLITE_URL, "postgresql://", "postgres://")
 
 
 class ConfigError(Exception):
@@ -425,8 +426,9 @@ def check_section(
     return checked
 
 
-def parse_config(text: str, source: str = "config.toml") -> Config:
-    """Config from TOML text; ConfigError names the file, section and key at fault."""
+def parse_config(text: str, source: str = "config.toml", folder: Path | None = None) -> Config:
+    """Config from TOML text; ConfigError names the file, section and key at fault. With
+    `folder` (the config file's), relative paths in it are taken relative to that folder."""
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -444,7 +446,27 @@ def parse_config(text: str, source: str = "config.toml") -> Config:
             sections[name] = kind(**check_section(rules, content))
         except KeyedSettingError as error:
             raise ConfigError(f"{source}: [{name}] {error.key} {error}") from None
-    return Config(**sections, source=source)
+    config = Config(**sections, source=source)
+    if folder is None:
+        return config
+    database = config.database
+    url = database.url
+    if url is not None and url.startswith(SQLITE_URL):
+        url = SQLITE_URL + in_folder(folder, url[len(SQLITE_URL) :])
+    path = in_folder(folder, database.path)
+    return replace(config, database=replace(database, path=path, url=url))
+
+
+NOT_FILE_PATHS: Final = (":memory:", "file:")
+"""What names no file (the database refuses it with its own message): left as written."""
+
+
+def in_folder(folder: Path, path: str) -> str:
+    """A path of the config file as the program opens it: a relative one is relative to the
+    config file's folder (SPEC 6), never to the shell's current folder."""
+    if Path(path).is_absolute() or path == "-" or path.startswith(NOT_FILE_PATHS):
+        return path
+    return str(folder / path)
 
 
 def load_config(path: str | Path) -> Config:
@@ -457,7 +479,7 @@ def load_config(path: str | Path) -> Config:
         ) from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read the config file: {error}") from None
-    return parse_config(text, str(path))
+    return parse_config(text, str(path), Path(path).absolute().parent)
 
 
 __all__ = [

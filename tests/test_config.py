@@ -27,7 +27,7 @@ def test_example_config_loads_to_the_spec_values() -> None:
     config = load_config(ROOT / "config.example.toml")
     assert config.discord.token_env == "DISCORD_TOKEN"
     assert config.discord.sync == "global"
-    assert config.database.path == "ladderbot.sqlite3"
+    assert config.database.location() == f"sqlite:///{ROOT / 'ladderbot.sqlite3'}"
     assert config.defaults == GuildSettings(
         t=120.0,
         game_mult=2.0,
