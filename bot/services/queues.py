@@ -27,6 +27,9 @@ Decisions the spec leaves open (with what users of NeatQueue and PUBobot2 expect
   or cancels.
 - A pick timeout that passed while the bot was down is caught up once at start: the captain
   gets the highest-rated player left and the next captain 60 s from then.
+- Deadlines that passed while the bot was down are acted on in the order they fell due (a
+  ready check or pick that ran out before lobby_hours first); a no-show's penalty counts
+  from when it is acted on, so downtime does not use it up.
 - lobby_hours counts from the pop. A cancelled or timed-out lobby puts nobody back.
 - A substitute takes the place of the player they replace (team, captain, pick) and counts
   as ready (a moderator chose them); teams are not remade, their chances are.
@@ -767,7 +770,8 @@ class Queues:
             now = self.context.clock()
             if lobby is None or not lobby.is_open:
                 return 0
-            if lobby.close_deadline <= now:
+            step = _step_deadline(lobby)
+            if lobby.close_deadline <= now and (step is None or lobby.close_deadline < step):
                 hours = f"{settings.lobby_hours:g}"
                 await self._store(
                     tx,
@@ -784,3 +788,13 @@ class Queues:
                 return 0
             self._changed(unit, guild_id, None)
         return 1
+
+
+def _step_deadline(lobby: Lobby) -> float | None:
+    """The deadline of the lobby's current step (ready check, captain's pick), if any: after
+    downtime, one that fell due before the lobby timeout is acted on first (SPEC 10.4)."""
+    if lobby.state == "ready":
+        return lobby.ready_deadline
+    if lobby.state == "picking":
+        return lobby.pick_deadline
+    return None

