@@ -15,6 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.buttons import MatchButton, MatchMessages, PageButton
+from bot.app.invite import invite_link
 from bot.app.live import LiveBoards
 from bot.app.replies import answer_error
 from bot.app.roles import RankRoles
@@ -51,6 +52,9 @@ class LadderBot(commands.Bot):
     def __init__(self, config: Config, services: Services, **shards: Any) -> None:
         """The services (their database) are opened and closed by the caller, outside the bot;
         shards are ShardedLadderBot's shard_ids and shard_count."""
+        # No voice audio here (match rooms only create channels and move members), so
+        # discord.py's start-up warnings that PyNaCl and davey are missing are noise.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         intents = discord.Intents.none()
         intents.guilds = True
         intents.members = True
@@ -66,6 +70,19 @@ class LadderBot(commands.Bot):
         self.feed = ChangeFeed(services.context.db, self.ladder_changed)
         services.context.on_change = self.feed.publish
         self.tree.error(self.on_app_command_error)
+        self.announced = False
+
+    async def on_ready(self) -> None:
+        """One line once connected (SPEC 6): who the bot is, and the link that invites it."""
+        if self.announced or self.user is None:
+            return
+        self.announced = True
+        log.info(
+            "ready as %s in %d servers; invite it with %s",
+            self.user,
+            len(self.guilds),
+            invite_link(self.application_id or self.user.id),
+        )
 
     def ladder_changed(self, change: Change) -> None:
         """The feed's listener: each committed change becomes one `ladder_change` event."""

@@ -79,9 +79,11 @@ class BotProcess:
         self.log = config.parent / "bot.log"
         self.database = config.parent / "ladder.sqlite3"
         self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
 
     def start(self, timeout: float = 20.0) -> None:
         mark = self.fake.mark()
+        self.starts += 1
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "bot", "run", "--config", str(self.config)],

@@ -13,7 +13,18 @@ import sys
 import time
 from pathlib import Path
 
-from tests.app.fakediscord import GUILD_ID, LIVE, Event, FakeDiscord, Member, Reply
+import discord
+
+from bot.app.invite import invite_permissions
+from tests.app.fakediscord import (
+    APPLICATION_ID,
+    GUILD_ID,
+    LIVE,
+    Event,
+    FakeDiscord,
+    Member,
+    Reply,
+)
 from tests.app.harness import (
     EDIT_SECONDS,
     MOD,
@@ -206,6 +217,39 @@ def test_synced_commands_and_options_are_those_of_the_spec(fake: FakeDiscord, bo
                 continue
             assert sub["type"] == SUBCOMMAND
             assert _options(sub.get("options", [])) == expected, f"/{name} {sub_name}"
+
+
+def test_finding_14_start_log_is_quiet_about_voice_and_says_ready_with_the_invite_link(
+    bot: BotProcess,
+) -> None:
+    """The start of the log: no PyNaCl/davey voice warnings (the bot plays no audio), and one
+    line once connected naming the bot and its invite link with the features' permissions."""
+    ready = re.compile(r"ready as \S+ in 1 servers; invite it with (\S+)")
+    for _ in range(200):  # the line follows the members the harness waits for
+        found = ready.search(bot.output_since(0))
+        if found:
+            break
+        time.sleep(0.05)
+    assert found, bot.output()
+    started = bot.output_since(0)[: found.end()]
+    assert "PyNaCl" not in started and "davey" not in started, started
+    assert "voice will NOT be supported" not in started, started
+    assert found.group(1) == (
+        f"https://discord.com/oauth2/authorize?client_id={APPLICATION_ID}"
+        f"&scope=bot+applications.commands&permissions={invite_permissions().value}"
+    )
+    wanted = discord.Permissions(
+        view_channel=True,
+        send_messages=True,
+        embed_links=True,
+        attach_files=True,
+        read_message_history=True,
+        manage_roles=True,
+        manage_channels=True,
+        move_members=True,
+    )
+    assert wanted <= invite_permissions() and not invite_permissions().administrator
+    assert 1 <= len(ready.findall(bot.output_since(0))) <= bot.starts  # once a start
 
 
 def _field(reply: Reply, name: str) -> str:
