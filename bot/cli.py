@@ -36,6 +36,7 @@ from bot.config import (
     SettingError,
     finite_number,
     load_config,
+    with_environment,
 )
 from bot.ratings.balance import EXACT_MAX_PLAYERS
 from bot.ratings.evaluation import DEFAULT_LAST
@@ -278,7 +279,7 @@ def _config(arguments: argparse.Namespace) -> Config:
             f"whose [database] names it ({path} does not exist)"
         )
     if arguments.config is None and not path.exists():
-        return Config()
+        return with_environment(Config())
     return load_config(path)
 
 

@@ -469,7 +469,12 @@ def in_folder(folder: Path, path: str) -> str:
     return str(folder / path)
 
 
-def load_config(path: str | Path) -> Config:
+WEB_HOST_ENV: Final = "LADDERBOT_WEB_HOST"
+"""Replaces [web] host when set: a container image sets it to 0.0.0.0, since inside a
+container 127.0.0.1 is unreachable from outside."""
+
+
+def load_config(path: str | Path, environ: Mapping[str, str] = os.environ) -> Config:
     """Read and check the config file; a missing or unreadable file is a ConfigError."""
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -479,7 +484,13 @@ def load_config(path: str | Path) -> Config:
         ) from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read the config file: {error}") from None
-    return parse_config(text, str(path), Path(path).absolute().parent)
+    return with_environment(parse_config(text, str(path), Path(path).absolute().parent), environ)
+
+
+def with_environment(config: Config, environ: Mapping[str, str] = os.environ) -> Config:
+    """The config with what the environment replaces (WEB_HOST_ENV)."""
+    host = environ.get(WEB_HOST_ENV, "").strip()
+    return replace(config, web=replace(config.web, host=host)) if host else config
 
 
 __all__ = [
@@ -498,4 +509,5 @@ __all__ = [
     "load_config",
     "parse_config",
     "shard_of",
+    "with_environment",
 ]
