@@ -2,8 +2,9 @@
 players, no-show penalties, and the timed actions that are due.
 
 Queues and lobbies are numbered per guild, the next number taken under the guild's write
-lock. Each changed row counts one more `version`; its Discord message shows `shown_version`
-(the front end marks what it showed, so a restart knows which messages are stale).
+lock from the guild's counter (never reused, even after a delete). Each changed row counts
+one more `version`; its Discord message shows `shown_version` (the front end marks what it
+showed, so a restart knows which messages are stale).
 """
 
 from __future__ import annotations
@@ -341,17 +342,19 @@ class QueueReads:
 
 
 class QueueWrites(QueueReads):
-    async def _next_number(self, table: str, column: str, guild_id: int) -> int:
-        row = await self._session.one(
-            f"SELECT coalesce(max({column}), 0) + 1 AS next FROM {table} "
-            "WHERE guild_id = :guild_id",
+    async def _next_number(self, counter: Literal["last_queue_id", "last_lobby_id"],
+                           guild_id: int) -> int:  # fmt: skip
+        """The guild's next queue or lobby number: never one it gave before, even to a
+        deleted queue (SPEC 10.1); taken under the guild's write lock."""
+        (row,) = await self._session.all(
+            f"UPDATE guilds SET {counter} = {counter} + 1 WHERE guild_id = :guild_id "
+            f"RETURNING {counter} AS number",
             {"guild_id": guild_id},
         )
-        assert row is not None
-        return int(row["next"])
+        return int(row["number"])
 
     async def add_queue(self, guild_id: int, settings: QueueSettings) -> int:
-        queue_id = await self._next_number("queues", "queue_id", guild_id)
+        queue_id = await self._next_number("last_queue_id", guild_id)
         values = _settings_row(settings)
         await self._session.run(
             f"INSERT INTO queues (guild_id, queue_id, {', '.join(values)}) "
@@ -451,7 +454,7 @@ class QueueWrites(QueueReads):
     async def add_lobby(self, lobby: Lobby) -> int:
         """Store a lobby just popped (its number is taken here) with its players, who are in
         it while it is open."""
-        lobby_id = await self._next_number("lobbies", "lobby_id", lobby.guild_id)
+        lobby_id = await self._next_number("last_lobby_id", lobby.guild_id)
         values = {name: getattr(lobby, name) for name in _LOBBY_NAMES}
         values.update(lobby_id=lobby_id, version=1, shown_version=0)
         await self._session.run(

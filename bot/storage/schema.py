@@ -312,6 +312,23 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "CREATE INDEX changes_guild ON changes (guild_id, created_at)",
         "CREATE INDEX changes_created ON changes (created_at)",
     ),
+    # 12: queue and lobby numbers are never reused in a guild, even after a delete (SPEC
+    # 10.1): the guild keeps the last number it gave each. An existing guild's counters start
+    # at the largest number it still knows of: its queues, and the queues its lobbies name
+    # (a deleted queue's lobbies stay).
+    (
+        "ALTER TABLE guilds ADD COLUMN last_queue_id INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE guilds ADD COLUMN last_lobby_id INTEGER NOT NULL DEFAULT 0",
+        """
+        UPDATE guilds SET
+            last_queue_id = coalesce((SELECT max(numbers.queue_id) FROM (
+                SELECT guild_id, queue_id FROM queues
+                UNION ALL SELECT guild_id, queue_id FROM lobbies
+            ) AS numbers WHERE numbers.guild_id = guilds.guild_id), 0),
+            last_lobby_id = coalesce((SELECT max(l.lobby_id) FROM lobbies l
+                WHERE l.guild_id = guilds.guild_id), 0)
+        """,
+    ),
 )
 
 

@@ -66,3 +66,29 @@ async def test_finding_5_a_playing_lobby_past_lobby_hours_is_still_cancelled(
     clock.now += 2 * 3600
     assert await queues.run_due() == 1
     assert (await queues.lobby(GUILD, lobby.lobby_id)).state == "cancelled"
+
+
+async def test_finding_3_a_deleted_queues_stale_button_and_dissolved_lobby_touch_no_new_queue(
+    queues: Queues, services: Services
+) -> None:
+    old = await make(queues, "duel", 2, ready_seconds=30)
+    await queues.join(GUILD, member(1), queue_id=old)
+    (lobby,) = (await queues.join(GUILD, member(2), queue_id=old)).lobbies
+    await queues.ready(GUILD, 1, lobby.lobby_id)
+    await queues.delete_queue(GUILD, MOD, "duel")
+    new = await make(queues, "duel", 2)
+    assert new != old
+    await queues.join(GUILD, member(3), queue_id=new)
+    stored = await services.context.db.read.dump()
+    for stale in (
+        queues.join(GUILD, member(4), queue_id=old),
+        queues.leave(GUILD, 3, queue_id=old),
+    ):
+        with pytest.raises(UserError, match="this queue was deleted"):
+            await stale
+    assert await services.context.db.read.dump() == stored
+    update = await queues.decline(GUILD, 2, lobby.lobby_id)  # 1 was ready: no queue to go to
+    assert update.lobby.state == "dissolved" and not update.lobbies
+    queue = await queues.queue(GUILD, new)
+    assert queue is not None and [w.user_id for w in queue.waiting] == [3]
+    assert (await queues.join(GUILD, member(1), queue_id=new)).lobbies  # 1 is free to queue
