@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from bot.cli_views import lobby_object
 from bot.services import Services
 from bot.services.matchcsv.format import format_time
-from bot.services.queue_rules import team_letter, wait_text
-from bot.storage.queues import Lobby, Queue
+from bot.services.queue_rules import wait_text
+from bot.storage.queues import Queue
 
 
 async def queue_view(services: Services, guild_id: int) -> dict[str, Any]:
@@ -23,7 +24,7 @@ async def queue_view(services: Services, guild_id: int) -> dict[str, Any]:
     now = services.context.clock()
     return {
         "queues": [_queue(queue, names, now) for queue in queues],
-        "lobbies": [_lobby(lobby, names) for lobby in lobbies],
+        "lobbies": [lobby_object(lobby, names) for lobby in lobbies],
     }
 
 
@@ -51,38 +52,6 @@ def _queue(queue: Queue, names: dict[int, str], now: float) -> dict[str, Any]:
                 "waited_seconds": round(max(0.0, now - w.joined_at), 1),
             }
             for place, w in enumerate(queue.waiting, 1)
-        ],
-    }
-
-
-def _time(moment: float | None) -> str | None:
-    return None if moment is None else format_time(moment)
-
-
-def _lobby(lobby: Lobby, names: dict[int, str]) -> dict[str, Any]:
-    return {
-        "id": lobby.lobby_id,
-        "queue_id": lobby.queue_id,
-        "queue": lobby.queue_name,
-        "state": lobby.state,
-        "format": lobby.format,
-        "mode": lobby.mode,
-        "map": lobby.map,
-        "seed": lobby.seed,
-        "created_at": format_time(lobby.created_at),
-        "ready_deadline": _time(lobby.ready_deadline if lobby.state == "ready" else None),
-        "pick_deadline": _time(lobby.pick_deadline if lobby.state == "picking" else None),
-        "close_deadline": format_time(lobby.close_deadline),
-        "players": [
-            {
-                "user_id": p.user_id,
-                "name": names.get(p.user_id, str(p.user_id)),
-                "rating": p.rating,
-                "ready": p.ready,
-                "team": None if p.team is None or lobby.format == "ffa" else team_letter(p.team),
-                "captain": p.captain,
-            }
-            for p in lobby.players
         ],
     }
 

@@ -8,7 +8,7 @@ split by `|`), so a moderator can copy it, fix it and hand it to `ladderbot edit
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any, Final
 
@@ -17,9 +17,11 @@ from bot.ratings.performance import format_rating
 from bot.services.card import rating_move
 from bot.services.lineup import lineup_text
 from bot.services.matchcsv.format import format_time
+from bot.services.queue_rules import team_letter
 from bot.services.seasons import SeasonSummary
 from bot.services.standings import LeaderboardRow, RatingCard
 from bot.storage import Match, MatchEdit, Participant
+from bot.storage.queues import Lobby
 
 COMMAND_LINE_NAME: Final = "the command line"
 
@@ -99,6 +101,41 @@ def match_object(match: Match, edits: Sequence[MatchEdit] | None = None) -> dict
             for edit in edits
         ]
     return found
+
+
+def _time(moment: float | None) -> str | None:
+    return None if moment is None else format_time(moment)
+
+
+def lobby_object(lobby: Lobby, names: Mapping[int, str]) -> dict[str, Any]:
+    """A lobby for `queue list --json` and the webhooks' lobby events (SPEC 10.4, 14)."""
+    return {
+        "id": lobby.lobby_id,
+        "queue_id": lobby.queue_id,
+        "queue": lobby.queue_name,
+        "state": lobby.state,
+        "format": lobby.format,
+        "mode": lobby.mode,
+        "map": lobby.map,
+        "seed": lobby.seed,
+        "created_at": format_time(lobby.created_at),
+        "ready_deadline": _time(lobby.ready_deadline if lobby.state == "ready" else None),
+        "pick_deadline": _time(lobby.pick_deadline if lobby.state == "picking" else None),
+        "close_deadline": format_time(lobby.close_deadline),
+        "closed_at": _time(lobby.closed_at),
+        "match_id": lobby.match_id,
+        "players": [
+            {
+                "user_id": p.user_id,
+                "name": names.get(p.user_id, str(p.user_id)),
+                "rating": p.rating,
+                "ready": p.ready,
+                "team": None if p.team is None or lobby.format == "ffa" else team_letter(p.team),
+                "captain": p.captain,
+            }
+            for p in lobby.players
+        ],
+    }
 
 
 def finite_or_none(value: float) -> float | None:

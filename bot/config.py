@@ -349,12 +349,21 @@ class WebConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class WebhooksConfig:
+    """SPEC 14: `allow_private` lets webhooks reach loopback, private and link-local
+    addresses, and http (tests, receivers inside one's own network)."""
+
+    allow_private: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     discord: DiscordConfig = field(default_factory=DiscordConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     defaults: GuildSettings = field(default_factory=GuildSettings)
     leaderboard: LeaderboardConfig = field(default_factory=LeaderboardConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    webhooks: WebhooksConfig = field(default_factory=WebhooksConfig)
     source: str = "config.toml"
 
     def token(self, environ: Mapping[str, str] = os.environ) -> str:
@@ -397,6 +406,7 @@ SECTION_RULES: Final[Mapping[str, tuple[type, Mapping[str, Callable[[Any], Any]]
             "public_url": web_address,
         },
     ),
+    "webhooks": (WebhooksConfig, {"allow_private": true_or_false}),
 }
 
 
@@ -506,6 +516,7 @@ __all__ = [
     "LeaderboardConfig",
     "SettingError",
     "WebConfig",
+    "WebhooksConfig",
     "load_config",
     "parse_config",
     "shard_of",

@@ -8,14 +8,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from bot.config import GuildSettings
 from bot.services.changes import Change, ChangeListener
 from bot.services.errors import UserError
+from bot.services.events import PendingEvent, change_events
 from bot.services.feed import record_change
 from bot.storage import Database, Match, Member, WriteTransaction
 
@@ -26,15 +26,39 @@ def not_found(match_id: int) -> UserError:
     return UserError(f"there is no match #{match_id} in this server; see /match list for ids")
 
 
-@dataclass(slots=True)
 class Unit:
-    """One write: its transaction, and the Change it reports once committed (None: a write
-    that changes nothing anyone follows, such as a message id or a cache fill)."""
+    """One write: its transaction, the Change it reports once committed (None: a write
+    that changes nothing anyone follows, such as a message id or a cache fill), and the
+    webhook events it reports (SPEC 14): a Change's own (setting it adds them), and those
+    a use case adds itself, in the order they happened."""
 
-    tx: WriteTransaction
-    change: Change | None = None
-    stamped: bool = False
-    """The write's own statements already marked the guild changed (a report)."""
+    __slots__ = ("_change", "events", "stamped", "tx")
+
+    def __init__(self, tx: WriteTransaction) -> None:
+        self.tx = tx
+        self._change: Change | None = None
+        self.stamped = False
+        """The write's own statements already marked the guild changed (a report)."""
+        self.events: list[PendingEvent] = []
+
+    @property
+    def change(self) -> Change | None:
+        return self._change
+
+    @change.setter
+    def change(self, change: Change | None) -> None:
+        self._change = change
+        if change is not None:
+            self.events.extend(change_events(change))
+
+
+class Outbox(Protocol):
+    """Writes a write's webhook events to the outbox, in its transaction
+    (bot.services.webhooks)."""
+
+    async def write(
+        self, tx: WriteTransaction, guild_id: int, events: Sequence[PendingEvent], now: float
+    ) -> None: ...
 
 
 class ServiceContext:
@@ -63,6 +87,8 @@ class ServiceContext:
         self._background: set[asyncio.Task[None]] = set()
         self.on_change = on_change
         """Told every committed change; the bot sets it once it exists."""
+        self.outbox: Outbox | None = None
+        """Where each write's webhook events go (Services sets it)."""
 
     @asynccontextmanager
     async def write(self, guild_id: int) -> AsyncIterator[Unit]:
@@ -70,8 +96,8 @@ class ServiceContext:
         standings, the guild is marked changed in the same transaction (the web pages' ETag,
         the live boards' catch-up at start); the Change is written to the change log in the
         same transaction (other processes hear it through their change feed,
-        bot.services.feed); once committed, it goes to `on_change`. A refusal or a rollback
-        reports nothing."""
+        bot.services.feed), and so are its webhook events (the outbox); once committed, the
+        Change goes to `on_change`. A refusal or a rollback reports nothing."""
         async with self.db.write(guild_id) as tx:
             unit = Unit(tx)
             yield unit
@@ -79,6 +105,8 @@ class ServiceContext:
                 await tx.mark_changed(guild_id, self.clock())
             if unit.change is not None:
                 await record_change(tx, self.db.origin, unit.change, self.clock())
+            if unit.events and self.outbox is not None:
+                await self.outbox.write(tx, guild_id, unit.events, self.clock())
         if unit.change is not None and self.on_change is not None:
             try:
                 self.on_change(unit.change)

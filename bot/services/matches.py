@@ -25,6 +25,7 @@ from bot.services.core import (
     log_end_stamp,
 )
 from bot.services.errors import UserError
+from bot.services.events import PendingEvent
 from bot.services.lineup import Lineup, lineup_text
 from bot.services.match_rules import check_cancel, check_state
 from bot.services.replaying import NOTHING_REPLAYED, ladder_settings, replay_guild, replay_match
@@ -203,6 +204,8 @@ class Matches:
             else:
                 await tx.insert_matches(guild_id, [new], "pending", [match_id])
                 match = new.stored(match_id, guild_id, "pending", None, names)
+            if match.status == "applied":  # reported and applied at once: both events
+                unit.events.append(PendingEvent("match.reported", match_id=match_id))
             unit.change = _match_change(match, actor.user_id)
             return ReportResult(match, match.status == "applied", created=True)
 

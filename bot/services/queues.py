@@ -51,6 +51,7 @@ from bot.services.changes import Change
 from bot.services.context import ServiceContext, Unit
 from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
+from bot.services.events import PendingEvent
 from bot.services.matches import Matches, ReportResult
 from bot.services.queue_rules import (
     MAX_QUEUES,
@@ -167,6 +168,30 @@ class Queues:
     @staticmethod
     def _changed(unit: Unit, guild_id: int, actor_id: int | None, detail: str = "") -> None:
         unit.change = Change(guild_id, "queue", actor_id=actor_id, detail=detail)
+
+    @staticmethod
+    def _popped(unit: Unit, lobbies: Iterable[Lobby]) -> None:
+        """The webhook events of lobbies just popped (their teams, when made at once)."""
+        for lobby in lobbies:
+            unit.events.append(PendingEvent("lobby.popped", lobby_id=lobby.lobby_id))
+            if lobby.state == "playing":
+                unit.events.append(PendingEvent("lobby.teams", lobby_id=lobby.lobby_id))
+
+    @staticmethod
+    def _lobby_moved(unit: Unit, before: Lobby, after: Lobby) -> None:
+        """The webhook event of a lobby's step: its teams made, or it closed."""
+        if after.state == "playing" and before.state != "playing":
+            unit.events.append(PendingEvent("lobby.teams", lobby_id=after.lobby_id))
+        elif before.is_open and not after.is_open:
+            unit.events.append(PendingEvent("lobby.closed", lobby_id=after.lobby_id))
+
+    @staticmethod
+    def _left(unit: Unit, queue_ids: Iterable[int], user_ids: Iterable[int], why: str) -> None:
+        for queue_id in queue_ids:
+            for user_id in user_ids:
+                unit.events.append(
+                    PendingEvent("queue.left", queue_id=queue_id, user_id=user_id, reason=why)
+                )
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -315,7 +340,11 @@ class Queues:
             await self._may_queue(tx, guild_id, stored)
             now = self.context.clock()
             await tx.add_waiting(guild_id, queue.queue_id, [member.user_id], now, front=False)
+            unit.events.append(
+                PendingEvent("queue.joined", queue_id=queue.queue_id, user_id=member.user_id)
+            )
             lobbies, after = await self._pop_full(tx, guild_id, settings, queue.queue_id)
+            self._popped(unit, lobbies)
             self._changed(unit, guild_id, member.user_id)
         assert after is not None
         return JoinResult(after, after.place_of(member.user_id), False, tuple(lobbies))
@@ -377,6 +406,7 @@ class Queues:
             left: list[int] = []
             for number in chosen:
                 left += await tx.remove_waiting(guild_id, [user_id], number)
+            self._left(unit, left, [user_id], "left")
             self._changed(unit, guild_id, user_id)
             after = [await tx.queue(guild_id, number) for number in left]
         return LeaveResult(tuple(q for q in after if q is not None))
@@ -513,6 +543,7 @@ class Queues:
             if all(p.ready for p in players):
                 after = await self._teams_made(replace(after, ready_deadline=None))
             stored = await self._store(tx, lobby, after)
+            self._lobby_moved(unit, lobby, stored)
             self._changed(unit, guild_id, user_id)
         return LobbyUpdate(stored)
 
@@ -525,6 +556,8 @@ class Queues:
             _player_of(lobby, user_id)
             _must_be_open(lobby, "ready")
             update = await self._dissolve(tx, settings, lobby, [user_id], f"<@{user_id}> left")
+            self._lobby_moved(unit, lobby, update.lobby)
+            self._popped(unit, update.lobbies)
             self._changed(unit, guild_id, user_id)
         return update
 
@@ -574,6 +607,7 @@ class Queues:
             if chosen.team is not None:
                 raise UserError(f"<@{picked_id}> is in team {team_letter(chosen.team)} already")
             stored = await self._picked(tx, lobby, picked_id)
+            self._lobby_moved(unit, lobby, stored)
             self._changed(unit, guild_id, user_id)
         return LobbyUpdate(stored)
 
@@ -618,6 +652,8 @@ class Queues:
                 after = await self._store(
                     tx, after, await self._teams_made(replace(after, ready_deadline=None))
                 )
+            if after.state == "playing":  # the teams changed, or were just made
+                unit.events.append(PendingEvent("lobby.teams", lobby_id=lobby_id))
             self._changed(
                 unit, guild_id, actor.user_id,
                 f"lobby #{lobby_id}: <@{member.user_id}> in for <@{out_id}>",
@@ -637,6 +673,7 @@ class Queues:
                 replace(lobby, state="cancelled", closed_at=self.context.clock(),
                         notice="cancelled by a moderator"),
             )  # fmt: skip
+            self._lobby_moved(unit, lobby, stored)
             self._changed(unit, guild_id, actor.user_id, f"lobby #{lobby_id} cancelled")
         return LobbyUpdate(stored)
 
@@ -685,6 +722,7 @@ class Queues:
                 match_id=report.match.id,
                 closed_at=self.context.clock(),
             )
+            unit.events.append(PendingEvent("lobby.closed", lobby_id=lobby_id))
             stored = await self._open_lobby(tx, guild_id, lobby_id)
         return ResultOfLobby(stored, report)
 
@@ -753,6 +791,7 @@ class Queues:
             if not due:
                 return 0
             await tx.remove_waiting(guild_id, due, queue_id)
+            self._left(unit, [queue_id], due, "expired")
             mentions = ", ".join(f"<@{user_id}>" for user_id in due)
             await tx.set_queue_notice(
                 guild_id,
@@ -770,10 +809,11 @@ class Queues:
             now = self.context.clock()
             if lobby is None or not lobby.is_open:
                 return 0
+            popped: tuple[Lobby, ...] = ()
             step = _step_deadline(lobby)
             if lobby.close_deadline <= now and (step is None or lobby.close_deadline < step):
                 hours = f"{settings.lobby_hours:g}"
-                await self._store(
+                after = await self._store(
                     tx,
                     lobby,
                     replace(lobby, state="cancelled", closed_at=now,
@@ -781,11 +821,16 @@ class Queues:
                 )  # fmt: skip
             elif lobby.state == "ready" and (lobby.ready_deadline or 0.0) <= now:
                 no_shows = [p.user_id for p in lobby.players if not p.ready]
-                await self._dissolve(tx, settings, lobby, no_shows, "not everyone was ready")
+                update = await self._dissolve(
+                    tx, settings, lobby, no_shows, "not everyone was ready"
+                )
+                after, popped = update.lobby, update.lobbies
             elif lobby.state == "picking" and (lobby.pick_deadline or 0.0) <= now:
-                await self._picked(tx, lobby, None)
+                after = await self._picked(tx, lobby, None)
             else:
                 return 0
+            self._lobby_moved(unit, lobby, after)
+            self._popped(unit, popped)
             self._changed(unit, guild_id, None)
         return 1
 

@@ -2,7 +2,7 @@
 end, the command line and the web pages call (`services.matches.report(...)`).
 
 One service per concern (bot.services.matches, .standings, .members, .settings,
-.season_starts, .transfers, .matchups, .community, .queues, .evaluation) over the shared
+.season_starts, .transfers, .matchups, .community, .queues, .evaluation, .webhooks) over the shared
 context (bot.services.context), whose write is the only write path: each write use case
 runs as one database transaction (bot.storage), so a refusal (UserError) or a crash changes
 nothing, concurrent calls run one after another in the order they were made, and one Change
@@ -41,6 +41,7 @@ from bot.services.season_starts import Seasons
 from bot.services.settings import Settings
 from bot.services.standings import Standings
 from bot.services.transfers import Transfers
+from bot.services.webhooks import Resolve, Webhooks, system_resolve
 from bot.storage import Database
 
 
@@ -59,6 +60,7 @@ class Services:
     community: Community
     queues: Queues
     evaluation: Evaluations
+    webhooks: Webhooks
 
     @classmethod
     def build(
@@ -67,10 +69,16 @@ class Services:
         *,
         rng: random.Random | None = None,
         pick_seconds: float = PICK_SECONDS,
+        allow_private: bool = False,
+        resolve: Resolve = system_resolve,
     ) -> Services:
-        """Each service once; `rng` and `pick_seconds`: the queues' (tests set them)."""
+        """Each service once; `rng` and `pick_seconds`: the queues' (tests set them);
+        `allow_private` and `resolve`: the webhooks' address check. The context's writes
+        put their webhook events in the webhooks' outbox."""
         matches = Matches(context)
         standings = Standings(context)
+        webhooks = Webhooks(context, allow_private=allow_private, resolve=resolve)
+        context.outbox = webhooks.outbox
         return cls(
             context,
             matches,
@@ -83,6 +91,7 @@ class Services:
             Community(context),
             Queues(context, matches, rng=rng, pick_seconds=pick_seconds),
             Evaluations(context),
+            webhooks,
         )
 
     @classmethod
@@ -108,7 +117,8 @@ class Services:
                 edit_seconds=config.leaderboard.edit_seconds,
                 fill_cache=fill_cache,
                 on_change=on_change,
-            )
+            ),
+            allow_private=config.webhooks.allow_private,
         )
 
     async def close(self) -> None:

@@ -40,6 +40,7 @@ from bot.storage.models import (
 from bot.storage.performances import PerformanceReads, PerformanceWrites
 from bot.storage.queues import QueueReads, QueueWrites
 from bot.storage.seasons import SeasonReads, SeasonWrites
+from bot.storage.webhooks import WebhookReads, WebhookWrites
 
 NO_RECORD: Final = (0, 0, 0, 0)
 """games, wins, draws, losses of a member without a match in the current season."""
@@ -61,6 +62,8 @@ _DUMPED: Final = {
     "lobbies": "guild_id, lobby_id",
     "lobby_players": "guild_id, lobby_id, user_id",
     "queue_penalties": "guild_id, user_id",
+    "webhooks": "guild_id, webhook_id",
+    "webhook_outbox": "seq",
 }
 
 _REQUESTED: Final = (
@@ -150,6 +153,7 @@ class Queries(
     CommunityReads,
     QueueReads,
     ChangeReads,
+    WebhookReads,
 ):
     """Every read query, on one session (the reader, or a write transaction's)."""
 
@@ -194,6 +198,7 @@ class WriteTransaction(
     CommunityWrites,
     QueueWrites,
     ChangeWrites,
+    WebhookWrites,
 ):
     """The writes; only exists inside `Database.write()`. The units of work that span
     aggregates (a match applied, a replay stored) are here."""

@@ -20,9 +20,10 @@ from bot.storage.engine import Session
 
 CHUNK_ROWS: Final = 5000
 """Rows written per statement (or COPY), and how often the progress is reported."""
-_SKIPPED: Final = frozenset({"schema_version", "changes"})
-"""Bookkeeping each engine keeps its own way (SQLite: PRAGMA user_version), and the change
-feed's rows (bot.storage.changes), which only the running processes of the source need."""
+_SKIPPED: Final = frozenset({"schema_version", "changes", "webhook_outbox"})
+"""Bookkeeping each engine keeps its own way (SQLite: PRAGMA user_version), the change
+feed's rows (bot.storage.changes), and the webhook deliveries still waiting: only the running
+processes of the source need them."""
 
 Progress = Callable[[str, int, int], None]
 """(table, rows copied so far in all tables, rows in all tables)."""

@@ -329,6 +329,41 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
                 WHERE l.guild_id = guilds.guild_id), 0)
         """,
     ),
+    # 13: webhooks (SPEC 14): each guild's webhooks (a removed one stays as a row with
+    # removed_at, so its number is never given again), and the outbox: one row per event
+    # and webhook, written in the transaction of the change it reports, holding the whole
+    # body (a snapshot of the event's facts), deleted once delivered or dropped.
+    (
+        """
+        CREATE TABLE webhooks (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            webhook_id INTEGER NOT NULL,
+            url TEXT NOT NULL,
+            secret TEXT NOT NULL,
+            events TEXT NOT NULL,
+            created_at {real} NOT NULL,
+            removed_at {real},
+            last_status TEXT,
+            last_at {real},
+            PRIMARY KEY (guild_id, webhook_id)
+        )
+        """,
+        """
+        CREATE TABLE webhook_outbox (
+            seq {serial_key},
+            guild_id {bigint} NOT NULL,
+            webhook_id INTEGER NOT NULL,
+            delivery_id TEXT NOT NULL,
+            event TEXT NOT NULL,
+            body TEXT NOT NULL,
+            created_at {real} NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_at {real} NOT NULL,
+            FOREIGN KEY (guild_id, webhook_id) REFERENCES webhooks (guild_id, webhook_id)
+        )
+        """,
+        "CREATE INDEX webhook_outbox_order ON webhook_outbox (guild_id, webhook_id, seq)",
+    ),
 )
 
 
