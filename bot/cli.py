@@ -15,7 +15,7 @@ import os
 import sys
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, NoReturn, TextIO, TypeVar
 
@@ -221,7 +221,7 @@ def run_web(arguments: argparse.Namespace, streams: Streams) -> int:
         except DatabaseUnavailable as error:
             raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
         try:
-            server = WebServer(services, host, port)
+            server = WebServer(services, replace(config.web, host=host, port=port))
             try:
                 await server.start()
             except OSError as error:

@@ -331,6 +331,26 @@ def web_address(value: Any) -> str:
 
 
 port_number = Bound(1, 65_535, whole=True).check
+connection_limit = Bound(1, 100_000, whole=True).check
+MAX_FRAME_ANCESTORS: Final = 32
+FRAME_ANCESTORS_RULE: Final = (
+    f"must be a list of at most {MAX_FRAME_ANCESTORS} origins such as "
+    '"https://example.org" or "https://*.example.org" (scheme and host, no path)'
+)
+ORIGIN_HOST: Final = re.compile(r"(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?")
+
+
+def frame_ancestors(value: Any) -> tuple[str, ...]:
+    """The origins allowed to embed the pages (CSP frame-ancestors); none by default."""
+    if not isinstance(value, list) or len(value) > MAX_FRAME_ANCESTORS:
+        raise SettingError(FRAME_ANCESTORS_RULE)
+    origins = []
+    for item in value:
+        scheme, separator, host = item.partition("://") if isinstance(item, str) else ("", "", "")
+        if scheme not in ("http", "https") or not separator or not ORIGIN_HOST.fullmatch(host):
+            raise SettingError(f"{FRAME_ANCESTORS_RULE}; {item!r} is not one")
+        origins.append(f"{scheme}://{host.lower()}")
+    return tuple(dict.fromkeys(origins))
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +362,10 @@ class WebConfig:
     host: str = "127.0.0.1"
     port: int = 8080
     public_url: str | None = None
+    max_connections: int = 1000
+    """Open connections at once; one past that is closed at once (SPEC 11.1)."""
+    frame_ancestors: tuple[str, ...] = ()
+    """Origins whose pages may embed ours in a frame (none: no one may)."""
 
     def guild_address(self, guild_id: int) -> str:
         """The guild's leaderboard page, absolute when public_url is set."""
@@ -404,6 +428,8 @@ SECTION_RULES: Final[Mapping[str, tuple[type, Mapping[str, Callable[[Any], Any]]
             "host": non_empty_text,
             "port": port_number,
             "public_url": web_address,
+            "max_connections": connection_limit,
+            "frame_ancestors": frame_ancestors,
         },
     ),
     "webhooks": (WebhooksConfig, {"allow_private": true_or_false}),

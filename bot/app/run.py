@@ -80,7 +80,7 @@ async def _serve(config: Config, token: str) -> int:
         if config.web.enabled:  # SPEC 11.1: the pages from the bot process too
             from bot.web import WebServer
 
-            web = WebServer(services, config.web.host, config.web.port)
+            web = WebServer(services, config.web)
             try:
                 await web.start()
             except OSError as error:

@@ -18,7 +18,8 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -34,6 +35,7 @@ from bot.services.lineup import parse_id
 from bot.services.standings import MEASURES
 from bot.storage import DatabaseBusy, DatabaseUnavailable
 from bot.web.chart import rating_chart
+from bot.web.executor import THREAD_POOL
 from bot.web.openapi import openapi_document
 from bot.web.reading import (
     MATCHES_LIMIT,
@@ -50,14 +52,18 @@ CACHE_SECONDS: Final = 10
 """Cache-Control max-age of a guild's responses: a browser asks again (If-None-Match) after."""
 STATIC_SECONDS: Final = 3600
 CACHE_ENTRIES: Final = 512
-SECURITY_HEADERS: Final = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
-        "form-action 'self'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
+CONTENT_POLICY: Final = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'"
+)
+SECURITY_HEADERS: Final = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+API_HEADERS: Final = {"Access-Control-Allow-Origin": "*"}
+"""The API's data is public and read-only (no credentials): any site may read it."""
+WORKING: Final = 4
+"""Responses of guilds made at once (each reads, and may compute, on the web's threads)."""
+WAITING: Final = 32
+"""Responses waiting for a turn; one more is refused with 503 (SPEC 11.1: the web's load is
+bounded; a response asked again while it is being made waits for that one, no turn)."""
+BUSY_SECONDS: Final = 5
 JSON_TYPE: Final = "application/json"
 HTML_TYPE: Final = "text/html"
 NOT_FOUND_MESSAGE: Final = "not found"
@@ -67,6 +73,33 @@ STATIC_FILES: Final = {"style.css": "text/css", "favicon.svg": "image/svg+xml"}
 
 class BadParameterError(Exception):
     """A parameter that is not acceptable; str() says which and why (400)."""
+
+
+class OverloadedError(Exception):
+    """More responses are waiting to be made than WAITING (503)."""
+
+
+class Turns:
+    """At most `working` holders at once and `waiting` more in line; past that, refused."""
+
+    def __init__(self, working: int = WORKING, waiting: int = WAITING) -> None:
+        self._free = asyncio.Semaphore(working)
+        self.waiting_limit = waiting
+        self.waiting = 0
+
+    async def run(self, make: Callable[[], Awaitable[Rendered]]) -> Rendered:
+        """What `make` gives, made in a turn; OverloadedError when the line is full."""
+        if self._free.locked() and self.waiting >= self.waiting_limit:
+            raise OverloadedError
+        self.waiting += 1
+        try:
+            await self._free.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            return await make()
+        finally:
+            self._free.release()
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +194,23 @@ def _path_id(request: web.Request, name: str, what: str) -> int:
 class WebSite:
     """The handlers over one WebReads, with the templates and the response cache."""
 
-    def __init__(self, services: Services, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        services: Services,
+        *,
+        clock: Callable[[], float] = time.time,
+        frame_ancestors: Sequence[str] = (),
+        thread_pool: Executor | None = None,
+    ) -> None:
         self.reads = WebReads(services, clock)
         self.cache = ResponseCache()
+        self.turns = Turns()
+        self.thread_pool = thread_pool
+        embedders = " ".join(frame_ancestors) or "'none'"
+        self.headers = {
+            "Content-Security-Policy": f"{CONTENT_POLICY}; frame-ancestors {embedders}",
+            **SECURITY_HEADERS,
+        }
         self.templates = jinja2.Environment(
             loader=jinja2.PackageLoader("bot.web", "templates"),
             autoescape=True,
@@ -213,7 +260,7 @@ class WebSite:
             repr((stamp, request.path, asked)).encode(), digest_size=16
         ).hexdigest()
         tag = f'"{key}"'
-        rendered = await self.cache.get(key, make)
+        rendered = await self.cache.get(key, lambda: self.turns.run(make))
         headers = {"ETag": tag, "Cache-Control": f"public, max-age={CACHE_SECONDS}"}
         if rendered.status == 200 and _matches(request.headers.get("If-None-Match"), tag):
             return web.Response(status=304, headers=headers)
@@ -366,9 +413,13 @@ class WebSite:
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
         """Only GET and HEAD; every failure an answer of its own kind, never a traceback;
-        the security headers on everything."""
+        the security headers on everything; the request's thread work on the web's pool."""
+        if self.thread_pool is not None:
+            THREAD_POOL.set(self.thread_pool)  # this request's task (and those it starts)
         response = await self._answer(request, handler)
-        response.headers.update(SECURITY_HEADERS)
+        response.headers.update(self.headers)
+        if _is_api(request):
+            response.headers.update(API_HEADERS)
         return response
 
     def _not_allowed(self, request: web.Request) -> web.Response:
@@ -408,7 +459,13 @@ class WebSite:
                 503,
                 f"the database is {'busy' if busy else 'unavailable'}; try again in a moment",
             )
-            response.headers["Retry-After"] = "5"
+            response.headers["Retry-After"] = str(BUSY_SECONDS)
+            return response
+        except OverloadedError:
+            response = self.error(
+                request, 503, "the server has too many requests to answer; try again in a moment"
+            )
+            response.headers["Retry-After"] = str(BUSY_SECONDS)
             return response
         except Exception:
             log.exception("the web request %s %s failed", request.method, request.path_qs)
@@ -506,9 +563,16 @@ def _variant(query: MultiMapping[str]) -> str | None:
 SITE: Final = web.AppKey("site", WebSite)
 
 
-def create_app(services: Services, *, clock: Callable[[], float] = time.time) -> web.Application:
-    """The application over the services (read only: it never writes)."""
-    site = WebSite(services, clock=clock)
+def create_app(
+    services: Services,
+    *,
+    clock: Callable[[], float] = time.time,
+    frame_ancestors: Sequence[str] = (),
+    thread_pool: Executor | None = None,
+) -> web.Application:
+    """The application over the services (read only: it never writes); `frame_ancestors`
+    may embed its pages; `thread_pool` does its thread work (None: the default executor)."""
+    site = WebSite(services, clock=clock, frame_ancestors=frame_ancestors, thread_pool=thread_pool)
     app = web.Application(middlewares=[site.guard])
     app[SITE] = site
     guild = "/api/v1/guilds/{guild_id}"

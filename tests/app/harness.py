@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -48,6 +49,14 @@ def write_config(
     path = directory / "config.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (for a server the test starts)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
 
 
 def bot_environment(fake: FakeDiscord | None, origin: str = "bot") -> dict[str, str]:

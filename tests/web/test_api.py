@@ -8,11 +8,11 @@ from typing import Any, Final
 
 import pytest
 from aiohttp import ClientResponse, web
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 from markupsafe import escape
 
 from bot.services import Services
-from bot.web import reading
+from bot.web import create_app, reading
 from bot.web.app import CACHE_SECONDS, SECURITY_HEADERS
 from bot.web.openapi import openapi_document
 from tests.web.data import GUILD, HIDDEN, MOD, UNKNOWN, report
@@ -45,6 +45,18 @@ def _security_headers_on(response: ClientResponse) -> None:
     for name, value in SECURITY_HEADERS.items():
         assert response.headers[name] == value
     assert "script-src" not in response.headers["Content-Security-Policy"]
+    assert response.headers["Content-Security-Policy"].endswith("; frame-ancestors 'none'")
+    cors = response.headers.get("Access-Control-Allow-Origin")
+    assert cors == ("*" if response.url.path.startswith("/api/") else None)
+
+
+async def test_the_pages_may_be_embedded_by_the_configured_origins(services: Services) -> None:
+    """Issue 23 finding 10: [web] frame_ancestors names who may embed the pages."""
+    app = create_app(services, frame_ancestors=("https://club.example.org", "https://*.b.org"))
+    async with TestClient(TestServer(app)) as client:
+        response = await client.get(f"/g/{GUILD}")
+        policy = response.headers["Content-Security-Policy"]
+        assert policy.endswith("; frame-ancestors https://club.example.org https://*.b.org")
 
 
 async def test_a_shown_guild_answers_every_address(client: Client) -> None:

@@ -33,11 +33,20 @@ def test_a_web_section_is_read_and_checked() -> None:
     )
     assert config.web.enabled and config.web.port == 9000
     assert config.web.guild_address(12) == "https://ladder.example.org/g/12"
+    embedding = parse_config('[web]\nframe_ancestors = ["https://*.Example.org", "http://b:81"]')
+    assert embedding.web.frame_ancestors == ("https://*.example.org", "http://b:81")
+    assert embedding.web.max_connections == 1000
     for text, words in [
         ("[web]\nport = 0", "[web] port must be a whole number from 1 to 65,535, got 0"),
         ("[web]\nenabled = 'maybe'", "[web] enabled must be true or false, got 'maybe'"),
         ('[web]\npublic_url = "ftp://x"', "[web] public_url must be an http:// or https://"),
         ("[web]\nwho = 1", "[web] who is not a known key"),
+        ("[web]\nmax_connections = 0", "[web] max_connections must be a whole number from 1"),
+        ("[web]\nframe_ancestors = 'x'", "[web] frame_ancestors must be a list of at most 32"),
+        (
+            '[web]\nframe_ancestors = ["https://a.org/page"]',
+            "'https://a.org/page' is not one",
+        ),
     ]:
         with pytest.raises(ConfigError) as refused:
             parse_config(text)
