@@ -18,6 +18,7 @@ from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, ladder_number, 
 from bot.ratings.elo import EloBridge
 from bot.services.errors import shorten
 from bot.services.queue_rules import chances, picking_team, team_letter
+from bot.services.queues import Window
 from bot.storage.queues import Lobby, LobbyPlayer, Queue
 
 QUEUE_ID: Final = "ladderbot:queue:{action}:{queue_id}"
@@ -68,6 +69,8 @@ def queue_embed(queue: Queue, deleted: bool = False) -> discord.Embed:
         f"{spec.ready_seconds} s" if spec.ready_seconds else "off"
     )
     head += f" · leaves after {spec.expire_minutes} min"
+    if spec.rating_range:
+        head += f"\n{range_text(queue).capitalize()}"
     if spec.maps:
         head += f"\nMaps: {shorten(', '.join(spec.maps), 600)}"
     notice = f"\n\n{shorten(queue.notice, 600)}" if queue.notice else ""
@@ -227,8 +230,23 @@ def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> dis
     return view
 
 
-def queue_list_text(queues: Sequence[Queue], user_id: int) -> str:
-    """/queue list: every queue with its count and the caller's place."""
+def range_text(queue: Queue) -> str:
+    """A queue's rating range as its message and /admin queue show it."""
+    spec = queue.settings
+    widen = f", +{spec.widen} a minute waited" if spec.widen else ""
+    return f"rating range ±{spec.rating_range} Elo{widen}"
+
+
+def window_line(window: Window) -> str:
+    low, high = round(window.rating - window.reach), round(window.rating + window.reach)
+    return f"  <@{window.user_id}> {round(window.rating)}: {low} to {high}"
+
+
+def queue_list_text(
+    queues: Sequence[Queue], user_id: int, windows: Mapping[int, Sequence[Window]]
+) -> str:
+    """/queue list: every queue with its count and the caller's place; in a rating-range
+    queue, each waiting member's rating and current window (Elo)."""
     if not queues:
         return "This server has no queues yet; a moderator creates one with /admin queue create."
     lines = []
@@ -239,4 +257,8 @@ def queue_list_text(queues: Sequence[Queue], user_id: int) -> str:
             f"**{discord.utils.escape_markdown(queue.name)}** ({queue_kind(queue)}) in "
             f"<#{queue.settings.channel_id}>: {len(queue.waiting)}/{queue.settings.size}{mine}"
         )
-    return shorten("\n".join(lines), CONTENT_LIMIT)
+        if queue.queue_id in windows:
+            lines.append(f"  {range_text(queue)}; windows now:")
+            lines += [window_line(w) for w in windows[queue.queue_id]]
+    text = whole_lines(lines, CONTENT_LIMIT - 2, "")
+    return text if len(text) == len("\n".join(lines)) else f"{text}\n…"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -27,7 +27,7 @@ from bot.ratings.balance import balance_teams, team_sizes, win_probabilities
 from bot.ratings.ladder import team_scores
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import Lineup, LineupEntry, Player, ffa_lineup
-from bot.storage.queues import LobbyPlayer, QueueSettings
+from bot.storage.queues import LobbyPlayer, QueueSettings, Waiting
 
 MIN_SIZE: Final = 2
 MAX_SIZE: Final = 32
@@ -37,6 +37,8 @@ MAX_NAME: Final = 32
 MAX_PICK_ORDER: Final = 64
 READY_SECONDS: Final = (0, 600)
 EXPIRE_MINUTES: Final = (1, 1440)
+RATING_RANGE: Final = (0, 2000)
+WIDEN: Final = (0, 500)
 PICK_SECONDS: Final = 60.0
 """A captain who has not picked within this long gets the highest-rated player left."""
 TEAM_LETTERS: Final = "abcd"
@@ -89,6 +91,8 @@ def checked_settings(settings: QueueSettings, pick_order_given: bool) -> QueueSe
     _within(settings.teams, 2, len(TEAM_LETTERS), "teams")
     _within(settings.ready_seconds, *READY_SECONDS, "ready_seconds")
     _within(settings.expire_minutes, *EXPIRE_MINUTES, "expire_minutes")
+    _within(settings.rating_range, *RATING_RANGE, "range")
+    _within(settings.widen, *WIDEN, "widen")
     if settings.format == "teams" and settings.size % settings.teams:
         raise UserError(
             f"size {settings.size} must be a multiple of teams ({settings.teams}) "
@@ -106,6 +110,34 @@ def checked_settings(settings: QueueSettings, pick_order_given: bool) -> QueueSe
             f"naming every team ({', '.join(letters)}), such as {snake(settings.teams)}"
         )
     return replace(settings, name=name, pick_order=order)
+
+
+def window(spec: QueueSettings, joined_at: float, now: float) -> float:
+    """How far (Elo) from a member's rating the range reaches once they have waited since
+    `joined_at`: range + widen * minutes waited (SPEC 10.5)."""
+    return spec.rating_range + spec.widen * max(0.0, now - joined_at) / 60.0
+
+
+def pop_choice(
+    spec: QueueSettings, waiting: Sequence[Waiting], ratings: Mapping[int, float], now: float
+) -> list[int] | None:
+    """The members (user ids, in queue order) a queue pops now, None: it cannot pop.
+    Without a range, the first `size`. With one, the longest-waiting member (ties: the
+    earlier in line) and the earliest joiners whose Elo ratings lie within its window."""
+    if len(waiting) < spec.size:
+        return None
+    if spec.rating_range == 0:
+        return [w.user_id for w in waiting[: spec.size]]
+    anchor = min(waiting, key=lambda w: w.joined_at)  # min keeps the first of equals
+    reach = window(spec, anchor.joined_at, now)
+    centre = ratings[anchor.user_id]
+    others = [
+        w.user_id for w in waiting if w is not anchor and abs(ratings[w.user_id] - centre) <= reach
+    ][: spec.size - 1]
+    if len(others) < spec.size - 1:
+        return None
+    chosen = {anchor.user_id, *others}
+    return [w.user_id for w in waiting if w.user_id in chosen]
 
 
 def draw_map(maps: Sequence[str], previous: str | None, rng: random.Random) -> str | None:

@@ -34,6 +34,9 @@ Decisions the spec leaves open (with what users of NeatQueue and PUBobot2 expect
 - A substitute takes the place of the player they replace (team, captain, pick) and counts
   as ready (a moderator chose them); teams are not remade, their chances are.
 - A queue's size may be changed while members wait: if it is then full, it pops.
+- Rating range (SPEC 10.5): the longest-waiting member is the one who joined earliest
+  (ties: the earlier in line; players put back by a dissolved lobby restart their wait),
+  and "the earliest joiners inside the window" are taken in queue order.
 - The result of a lobby is recorded with the request id `lobby:<id>`: a retry records
   nothing twice, and a second report is refused with the first match's id.
 """
@@ -63,13 +66,15 @@ from bot.services.queue_rules import (
     parse_maps,
     pick,
     picking_team,
+    pop_choice,
     random_split,
     result_lineup,
     team_letter,
     wait_text,
+    window,
     with_captains,
 )
-from bot.storage import Member, MemberInfo, WriteTransaction
+from bot.storage import Member, MemberInfo, Queries, WriteTransaction
 from bot.storage.queues import Lobby, LobbyPlayer, Queue, QueueSettings
 
 __all__ = [
@@ -78,6 +83,7 @@ __all__ = [
     "LobbyUpdate",
     "Queues",
     "ResultOfLobby",
+    "Window",
     "parse_maps",
 ]
 
@@ -118,6 +124,15 @@ class LobbyUpdate:
     """Nothing changed (a second Ready click)."""
     lobbies: tuple[Lobby, ...] = ()
     """Lobbies popped by ready players going back to a full queue."""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A waiting member's rating and how far from it (both Elo) the range reaches now."""
+
+    user_id: int
+    rating: float
+    reach: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +212,25 @@ class Queues:
 
     async def queues(self, guild_id: int) -> list[Queue]:
         return await self.context.db.read.queues(guild_id)
+
+    async def windows(self, guild_id: int, queues: Sequence[Queue]) -> dict[int, list[Window]]:
+        """Each waiting member's current window in every rating-range queue (SPEC 10.5),
+        by queue number, in queue order."""
+        ranged = [q for q in queues if q.settings.rating_range]
+        if not ranged:
+            return {}
+        settings = await self.context.settings(guild_id)
+        user_ids = sorted({w.user_id for q in ranged for w in q.waiting})
+        ratings = await self._elo_ratings(self.context.db.read, guild_id, settings, user_ids)
+        now = self.context.clock()
+        return {
+            q.queue_id: [
+                Window(w.user_id, ratings[w.user_id], window(q.settings, w.joined_at, now))
+                for w in q.waiting
+                if w.user_id in ratings
+            ]
+            for q in ranged
+        }
 
     async def open_lobbies(self, guild_id: int) -> list[Lobby]:
         return await self.context.db.read.open_lobbies(guild_id)
@@ -416,18 +450,34 @@ class Queues:
     async def _pop_full(
         self, tx: WriteTransaction, guild_id: int, settings: GuildSettings, queue_id: int
     ) -> tuple[list[Lobby], Queue | None]:
-        """Pop the queue while it holds its size: the first `size` form a lobby and leave
-        every queue of the guild. The lobbies, and the queue as it is left."""
+        """Pop the queue while it can (SPEC 10.2, 10.5): its chosen members form a lobby and
+        leave every queue of the guild. The lobbies, and the queue as it is left."""
         lobbies: list[Lobby] = []
         while True:
             queue = await tx.queue(guild_id, queue_id)
-            if queue is None or len(queue.waiting) < queue.settings.size:
+            if queue is None:
                 return lobbies, queue
-            lobbies.append(await self._pop(tx, settings, queue))
+            chosen = await self._pop_choice(tx, settings, queue)
+            if chosen is None:
+                return lobbies, queue
+            lobbies.append(await self._pop(tx, settings, queue, chosen))
 
-    async def _pop(self, tx: WriteTransaction, settings: GuildSettings, queue: Queue) -> Lobby:
+    async def _pop_choice(
+        self, read: Queries, settings: GuildSettings, queue: Queue
+    ) -> list[int] | None:
+        """Whom the queue pops now (None: nobody); ratings are read only for a range."""
+        if len(queue.waiting) < queue.settings.size:
+            return None
+        ratings: dict[int, float] = {}
+        if queue.settings.rating_range:
+            user_ids = [w.user_id for w in queue.waiting]
+            ratings = await self._elo_ratings(read, queue.guild_id, settings, user_ids)
+        return pop_choice(queue.settings, queue.waiting, ratings, self.context.clock())
+
+    async def _pop(
+        self, tx: WriteTransaction, settings: GuildSettings, queue: Queue, user_ids: list[int]
+    ) -> Lobby:
         guild_id, spec, now = queue.guild_id, queue.settings, self.context.clock()
-        user_ids = [w.user_id for w in queue.waiting[: spec.size]]
         await tx.remove_waiting(guild_id, user_ids)
         players = await self._players(tx, guild_id, settings, user_ids)
         chosen_map = draw_map(spec.maps, queue.previous_map, self.rng)
@@ -466,18 +516,24 @@ class Queues:
         assert lobby is not None
         return lobby
 
+    @staticmethod
+    async def _elo_ratings(
+        read: Queries, guild_id: int, settings: GuildSettings, user_ids: list[int]
+    ) -> dict[int, float]:
+        """The members' ladder ratings in Elo units (SPEC 3.1; no rating: initial)."""
+        bridge = elo_bridge(settings)
+        return {
+            m.user_id: float(bridge.to_elo(ladder_rating(m, settings)))
+            for m in await read.members_by_id(guild_id, user_ids)
+        }
+
     async def _players(
         self, tx: WriteTransaction, guild_id: int, settings: GuildSettings, user_ids: list[int]
     ) -> list[LobbyPlayer]:
-        """The players in queue order, with their ladder ratings in Elo units (SPEC 3.1)."""
-        members = {m.user_id: m for m in await tx.members_by_id(guild_id, user_ids)}
-        bridge = elo_bridge(settings)
+        """The players in queue order, with their ladder ratings in Elo units."""
+        ratings = await self._elo_ratings(tx, guild_id, settings, user_ids)
         return [
-            LobbyPlayer(
-                user_id,
-                position,
-                float(bridge.to_elo(ladder_rating(members[user_id], settings))),
-            )
+            LobbyPlayer(user_id, position, ratings[user_id])
             for position, user_id in enumerate(user_ids)
         ]
 
@@ -761,7 +817,8 @@ class Queues:
 
     async def run_due(self, owned: Callable[[int], bool] = lambda guild_id: True) -> int:
         """Every timed action due now in the guilds `owned` accepts (the owner process's):
-        expiries, ready deadlines, pick timeouts, lobby timeouts. How many were done."""
+        expiries, ready deadlines, pick timeouts, lobby timeouts, and the pops of rating-range
+        queues whose window widened enough. How many were done."""
         work = await self.context.db.read.due_work(self.context.clock())
         done = 0
         by_queue: dict[tuple[int, int], list[int]] = {}
@@ -773,7 +830,25 @@ class Queues:
         for guild_id, lobby_id in work.lobbies:
             if owned(guild_id):
                 done += await self._lobby_due(guild_id, lobby_id)
+        for guild_id, queue_id in work.ranged:
+            if owned(guild_id):
+                done += await self._pop_widened(guild_id, queue_id)
         return done
+
+    async def _pop_widened(self, guild_id: int, queue_id: int) -> int:
+        """Pop a rating-range queue if its window now holds enough members; looked at in a
+        read first, so a queue that cannot pop costs no write. How many lobbies popped."""
+        settings = await self.context.settings(guild_id)
+        async with self.context.db.snapshot() as read:
+            queue = await read.queue(guild_id, queue_id)
+            if queue is None or await self._pop_choice(read, settings, queue) is None:
+                return 0
+        async with self.context.write(guild_id) as unit:
+            settings = await self._settings(unit.tx, guild_id)
+            lobbies, _ = await self._pop_full(unit.tx, guild_id, settings, queue_id)
+            if lobbies:
+                self._changed(unit, guild_id, None)
+        return len(lobbies)
 
     async def _expire(self, guild_id: int, queue_id: int, user_ids: Sequence[int]) -> int:
         async with self.context.write(guild_id) as unit:

@@ -37,6 +37,10 @@ class QueueSettings:
     maps: tuple[str, ...] = ()
     pick_order: str = ""
     """Letters a-d; empty: the snake of the teams (bot.services.queue_rules)."""
+    rating_range: int = 0
+    """Elo: pop only members this near the longest-waiting one's rating (0: any)."""
+    widen: int = 0
+    """Elo the range grows per minute the longest-waiting member has waited."""
 
 
 _SETTING_NAMES: Final = tuple(field.name for field in fields(QueueSettings))
@@ -133,8 +137,8 @@ LOBBY_COLUMNS: Final = frozenset(
 """The columns of a lobby that change after its pop (`update_lobby`)."""
 _QUEUE_COLUMNS: Final = (
     "guild_id, queue_id, name, channel_id, message_id, size, format, teams, mode, "
-    "ready_seconds, expire_minutes, maps, pick_order, previous_map, notice, version, "
-    "shown_version"
+    "ready_seconds, expire_minutes, maps, pick_order, rating_range, widen, previous_map, "
+    "notice, version, shown_version"
 )
 _LOBBY_COLUMNS: Final = (
     "guild_id, lobby_id, queue_id, queue_name, channel_id, message_id, state, format, teams, "
@@ -198,9 +202,9 @@ class DueWork:
     """(guild, queue, member) of every member who has waited the queue's expire_minutes."""
     lobbies: tuple[tuple[int, int], ...]
     """(guild, lobby) of every open lobby with a passed ready, pick or close deadline."""
-
-    def guilds(self) -> list[int]:
-        return sorted({guild for guild, *_ in self.expired} | {g for g, _ in self.lobbies})
+    ranged: tuple[tuple[int, int], ...]
+    """(guild, queue) of every queue with a rating range that holds its size: its window
+    may have widened enough to pop (SPEC 10.5)."""
 
 
 class QueueReads:
@@ -309,9 +313,15 @@ class QueueReads:
             "OR (state = 'picking' AND pick_deadline <= :now)) ORDER BY guild_id, lobby_id",
             {"now": now},
         )
+        ranged = await self._session.all(
+            "SELECT q.guild_id, q.queue_id FROM queues q WHERE q.rating_range > 0 AND q.size <= "
+            "(SELECT count(*) FROM queue_members w WHERE w.guild_id = q.guild_id "
+            "AND w.queue_id = q.queue_id) ORDER BY q.guild_id, q.queue_id"
+        )
         return DueWork(
             tuple((r["guild_id"], r["queue_id"], r["user_id"]) for r in expired),
             tuple((r["guild_id"], r["lobby_id"]) for r in lobbies),
+            tuple((r["guild_id"], r["queue_id"]) for r in ranged),
         )
 
     async def next_deadline(self) -> float | None:

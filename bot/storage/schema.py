@@ -364,6 +364,12 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         """,
         "CREATE INDEX webhook_outbox_order ON webhook_outbox (guild_id, webhook_id, seq)",
     ),
+    # 14: rating-range matchmaking (SPEC 10.5): a queue pops only with members within
+    # `rating_range + widen * minutes waited` Elo of its longest-waiting member (0: off).
+    (
+        "ALTER TABLE queues ADD COLUMN rating_range INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE queues ADD COLUMN widen INTEGER NOT NULL DEFAULT 0",
+    ),
 )
 
 

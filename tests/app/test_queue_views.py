@@ -19,6 +19,7 @@ from bot.app.queue_views import (
 )
 from bot.ratings.elo import EloBridge
 from bot.services.queue_rules import balanced, pick, with_captains
+from bot.services.queues import Window
 from bot.storage.queues import Lobby, LobbyPlayer, Queue, QueueSettings, Waiting
 from tests.app.fakediscord import message_problems
 
@@ -32,6 +33,7 @@ def queue(number: int = 1, waiting: int = 31) -> Queue:
     spec = QueueSettings(
         f"{'Q' * 30}{number:02d}", BIG_ID, 32, teams=4,
         maps=tuple(f"{'m' * 30}{n:02d}" for n in range(25)), pick_order="abcddcba",
+        rating_range=2000, widen=500,
     )  # fmt: skip
     return Queue(
         1, number, spec, BIG_ID, None, "x" * 3000, 5, 4,
@@ -74,8 +76,16 @@ def test_a_full_queue_message_fits() -> None:
 
 
 def test_queue_list_of_25_queues_fits() -> None:
-    text = queue_list_text([queue(n) for n in range(25)], BIG_ID + 3)
-    assert len(text) <= 2000
+    """With each member's window in every queue (rating range), cut at whole lines."""
+    queues = [queue(n) for n in range(25)]
+    windows = {
+        q.queue_id: [Window(w.user_id, -123456.7, 7654321.0) for w in q.waiting] for q in queues
+    }
+    text = queue_list_text(queues, BIG_ID + 3, windows)
+    assert len(text) <= 2000 and text.endswith("\n…")
+    assert f"<@{BIG_ID}> -123457: -7777778 to 7530864" in text
+    short = queue_list_text(queues[:1], BIG_ID + 3, {})
+    assert "windows" not in short and not short.endswith("…")
 
 
 @pytest.mark.parametrize("state", ["ready", "picking", "playing", "reported", "cancelled"])

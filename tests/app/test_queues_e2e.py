@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from tests.app.fakediscord import GUILD_ID, FakeDiscord
-from tests.app.harness import BotProcess, bot_environment
+from tests.app.harness import MOD, BotProcess, bot_environment
 from tests.app.queue_scenario import (  # noqa: F401 (queue_fake, queue_bot: fixtures)
     click,
     create,
@@ -124,3 +124,22 @@ def test_a_ready_deadline_passed_while_down_dissolves_at_start(
     listed = cli(bot, "queue", "list")
     (queue,) = [q for q in listed["queues"] if q["name"] == "quick"]
     assert [w["user_id"] for w in queue["waiting"]] == [first.id]
+
+
+def test_a_rating_range_queue_shows_each_members_window(fake: FakeDiscord, bot: BotProcess) -> None:
+    """range and widen through Discord: the queue's message names them, /queue list shows
+    each waiting member's rating and window in Elo, and edit changes them."""
+    first, second = take(2)
+    queue_id, queue_message = create(fake, "ranked", 4, range=100, widen=1)
+    for player in (first, second):
+        click(fake, player, queue_message, f"ladderbot:queue:join:{queue_id}")
+    listed = fake.slash(first, "queue list").reply()
+    assert listed.ephemeral
+    text = listed.content or ""
+    assert "rating range ±100 Elo, +1 a minute waited; windows now:" in text
+    assert f"<@{first.id}> 1500: 1400 to 1600" in text and f"<@{second.id}>" in text
+    mark = fake.mark()
+    edited = fake.slash(MOD, "admin queue edit", name="ranked", range=0).reply()
+    assert edited.ephemeral and "was changed" in (edited.content or "")
+    shown = posted(fake, "Queue ranked — 2/4", mark)
+    assert "rating range" not in shown.payload["embeds"][0]["description"]

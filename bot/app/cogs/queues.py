@@ -49,7 +49,9 @@ from bot.services.queue_rules import (
     MAX_SIZE,
     MIN_SIZE,
     MODES,
+    RATING_RANGE,
     READY_SECONDS,
+    WIDEN,
     parse_maps,
     team_letter,
 )
@@ -471,9 +473,11 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
 
     @app_commands.command(name="list", description="Every queue, its count and your place")
     async def list(self, interaction: discord.Interaction[LadderBot]) -> None:
-        queues = await self.service.queues(guild_of(interaction).id)
+        guild_id = guild_of(interaction).id
+        queues = await self.service.queues(guild_id)
+        windows = await self.service.windows(guild_id, queues)
         await interaction.response.send_message(
-            queue_list_text(queues, interaction.user.id), ephemeral=True
+            queue_list_text(queues, interaction.user.id, windows), ephemeral=True
         )
 
     @app_commands.command(name="result", description="Report a lobby's result")
@@ -521,7 +525,10 @@ class AdminQueue(app_commands.Group):
         expire_minutes="Members leave after waiting this long (1 to 1440; default 60)",
         maps="Up to 25 map names separated by commas",
         pick_order="Captains' pick order, letters a-d (default the snake abba…)",
+        range_="Pop only players this near the longest-waiting one's rating (Elo; 0 = off)",
+        widen="Elo the range grows per minute that player has waited (0 to 500; default 0)",
     )
+    @app_commands.rename(range_="range")
     @app_commands.choices(format=choices(FORMATS), mode=choices(MODES))
     async def create(
         self,
@@ -536,6 +543,8 @@ class AdminQueue(app_commands.Group):
         expire_minutes: app_commands.Range[int, EXPIRE_MINUTES[0], EXPIRE_MINUTES[1]] = 60,
         maps: str | None = None,
         pick_order: str | None = None,
+        range_: app_commands.Range[int, RATING_RANGE[0], RATING_RANGE[1]] = 0,
+        widen: app_commands.Range[int, WIDEN[0], WIDEN[1]] = 0,
     ) -> None:
         guild = guild_of(interaction)
         allowed = channel.permissions_for(guild.me)
@@ -546,7 +555,7 @@ class AdminQueue(app_commands.Group):
             )
         settings = QueueSettings(
             name, channel.id, size, cast(Any, format), teams, cast(Any, mode), ready_seconds,
-            expire_minutes, parse_maps(maps or ""), pick_order or "",
+            expire_minutes, parse_maps(maps or ""), pick_order or "", range_, widen,
         )  # fmt: skip
         queue = await self.service.create_queue(
             guild.id, actor(interaction), settings, pick_order_given=pick_order is not None
@@ -570,7 +579,10 @@ class AdminQueue(app_commands.Group):
         expire_minutes="Members leave after waiting this long (1 to 1440)",
         maps="Map names separated by commas (a single - for none)",
         pick_order="Captains' pick order, letters a-d",
+        range_="Pop only players this near the longest-waiting one's rating (Elo; 0 = off)",
+        widen="Elo the range grows per minute that player has waited (0 to 500)",
     )
+    @app_commands.rename(range_="range")
     @app_commands.choices(format=choices(FORMATS), mode=choices(MODES))
     async def edit(
         self,
@@ -586,6 +598,8 @@ class AdminQueue(app_commands.Group):
         expire_minutes: app_commands.Range[int, EXPIRE_MINUTES[0], EXPIRE_MINUTES[1]] | None = None,
         maps: str | None = None,
         pick_order: str | None = None,
+        range_: app_commands.Range[int, RATING_RANGE[0], RATING_RANGE[1]] | None = None,
+        widen: app_commands.Range[int, WIDEN[0], WIDEN[1]] | None = None,
     ) -> None:
         guild = guild_of(interaction)
         given: dict[str, Any] = {
@@ -593,11 +607,15 @@ class AdminQueue(app_commands.Group):
             "size": size, "format": format, "teams": teams, "mode": mode,
             "ready_seconds": ready_seconds, "expire_minutes": expire_minutes,
             "maps": None if maps is None else parse_maps("" if maps.strip() == "-" else maps),
-            "pick_order": pick_order,
+            "pick_order": pick_order, "rating_range": range_, "widen": widen,
         }  # fmt: skip
         changes = {key: value for key, value in given.items() if value is not None}
         if not changes:
-            names = ", ".join(f.name for f in fields(QueueSettings) if f.name != "channel_id")
+            names = ", ".join(
+                "range" if f.name == "rating_range" else f.name
+                for f in fields(QueueSettings)
+                if f.name != "channel_id"
+            )
             raise UserError(f"give something to change: {names}, channel")
         before = await self.service.find(guild.id, name)
         result = await self.service.edit_queue(guild.id, actor(interaction), name, changes)
