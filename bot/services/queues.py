@@ -847,6 +847,7 @@ class Queues:
             settings = await self._settings(unit.tx, guild_id)
             lobbies, _ = await self._pop_full(unit.tx, guild_id, settings, queue_id)
             if lobbies:
+                self._popped(unit, lobbies)
                 self._changed(unit, guild_id, None)
         return len(lobbies)
 
