@@ -24,9 +24,7 @@ from bot.cli_views import (
     leaderboard_object,
     match_line,
     match_lines,
-    match_object,
     season_line,
-    season_object,
     settings_lines,
 )
 from bot.config import (
@@ -52,6 +50,7 @@ from bot.services.lineup import Player, parse_id
 from bot.services.matchups import TeamBalance, parse_players
 from bot.services.seasons import CARRY_RULE
 from bot.services.settings import SETTING_NAMES
+from bot.services.shapes import match_object, season_object
 from bot.services.standings import MEASURES
 from bot.storage import (
     ConnectionLost,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.cli_views import lobby_object
 from bot.services import Services
 from bot.services.matchcsv.format import format_time
 from bot.services.queue_rules import wait_text
+from bot.services.shapes import lobby_object
 from bot.storage.queues import Queue
 
 

@@ -3,7 +3,8 @@
 Every committed change arrives through the change feed (bot.services.feed: this process's at
 once, other processes' and the command line's from the change log) as one event,
 `ladder_change` (a bot.services.Change); the follow-ups (live boards, rank roles, the mod log,
-match and queue messages) listen to it (`on_ladder_change`) and to nothing else."""
+match and queue messages) listen to it (`on_ladder_change`) and to nothing else; it also wakes
+the webhook delivery (bot.services.delivery)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from bot.app.roles import RankRoles
 from bot.config import Config
 from bot.services import Services
 from bot.services.changes import Change
+from bot.services.delivery import WebhookDelivery
 from bot.services.feed import ChangeFeed
 
 log = logging.getLogger(__name__)
@@ -69,6 +71,13 @@ class LadderBot(commands.Bot):
         self.services = services
         self.feed = ChangeFeed(services.context.db, self.ladder_changed)
         services.context.on_change = self.feed.publish
+        self.webhook_delivery = WebhookDelivery(
+            services.context,
+            owned=config.discord.owns_guild,
+            allow_private=config.webhooks.allow_private,
+            resolve=services.webhooks.resolve,
+        )
+        """Delivers the webhook events of the guilds this process owns (SPEC 14)."""
         self.tree.error(self.on_app_command_error)
         self.announced = False
 
@@ -85,7 +94,11 @@ class LadderBot(commands.Bot):
         )
 
     def ladder_changed(self, change: Change) -> None:
-        """The feed's listener: each committed change becomes one `ladder_change` event."""
+        """The feed's listener: each committed change becomes one `ladder_change` event, and
+        wakes the webhook delivery of a guild this process owns (the change may have
+        written events)."""
+        if self.config.discord.owns_guild(change.guild_id):
+            self.webhook_delivery.wake()
         self.dispatch("ladder_change", change)
 
     async def setup_hook(self) -> None:
@@ -97,6 +110,7 @@ class LadderBot(commands.Bot):
         for module in COG_MODULES:
             await self.load_extension(module)
         self.add_dynamic_items(MatchButton, PageButton)
+        await self.webhook_delivery.start()
         await self.feed.start()
         await self.sync_commands()
 
@@ -114,6 +128,7 @@ class LadderBot(commands.Bot):
     async def close(self) -> None:
         await super().close()
         await self.feed.stop()
+        await self.webhook_delivery.stop()
         if hasattr(self, "live"):
             self.live.cancel()
 

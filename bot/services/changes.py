@@ -28,7 +28,8 @@ ChangeKind = Literal[
     "queue",  # a queue, its waiting members or a lobby changed (SPEC 10)
     "rank_roles",  # rank roles added or a sync asked for: any member's role may be wrong
     "live_board",  # the live leaderboard moved to another channel
-    "webhooks",  # a webhook event queued by a test, or a delivery given up (the mod log)
+    "webhook_test",  # a test event queued for a webhook (wakes its delivery)
+    "webhook_dropped",  # a webhook delivery given up, or a webhook gone (the mod log)
 ]
 STANDINGS_KINDS: Final = frozenset(
     {"applied", "voided", "edited", "replayed", "imported", "settings", "membership",

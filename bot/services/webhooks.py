@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from bot.cli_views import lobby_object, match_object, season_object
 from bot.services import seasons
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
@@ -41,6 +40,7 @@ from bot.services.core import Actor, _must_moderate, ladder_rating
 from bot.services.errors import UserError, quoted
 from bot.services.events import EVENTS, TEST_EVENT, PendingEvent
 from bot.services.matchcsv.format import format_time
+from bot.services.shapes import lobby_object, match_object, season_object
 from bot.storage import Member, WriteTransaction
 from bot.storage.webhooks import NewDelivery, Webhook
 
@@ -310,7 +310,7 @@ class Webhooks:
         async with self.context.write(guild_id) as unit:
             found = await self._webhook(unit.tx, guild_id, webhook_id)
             unit.events.append(PendingEvent(TEST_EVENT, webhook_id=webhook_id))
-            unit.change = Change(guild_id, "webhooks", actor_id=actor.user_id)
+            unit.change = Change(guild_id, "webhook_test", actor_id=actor.user_id)
         return found
 
     @staticmethod

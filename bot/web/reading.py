@@ -25,11 +25,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import astuple, dataclass
 from typing import Any, Final, TypeVar
 
-from bot.cli_views import card_object, leaderboard_object, match_object, season_object
+from bot.cli_views import card_object, leaderboard_object
 from bot.config import GuildSettings
 from bot.services import Services, UserError
 from bot.services.card import RatingPoint
 from bot.services.matchcsv.format import format_time
+from bot.services.shapes import match_object, season_object
 from bot.services.standings import LeaderboardPage
 from bot.storage import WebStamp
 

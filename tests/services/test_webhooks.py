@@ -9,12 +9,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.cli_views import match_object
 from bot.config import GuildSettings
 from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError
 from bot.services.changes import Change
 from bot.services.events import EVENTS
 from bot.services.lineup import parse_lineup
+from bot.services.shapes import match_object
 from bot.services.webhooks import checked_target
 from bot.storage import Database
 from tests.services.conftest import Clock

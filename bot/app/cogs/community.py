@@ -35,6 +35,7 @@ MODLOG_LINES: Final = {
     "settings": "Settings changed by {actor}{detail}.",
     "imported": "Matches imported by {actor}{detail}.",
     "season_started": "A season was started by {actor}{detail}.",
+    "webhook_dropped": "Webhooks{detail}.",
 }
 """What the mod log says for each kind of change it reports."""
 

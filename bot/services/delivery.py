@@ -1,0 +1,279 @@
+"""Webhook delivery (SPEC 14), run by the bot process that owns the guild (SPEC 8.4); the
+command line only writes the outbox (bot.services.webhooks).
+
+Each webhook with deliveries waiting has one worker, which sends them one at a time in the
+order they were written (a delivery waits for the one before it to be made or given up),
+at least once: a row goes only after a 2xx, so a process killed after the POST sends it again
+after its restart, with the same body and `id`. Anything else, or no answer within
+`timeout`, is tried again after 1 s doubling up to an hour apart, until 24 hours have passed since
+the event (`Timing`): then it is dropped and the mod log told (a Change of kind
+"webhook_dropped"). A 410 removes the webhook. Redirects are not followed (a 3xx is a
+failure). Unless `allow_private`, every address the host resolves to is checked at each
+attempt by the connection's own resolver, so a name that now resolves to a private address
+is refused (DNS can change after `add`).
+
+The workers are started at `start` (catching up on what waits) and whenever `wake` is
+called: the bot calls it on every change of the change feed, which is how a delivery written
+by another process (the command line) reaches this one; a poll every 30 s is the safety net.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import ipaddress
+import logging
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+
+from bot.services.changes import Change
+from bot.services.context import ServiceContext
+from bot.services.errors import UserError
+from bot.services.webhooks import Resolve, checked_target, refused_address, system_resolve
+from bot.storage.webhooks import Delivery, Webhook
+
+log = logging.getLogger(__name__)
+
+USER_AGENT: Final = "ladderbot-webhooks"
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """How long a delivery waits (SPEC 14's; tests make them short)."""
+
+    timeout: float = 10.0
+    first_wait: float = 1.0
+    max_wait: float = 3600.0
+    give_up_after: float = 24 * 3600.0
+    poll_seconds: float = 30.0
+    concurrency: int = 16
+    """Requests in flight at once, over every webhook."""
+
+
+TIMING = Timing()
+"""The bot's timing (a test's bot process replaces it before it starts)."""
+
+
+def signature(secret: str, timestamp: str, body: bytes) -> str:
+    """The X-Ladderbot-Signature header: HMAC-SHA256 of "<timestamp>.<body>"."""
+    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return f"sha256={digest.hexdigest()}"
+
+
+def retry_wait(attempts: int, timing: Timing) -> float:
+    """The wait before the next try, after `attempts` failed ones (1 or more): 1 s doubling,
+    at most an hour."""
+    return min(timing.first_wait * 2.0 ** min(attempts - 1, 60), timing.max_wait)
+
+
+class CheckedResolver(AbstractResolver):
+    """The connection's resolver: `resolve`'s addresses, each checked as public unless
+    `allow_private` (the addresses actually connected to are the ones checked)."""
+
+    def __init__(self, resolve: Resolve, allow_private: bool) -> None:
+        self._resolve = resolve
+        self._allow_private = allow_private
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        found: list[ResolveResult] = []
+        for address in await self._resolve(host, port):
+            why = None if self._allow_private else refused_address(address)
+            if why is not None:
+                raise OSError(f"{host} → {why}")
+            version = ipaddress.ip_address(address.split("%", 1)[0]).version
+            found.append(
+                ResolveResult(
+                    hostname=host,
+                    host=address,
+                    port=port,
+                    family=socket.AF_INET6 if version == 6 else socket.AF_INET,
+                    proto=0,
+                    flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV,
+                )
+            )
+        if not found:
+            raise OSError(f"{host} resolves to no address")
+        return found
+
+    async def close(self) -> None:
+        return None
+
+
+class WebhookDelivery:
+    """Delivers the outbox of the guilds `owned` accepts."""
+
+    def __init__(
+        self,
+        context: ServiceContext,
+        *,
+        owned: Callable[[int], bool] = lambda guild_id: True,
+        allow_private: bool = False,
+        resolve: Resolve = system_resolve,
+        timing: Timing | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.context = context
+        self.owned = owned
+        self.allow_private = allow_private
+        self.resolve = resolve
+        self.timing = TIMING if timing is None else timing
+        self.clock = clock
+        self._slots = asyncio.Semaphore(self.timing.concurrency)
+        self._session: aiohttp.ClientSession | None = None
+        self._workers: dict[tuple[int, int], asyncio.Task[None]] = {}
+        self._again: set[tuple[int, int]] = set()
+        """Workers to look once more before they end (a delivery written meanwhile)."""
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Deliver what waits, and from now on what is written."""
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(
+                resolver=CheckedResolver(self.resolve, self.allow_private),
+                limit=0,
+                use_dns_cache=False,
+            ),
+            timeout=aiohttp.ClientTimeout(total=self.timing.timeout),
+            headers={"User-Agent": USER_AGENT},
+        )
+        self._task = asyncio.create_task(self._run())
+
+    def wake(self) -> None:
+        """Something may have been written to the outbox (a change of the feed)."""
+        self._wake.set()
+
+    async def stop(self) -> None:
+        tasks = [task for task in (self._task, *self._workers.values()) if task is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._task = None
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                await self.catch_up()
+            except Exception:
+                log.exception("could not read the webhook outbox; trying again")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.timing.poll_seconds)
+
+    async def catch_up(self) -> None:
+        """A worker for each owned webhook with deliveries waiting."""
+        for key in await self.context.db.read.waiting_webhooks():
+            if not self.owned(key[0]):
+                continue
+            if key in self._workers:
+                self._again.add(key)
+            else:
+                self._workers[key] = asyncio.create_task(self._work(*key))
+
+    async def idle(self) -> None:
+        """Wait until no worker runs (tests and benchmarks)."""
+        while self._workers:
+            await asyncio.gather(*self._workers.values(), return_exceptions=True)
+
+    async def _work(self, guild_id: int, webhook_id: int) -> None:
+        key = (guild_id, webhook_id)
+        try:
+            while True:
+                self._again.discard(key)
+                delivery = await self.context.db.read.next_delivery(guild_id, webhook_id)
+                if delivery is None:
+                    if key in self._again:
+                        continue
+                    return
+                wait = delivery.next_at - self.clock()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                try:
+                    await self._attempt(delivery)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # the database, say: the row stays, tried again later
+                    log.exception("webhook #%s of guild %s: delivery failed", webhook_id, guild_id)
+                    await asyncio.sleep(self.timing.first_wait)
+        finally:
+            self._workers.pop(key, None)
+
+    async def _attempt(self, delivery: Delivery) -> None:
+        webhook = await self.context.db.read.webhook(delivery.guild_id, delivery.webhook_id)
+        if webhook is None:  # removed meanwhile (its rows went with it)
+            return
+        status = await self._post(webhook, delivery)
+        now = self.clock()
+        async with self.context.write(delivery.guild_id) as unit:
+            tx = unit.tx
+            if await tx.webhook(delivery.guild_id, delivery.webhook_id) is None:
+                return
+            if status.isdigit() and 200 <= int(status) < 300:
+                await tx.delivery_done(delivery, status, now)
+            elif status == "410":
+                await tx.remove_webhook(delivery.guild_id, delivery.webhook_id, now)
+                unit.change = self._told(
+                    delivery,
+                    f"webhook #{webhook.webhook_id} ({webhook.url}) answered 410 Gone "
+                    "and was removed",
+                )
+            elif now - delivery.created_at >= self.timing.give_up_after:
+                await tx.delivery_done(delivery, status, now)
+                hours = self.timing.give_up_after / 3600.0
+                unit.change = self._told(
+                    delivery,
+                    f"webhook #{webhook.webhook_id} ({webhook.url}) dropped {delivery.event} "
+                    f"{delivery.delivery_id} after {hours:g} hours of failures (last: {status})",
+                )
+            else:
+                wait = retry_wait(delivery.attempts + 1, self.timing)
+                await tx.delivery_failed(delivery, status, now, now + wait)
+
+    @staticmethod
+    def _told(delivery: Delivery, detail: str) -> Change:
+        """The mod log's change for a delivery given up or a webhook removed."""
+        return Change(delivery.guild_id, "webhook_dropped", detail=detail)
+
+    async def _post(self, webhook: Webhook, delivery: Delivery) -> str:
+        """One attempt: the answer's HTTP status, or what went wrong instead."""
+        assert self._session is not None, "start() first"
+        try:
+            await checked_target(webhook.url, self.allow_private, self.resolve)
+        except UserError as error:
+            return f"refused: {error}"
+        body = delivery.body.encode()
+        timestamp = str(int(self.clock()))
+        headers = {
+            "Content-Type": "application/json",
+            "X-Ladderbot-Event": delivery.event,
+            "X-Ladderbot-Delivery": delivery.delivery_id,
+            "X-Ladderbot-Timestamp": timestamp,
+            "X-Ladderbot-Signature": signature(webhook.secret, timestamp, body),
+        }
+        async with self._slots:
+            try:
+                async with self._session.post(
+                    webhook.url, data=body, headers=headers, allow_redirects=False
+                ) as answer:
+                    return str(answer.status)
+            except TimeoutError:
+                return "timeout"
+            except aiohttp.ClientError as error:
+                return f"failed: {type(error).__name__}"
+            except OSError as error:
+                return f"failed: {error}"
