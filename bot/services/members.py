@@ -1,5 +1,6 @@
-"""Members: names and bot flags as Discord shows them, joining and leaving the ladder,
-finding a member by id, mention or name.
+"""Members: names and bot flags as Discord shows them, joining and leaving the ladder (a
+member who leaves is taken out of every queue at once, SPEC 10.1), finding a member by id,
+mention or name.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from bot.services.changes import Change
 from bot.services.context import ServiceContext
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import MENTION, parse_id
+from bot.services.queues import take_out_of_queues
 from bot.storage import Member, MemberInfo
 
 
@@ -68,6 +70,10 @@ class Members:
         async with self.context.write(guild_id) as unit:
             await unit.tx.ensure_guild(guild_id, self.context.defaults)
             (stored,) = await unit.tx.upsert_members(guild_id, [info])
+            if not enabled:  # at once, so nobody waits for a lobby they would be refused
+                why = "left the ladder and the queue"
+                if await take_out_of_queues(unit.tx, guild_id, [info.user_id], why):
+                    unit.change = Change(guild_id, "queue", actor_id=info.user_id)
             if stored.enabled == enabled:
                 return stored
             await unit.tx.set_enabled(guild_id, info.user_id, enabled)

@@ -154,6 +154,21 @@ def _must_be_open(lobby: Lobby, *states: str) -> None:
         raise UserError(f"lobby #{lobby.lobby_id} {_STATE_WORDS[lobby.state]}{detail}")
 
 
+async def take_out_of_queues(
+    tx: WriteTransaction, guild_id: int, user_ids: Sequence[int], why: str
+) -> list[int]:
+    """Take members out of every queue of the guild at once, each queue's message saying
+    `why` after their mentions (SPEC 10.1: left the ladder, left the server); the queues
+    they left."""
+    if not user_ids:
+        return []
+    left = await tx.remove_waiting(guild_id, user_ids)
+    mentions = ", ".join(f"<@{user_id}>" for user_id in user_ids)
+    for queue_id in left:
+        await tx.set_queue_notice(guild_id, queue_id, f"{mentions} {why}")
+    return left
+
+
 def _check_name_free(queues: Sequence[Queue], name: str, renamed: int | None = None) -> None:
     """UserError when a queue other than `renamed` has the name (case aside)."""
     if any(q.name.lower() == name.lower() and q.queue_id != renamed for q in queues):
@@ -445,6 +460,18 @@ class Queues:
             after = [await tx.queue(guild_id, number) for number in left]
         return LeaveResult(tuple(q for q in after if q is not None))
 
+    async def left_server(self, guild_id: int, user_id: int) -> LeaveResult:
+        """The member left the server: out of every queue at once (SPEC 10.1)."""
+        async with self.context.write(guild_id) as unit:
+            tx = unit.tx
+            left = await take_out_of_queues(
+                tx, guild_id, [user_id], "left the server and the queue"
+            )
+            if left:
+                self._changed(unit, guild_id, None)
+            after = [await tx.queue(guild_id, number) for number in left]
+        return LeaveResult(tuple(q for q in after if q is not None))
+
     # -- the pop ---------------------------------------------------------------------------
 
     async def _pop_full(
@@ -460,6 +487,11 @@ class Queues:
             chosen = await self._pop_choice(tx, settings, queue)
             if chosen is None:
                 return lobbies, queue
+            barred = await self._not_eligible(tx, guild_id, chosen)
+            if barred:  # left out, and the next in line move up
+                why = "may not play now and left the queue"
+                await take_out_of_queues(tx, guild_id, barred, why)
+                continue
             lobbies.append(await self._pop(tx, settings, queue, chosen))
 
     async def _pop_choice(
@@ -473,6 +505,19 @@ class Queues:
             user_ids = [w.user_id for w in queue.waiting]
             ratings = await self._elo_ratings(read, queue.guild_id, settings, user_ids)
         return pop_choice(queue.settings, queue.waiting, ratings, self.context.clock())
+
+    async def _not_eligible(
+        self, tx: WriteTransaction, guild_id: int, user_ids: Sequence[int]
+    ) -> list[int]:
+        """Those of the members a pop would take who may not queue now (SPEC 10.1)."""
+        members = {m.user_id: m for m in await tx.members_by_id(guild_id, user_ids)}
+        barred = []
+        for user_id in user_ids:
+            try:
+                await self._may_queue(tx, guild_id, members[user_id])
+            except UserError:
+                barred.append(user_id)
+        return barred
 
     async def _pop(
         self, tx: WriteTransaction, settings: GuildSettings, queue: Queue, user_ids: list[int]

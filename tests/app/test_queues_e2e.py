@@ -143,3 +143,34 @@ def test_a_rating_range_queue_shows_each_members_window(fake: FakeDiscord, bot: 
     assert edited.ephemeral and "was changed" in (edited.content or "")
     shown = posted(fake, "Queue ranked — 2/4", mark)
     assert "rating range" not in shown.payload["embeds"][0]["description"]
+
+
+def test_finding_4_a_member_who_leaves_the_server_leaves_the_queue(
+    fake: FakeDiscord, bot: BotProcess
+) -> None:
+    gone, other = take(2)
+    queue_id, queue_message = create(fake, "leavers", 2)
+    join = f"ladderbot:queue:join:{queue_id}"
+    click(fake, gone, queue_message, join)
+    mark = fake.mark()
+    removal = {"guild_id": str(GUILD_ID), "user": gone.user_payload()}
+    fake.send_guild_event(GUILD_ID, "GUILD_MEMBER_REMOVE", removal)
+    shown = posted(fake, "Queue leavers — 0/2", mark)
+    assert f"<@{gone.id}> left the server" in shown.payload["embeds"][0]["description"]
+    joined = click(fake, other, queue_message, join)
+    assert "You joined the queue leavers" in (joined.content or "")  # no pop with the leaver
+
+
+def test_finding_3_a_stale_join_of_a_deleted_queue_says_so_and_joins_nothing(
+    fake: FakeDiscord, bot: BotProcess
+) -> None:
+    (player,) = take(1)
+    old_id, old_message = create(fake, "reborn", 2)
+    seen = fake.message(old_message)  # a client that still shows the buttons
+    assert fake.slash(MOD, "admin queue delete", name="reborn").reply().ephemeral
+    new_id, _ = create(fake, "reborn", 2)
+    assert new_id != old_id
+    stale = fake.click(player, old_message, f"ladderbot:queue:join:{old_id}", seen).reply()
+    assert stale.ephemeral and "this queue was deleted" in (stale.content or "")
+    (queue,) = [q for q in cli(bot, "queue", "list")["queues"] if q["name"] == "reborn"]
+    assert queue["waiting"] == []

@@ -92,3 +92,48 @@ async def test_finding_3_a_deleted_queues_stale_button_and_dissolved_lobby_touch
     queue = await queues.queue(GUILD, new)
     assert queue is not None and [w.user_id for w in queue.waiting] == [3]
     assert (await queues.join(GUILD, member(1), queue_id=new)).lobbies  # 1 is free to queue
+
+
+async def test_finding_4_leaving_the_ladder_while_waiting_leaves_every_queue(
+    queues: Queues, services: Services
+) -> None:
+    duel = await make(queues, "duel", 2)
+    fours = await make(queues, "4s", 4)
+    for queue_id in (duel, fours):
+        await queues.join(GUILD, member(1), queue_id=queue_id)
+    await queues.join(GUILD, member(3), queue_id=fours)
+    await services.members.leave(GUILD, member(1))
+    for queue_id, waiting in ((duel, []), (fours, [3])):
+        queue = await queues.queue(GUILD, queue_id)
+        assert queue is not None and [w.user_id for w in queue.waiting] == waiting
+        assert queue.notice == "<@1> left the ladder and the queue"
+    assert not (await queues.join(GUILD, member(2), queue_id=duel)).lobbies  # nobody to pop
+
+
+async def test_finding_4_leaving_the_server_while_waiting_leaves_every_queue(
+    queues: Queues,
+) -> None:
+    duel = await make(queues, "duel", 2)
+    await queues.join(GUILD, member(1), queue_id=duel)
+    left = await queues.left_server(GUILD, 1)
+    assert [q.queue_id for q in left.left] == [duel] and not left.left[0].waiting
+    assert left.left[0].notice == "<@1> left the server and the queue"
+    assert not (await queues.left_server(GUILD, 1)).left  # twice: nothing more
+    assert not (await queues.join(GUILD, member(2), queue_id=duel)).lobbies
+
+
+async def test_finding_4_a_pop_leaves_out_a_member_who_may_no_longer_play(
+    queues: Queues, services: Services
+) -> None:
+    """A member who left the ladder by a path that did not take them out (a database of an
+    earlier version) is left out of the pop, and the next in line takes the place."""
+    duel = await make(queues, "duel", 2)
+    await queues.join(GUILD, member(1), queue_id=duel)
+    async with services.context.db.write(GUILD) as tx:
+        await tx.set_enabled(GUILD, 1, False)
+    assert not (await queues.join(GUILD, member(2), queue_id=duel)).lobbies
+    queue = await queues.queue(GUILD, duel)
+    assert queue is not None and [w.user_id for w in queue.waiting] == [2]
+    assert queue.notice == "<@1> may not play now and left the queue"
+    (lobby,) = (await queues.join(GUILD, member(3), queue_id=duel)).lobbies
+    assert [p.user_id for p in lobby.players] == [2, 3]

@@ -1,7 +1,7 @@
 """Matchmaking queues in Discord (SPEC 10): /queue join|leave|list|result, /admin queue
 create|edit|delete, /admin lobby sub|cancel, the persistent Join/Leave, Ready/Leave and
-result buttons and the captains' select menu, the queue and lobby messages, and the timed
-actions.
+result buttons and the captains' select menu, the queue and lobby messages, the timed
+actions, and a member who leaves the server leaving every queue.
 
 Only the process owning a guild (SPEC 8.4) edits its messages and runs its timed actions;
 interactions reach that process anyway (Discord sends them on the guild's shard). Every
@@ -56,6 +56,7 @@ from bot.services.queue_rules import (
     team_letter,
 )
 from bot.services.queues import JoinResult, Queues
+from bot.storage import DatabaseBusy, DatabaseUnavailable
 from bot.storage.queues import Queue, QueueSettings
 
 log = logging.getLogger(__name__)
@@ -440,6 +441,15 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
         """Any change may concern a queue or lobby (a lobby's result is a match change)."""
         self.messages.touch(change.guild_id)
         self._wake.set()
+
+    @commands.Cog.listener()
+    async def on_raw_member_remove(self, payload: discord.RawMemberRemoveEvent) -> None:
+        """A member who left the server leaves every queue at once (SPEC 10.1); the event
+        comes to the process that owns the guild, cached member or not."""
+        try:
+            await self.service.left_server(payload.guild_id, payload.user.id)
+        except (DatabaseBusy, DatabaseUnavailable) as error:
+            log.warning("could not take member %s out of the queues: %s", payload.user.id, error)
 
     @app_commands.command(name="join", description="Join a queue (no name: this channel's)")
     @app_commands.describe(name="The queue's name")
