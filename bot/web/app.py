@@ -221,6 +221,7 @@ class WebSite:
         self.templates.filters["fixed"] = _fixed
         self.templates.filters["sides"] = _sides
         self.templates.filters["when"] = _when
+        self.templates.filters["isolated"] = _isolated
         self.static: dict[str, tuple[bytes, str, str]] = {}
         for name, kind in STATIC_FILES.items():
             body = resources.files("bot.web").joinpath("static", name).read_bytes()
@@ -475,6 +476,12 @@ class WebSite:
 def _fixed(value: float | None, digits: int) -> str:
     """A number with `digits` decimals; a dash for none (an undefined measure)."""
     return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _isolated(text: str) -> str:
+    """A user's text isolated by Unicode marks (FSI … PDI) where <bdi> cannot go (a title,
+    an option): its right-to-left characters cannot reorder what follows (SPEC 11.2)."""
+    return f"\u2068{text}\u2069"
 
 
 def _when(moment: str) -> str:

@@ -5,11 +5,25 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
+from typing import Final
 
 from markupsafe import escape
 
+from bot.services import MemberInfo, Services, parse_lineup
 from tests.web.conftest import Client
-from tests.web.data import GUEST_NAME, GUILD, MARKDOWN_NAME, NAMES, QUOTED_NAME, SCRIPT_NAME
+from tests.web.data import (
+    GUEST_NAME,
+    GUILD,
+    MARKDOWN_NAME,
+    MOD,
+    NAMES,
+    QUOTED_NAME,
+    SCRIPT_NAME,
+)
+
+OVERRIDE: Final = "\u202e"
+VOID_TAGS: Final = frozenset({"meta", "link", "br", "img", "input", "line", "circle", "polyline"})
 
 RAW = [SCRIPT_NAME, QUOTED_NAME, GUEST_NAME, "<b>twice</b>"]
 
@@ -59,3 +73,50 @@ async def test_the_api_gives_names_as_they_are(client: Client) -> None:
     assert {row["user_id"]: row["name"] for row in board["rows"]}.items() <= NAMES.items()
     card = await (await client.get(f"/api/v1/guilds/{GUILD}/members/1")).json()
     assert card["name"] == SCRIPT_NAME
+
+
+class _Isolation(HTMLParser):
+    """Collects each text run holding a right-to-left override with the tags it is in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.found: list[tuple[str, list[str]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in VOID_TAGS:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(tag) :]
+
+    def handle_data(self, data: str) -> None:
+        if OVERRIDE in data:
+            self.found.append((data, list(self.open)))
+
+
+async def test_a_right_to_left_override_in_a_name_reverses_nothing_else(
+    client: Client, services: Services
+) -> None:
+    """Issue 24 finding 7: U+202E in a name stays inside it (<bdi>, or FSI…PDI in a title)."""
+    name = f"{OVERRIDE}evil"
+    members = [MemberInfo(41, name), MemberInfo(42, "Plain")]
+    played = await services.matches.report(
+        GUILD, MOD, parse_lineup("<@41> 24 | <@42> 39"), request_id="rlo", members=members
+    )
+    pages = {
+        "board": f"/g/{GUILD}",
+        "matches": f"/g/{GUILD}/matches",
+        "match": f"/g/{GUILD}/matches/{played.match.id}",
+        "player": f"/g/{GUILD}/players/41",
+    }
+    for page, address in pages.items():
+        text = await _page(client, address)
+        runs = _Isolation()
+        runs.feed(text)
+        assert runs.found, page
+        for data, tags in runs.found:
+            starts, ends = data.find("\u2068"), data.find("\u2069")  # FSI, PDI
+            isolated = tags[-1] == "title" and 0 <= starts < data.find(OVERRIDE) < ends
+            assert isolated or (tags[-1] == "bdi" and data.startswith(OVERRIDE)), (page, data)
