@@ -11,6 +11,7 @@ from bot.storage.models import LiveBoard
 
 SETTING_COLUMNS: Final = tuple(field.name for field in fields(GuildSettings))
 _SETTINGS: Final = ", ".join(SETTING_COLUMNS)
+_SHOWN_SETTINGS: Final = ", ".join(f"g.{column} AS {column}" for column in SETTING_COLUMNS)
 _LIVE_BOARD: Final = (
     "guild_id, live_channel_id AS channel_id, live_message_id AS message_id, "
     "live_edited_at AS edited_at"
@@ -44,18 +45,22 @@ class GuildReads:
     _session: Session
 
     async def web_stamp(self, guild_id: int) -> WebStamp | None:
-        """The guild's WebStamp in one statement; None for a guild never seen."""
+        """The WebStamp of a guild shown on the web, in one statement; None for a guild not
+        shown or never seen. Both of those do the same work (the subqueries run, finding
+        nothing, whether the guild's row exists or not), so no one can tell them apart by the
+        time the answer takes (SPEC 11.1)."""
         row = await self._session.one(
-            f"SELECT {_SETTINGS}, changed_at, "
+            f"SELECT {_SHOWN_SETTINGS}, g.changed_at AS changed_at, g.web AS shown, "
             "(SELECT count(*) FROM matches m WHERE m.guild_id = g.guild_id "
             "AND m.status = 'pending') AS pending, "
             "(SELECT count(*) FROM matches m WHERE m.guild_id = g.guild_id "
             "AND m.status = 'disputed') AS disputed, "
             "(SELECT max(m.id) FROM matches m WHERE m.guild_id = g.guild_id) AS newest "
-            "FROM guilds g WHERE g.guild_id = :guild_id",
+            "FROM (SELECT CAST(:guild_id AS BIGINT) AS guild_id) asked "
+            "LEFT JOIN guilds g ON g.guild_id = asked.guild_id AND g.web",
             {"guild_id": guild_id},
         )
-        if row is None:
+        if row is None or row["shown"] is None:
             return None
         return WebStamp(
             settings_from(row),

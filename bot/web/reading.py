@@ -99,7 +99,7 @@ class WebReads:
         """What the guild's pages depend on, for their ETags; GuildHiddenError for a guild that is
         unknown or not shown."""
         found: WebStamp | None = await self.services.context.db.read.web_stamp(guild_id)
-        if found is None or not found.settings.web:
+        if found is None:
             raise GuildHiddenError
         settings = found.settings
         moment = int(self.clock() // INACTIVITY_SECONDS) if settings.inactive_days else None
