@@ -34,7 +34,7 @@ def test_copies_into_an_empty_database_and_refuses_a_filled_one(tmp_path: Path) 
     assert (status, out) == (2, "")
     assert err == (
         "ladderbot migrate-db: error: the target database must be empty; it has rows in "
-        "guilds, matches, members, participants\n"
+        "guilds, log_chunks, matches, members, participants\n"
     )
     assert run("export", "--guild", "7", "--db", str(target))[1] == before
 
@@ -60,6 +60,6 @@ def test_the_progress_bar_is_drawn_on_a_terminal_only(tmp_path: Path) -> None:
     )
     assert status == 0
     drawn = terminal.getvalue()
-    assert drawn.startswith("\r[") and drawn.endswith("] 12/12 rows (participants)\x1b[K\n")
+    assert drawn.startswith("\r[") and drawn.endswith("] 13/13 rows (participants)\x1b[K\n")
     status, _, err = run("migrate-db", "--from", str(source), "--to", str(tmp_path / "b"))
     assert (status, err) == (0, "")

@@ -362,8 +362,8 @@ class Matches:
             known = await _known_members(tx, guild_id, [lineup], upserted)
             participants = build_participants(lineup, known, settings, minutes)
             old = lineup_text(match.participants)
-            await tx.clear_lineup(match_id, MatchEdit(self.context.clock(), actor.user_id, old))
-            await tx.insert_participants([(match_id, participants)])
+            edit = MatchEdit(self.context.clock(), actor.user_id, old)
+            await tx.replace_lineup(match_id, edit, participants)
             replayed = NOTHING_REPLAYED
             if match.status == "applied":
                 touched = {

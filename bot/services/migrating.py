@@ -12,6 +12,7 @@ from bot.services.errors import UserError
 from bot.services.replaying import boundaries, ladder_settings, replay_log
 from bot.storage import LOG_START, Database, Queries
 from bot.storage.database import is_postgres, sqlite_path
+from bot.storage.logchunks import same_entries
 from bot.storage.migrate import Progress, TargetNotEmpty, copy_database
 
 TOLERANCE = 1e-9
@@ -26,12 +27,16 @@ def _same(stored: float | None, replayed: float | None) -> bool:
 
 
 async def replay_disagreements(queries: Queries) -> list[str]:
-    """Where the stored ratings differ from a replay of each guild's log (empty: none)."""
+    """Where the stored ratings differ from a replay of each guild's log, or the log's
+    columnar copy from its rows (empty: none)."""
     found = []
     for guild_id in await queries.guild_ids():
         settings = await queries.guild_settings(guild_id)
         assert settings is not None
-        log = await queries.log_columns(guild_id)
+        entries = await queries.log_entries(guild_id)
+        if not same_entries(entries, await queries.log_rows(guild_id)):
+            found.append(f"guild {guild_id}: the columnar copy of the log")
+        log = entries.log()
         crossed = await queries.seasons_from(guild_id, LOG_START)
         replay = replay_log(log, {}, ladder_settings(settings), boundaries(log, crossed))
         stored = np.nan_to_num(log.rating_before, nan=np.inf)

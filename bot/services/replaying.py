@@ -365,7 +365,8 @@ async def replay_guild(
     final: dict[int, float | None] = {**(seed or {}), **result.final}
     records = None if result.records is None else result.records[-1]
     writes = await asyncio.to_thread(_differences, log, result, members, final, records)
-    await tx.write_replay(guild_id, *writes.rows, writes.ratings, writes.records)
+    replayed = (LOG_START if start is None else start, result.before, result.after)
+    await tx.write_replay(guild_id, replayed, writes.rows, writes.ratings, writes.records)
     await store_closings(tx, guild_id, crossed, result)
     if start is not None and touched:
         await tx.recount_records(guild_id, list(touched))

@@ -14,7 +14,7 @@ import asyncio
 import os
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -23,6 +23,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from bot.config import GuildSettings
+from bot.storage import logchunks
 from bot.storage.changes import ChangeReads, ChangeWrites
 from bot.storage.community import CommunityReads, CommunityWrites
 from bot.storage.engine import DatabaseUnavailable, Engine, Session
@@ -34,7 +35,9 @@ from bot.storage.models import (
     IntArray,
     LogKey,
     Match,
+    MatchEdit,
     NewMatch,
+    NewParticipant,
     Outcome,
 )
 from bot.storage.performances import PerformanceReads, PerformanceWrites
@@ -266,21 +269,32 @@ class WriteTransaction(
             match.guild_id,
             [(user_id, ratings[user_id][1], outcome) for _, user_id, outcome in rated],
         )
+        await self.sync_log_chunk(match.id)
+
+    async def replace_lineup(
+        self, match_id: int, edit: MatchEdit, participants: Sequence[NewParticipant]
+    ) -> None:
+        """A match's participants replaced (SPEC 9.4), the old lineup kept in its history;
+        an applied match's entries in the log's chunks too."""
+        await self.clear_lineup(match_id, edit)
+        await self.insert_participants([(match_id, participants)])
+        await self.sync_log_chunk(match_id)
 
     async def write_replay(
         self,
         guild_id: int,
-        match_id: IntArray,
-        position: IntArray,
-        before: FloatArray,
-        after: FloatArray,
+        replayed: tuple[LogKey, FloatArray, FloatArray],
+        changed: tuple[IntArray, IntArray, FloatArray, FloatArray],
         ratings: Mapping[int, float | None],
         records: Mapping[int, tuple[int, int, int, int]],
     ) -> None:
-        """Store what a replay changed (bot.services.replaying decides what): the rating
-        before and after of the log entries (match_id, position), members' ratings (None: no
-        rated match left) and records. The caller marks the guild changed and drops the
-        cached performances that no longer hold."""
+        """Store what a replay changed (bot.services.replaying decides what): `replayed`,
+        the log key it started at and the ratings before and after of every entry from
+        there (the log's chunks take them); `changed`, the entries whose ratings differ
+        (match_id, position, before, after); members' ratings (None: no rated match left)
+        and records. The caller marks the guild changed and drops the cached performances
+        that no longer hold."""
+        match_id, position, before, after = changed
         if len(match_id):
             await self._session.update_rows(
                 "participants",
@@ -288,6 +302,7 @@ class WriteTransaction(
                 ("rating_before", "rating_after"),
                 (match_id, position, before, after),
             )
+            await logchunks.set_ratings_from(self._session, guild_id, *replayed)
         await self.set_ratings(guild_id, ratings)
         await self.set_records(guild_id, records)
 

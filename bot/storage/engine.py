@@ -136,6 +136,10 @@ class Dialect(abc.ABC):
         """Statements leaving room in participants' pages for updated rows (schema.py)."""
         return ()
 
+    def log_chunks_storage(self) -> Sequence[str]:
+        """Statements storing log_chunks' data as it is, uncompressed (schema.py)."""
+        return ()
+
     def in_list(self, column: str, parameter: str, sql_type: str) -> str:
         """`column IN (the values of a list parameter)`."""
         return f"{column} IN (SELECT value FROM {self.list_table(parameter, 'listed', sql_type)})"

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from bot.storage import logchunks
 from bot.storage.engine import Row, Session, one_state
 from bot.storage.models import (
     FloatArray,
@@ -247,21 +248,21 @@ class MatchReads:
     ) -> PlayedColumns:
         """The enabled participants of the guild's applied matches in which one of the
         members (None: anyone) was enabled: found through the participants_user index for
-        a few members, by the log index for the whole guild."""
+        a few members, from the log's chunks for the whole guild."""
+        if user_ids is None:
+            return (await logchunks.entries_from(self._session, guild_id, LOG_START)).played()
         dialect = self._session.dialect
         parameters: dict[str, Any] = {"guild_id": guild_id}
-        source = "matches m"
-        if user_ids is not None:
-            # The members' matches drive the read (a plan that scans the guild's matches
-            # and tests each against them costs 20 ms for one member of 100,000 matches).
-            parameters["user_ids"] = dialect.encode_list(sorted(set(user_ids)))
-            source = (
-                "(SELECT DISTINCT me.match_id FROM "
-                f"{dialect.list_table(':user_ids', 'chosen', 'bigint')} "
-                f"{dialect.ordered_join} participants me ON me.user_id = chosen.value "
-                f"WHERE me.enabled) AS played {dialect.ordered_join} matches m "
-                "ON m.id = played.match_id"
-            )
+        # The members' matches drive the read (a plan that scans the guild's matches
+        # and tests each against them costs 20 ms for one member of 100,000 matches).
+        parameters["user_ids"] = dialect.encode_list(sorted(set(user_ids)))
+        source = (
+            "(SELECT DISTINCT me.match_id FROM "
+            f"{dialect.list_table(':user_ids', 'chosen', 'bigint')} "
+            f"{dialect.ordered_join} participants me ON me.user_id = chosen.value "
+            f"WHERE me.enabled) AS played {dialect.ordered_join} matches m "
+            "ON m.id = played.match_id"
+        )
         # When each match was played is read once per match, not per participant: a
         # column of the matches table read with every entry costs a third of the read.
         match_id, played_at = await self._session.columns(
@@ -287,21 +288,18 @@ class MatchReads:
         return PlayedColumns(columns[0], entry_played_at, *columns[1:])
 
     async def log_columns(self, guild_id: int, start: LogKey = LOG_START) -> LogColumns:
-        """Enabled participants of the applied matches from `start` on, in log order."""
-        dialect = self._session.dialect
-        columns = await self._session.columns(
-            "SELECT p.match_id, CAST(p.position AS BIGINT) AS position, p.user_id, "
-            f"{dialect.side_code} AS side, p.score, p.minutes, "
-            f"coalesce(p.rating_before, {dialect.missing_real}) AS rating_before, "
-            f"coalesce(p.rating_after, {dialect.missing_real}) AS rating_after "
-            "FROM matches m JOIN participants p ON p.match_id = m.id "
-            "WHERE m.guild_id = :guild_id AND m.status = 'applied' "
-            "AND (m.applied_at, m.id) >= (:applied_at, :id) AND p.enabled "
-            "ORDER BY m.applied_at, m.id, p.position",
-            {"guild_id": guild_id, "applied_at": start[0], "id": start[1]},
-            [*[np.dtype(np.int64)] * 3, dialect.side_dtype, *[np.dtype(np.float64)] * 4],
-        )
-        return LogColumns(*columns)
+        """Enabled participants of the applied matches from `start` on, in log order: from
+        the log's chunks (bot.storage.logchunks)."""
+        return (await logchunks.entries_from(self._session, guild_id, start)).log()
+
+    async def log_entries(self, guild_id: int, start: LogKey = LOG_START) -> logchunks.Entries:
+        """The entries log_columns reads, with when each match was applied and played."""
+        return await logchunks.entries_from(self._session, guild_id, start)
+
+    async def log_rows(self, guild_id: int, start: LogKey = LOG_START) -> logchunks.Entries:
+        """The same entries (with when each match was applied and played) from the rows,
+        the truth the chunks are a copy of (tests and migrate-db compare them)."""
+        return await logchunks.entries_from_rows(self._session, guild_id, start)
 
     async def keyed_matches(
         self, guild_id: int, import_keys: Iterable[str], match_ids: Iterable[int]
@@ -387,6 +385,9 @@ class MatchWrites(MatchReads):
         await self.insert_participants(
             (match_id, new.participants) for match_id, new in zip(ids, matches, strict=True)
         )
+        if status == "applied":
+            entries = await asyncio.to_thread(_new_entries, matches, ids, stamps)
+            await logchunks.merge(self._session, guild_id, entries)
         refresh = self._session.dialect.after_bulk_insert
         if refresh is not None and len(matches) >= BULK_MATCHES:
             await self._session.run(refresh)
@@ -437,6 +438,8 @@ class MatchWrites(MatchReads):
             _NEW_PARTICIPANT[:-2],
             participant_columns,
         )
+        entries = await asyncio.to_thread(_imported_entries, matches, ids)
+        await logchunks.merge(self._session, guild_id, entries)
         refresh = self._session.dialect.after_bulk_insert
         if refresh is not None and count >= BULK_MATCHES:
             await self._session.run(refresh)
@@ -449,6 +452,18 @@ class MatchWrites(MatchReads):
         void_reason: str | None = None,
         disputed_by: int | None = None,
     ) -> None:
+        """An applied match set to another status leaves the log (its chunk too)."""
+        was = await self._session.one(
+            "SELECT guild_id, status, applied_at FROM matches WHERE id = :id", {"id": match_id}
+        )
+        if was is not None and was["status"] == "applied" and status != "applied":
+            await logchunks.replace_match(
+                self._session,
+                was["guild_id"],
+                match_id,
+                (was["applied_at"], match_id),
+                logchunks.no_entries(),
+            )
         await self._session.run(
             "UPDATE matches SET status = :status, "
             "void_reason = coalesce(:void_reason, void_reason), "
@@ -499,6 +514,13 @@ class MatchWrites(MatchReads):
             {"applied_at": applied_at, "id": match_id},
         )
 
+    async def sync_log_chunk(self, match_id: int) -> None:
+        """The log's chunks take the match's entries as its rows now hold them (applied, or
+        its lineup replaced)."""
+        guild_id, key, entries = await logchunks.match_entries(self._session, match_id)
+        if key is not None:
+            await logchunks.replace_match(self._session, guild_id, match_id, key, entries)
+
     async def set_participant_ratings(
         self, ratings: Iterable[tuple[float, float, int, int]]
     ) -> None:
@@ -511,3 +533,64 @@ class MatchWrites(MatchReads):
                 for before, after, match_id, position in ratings
             ],
         )
+
+
+def _new_entries(
+    matches: Sequence[NewMatch], ids: Sequence[int], applied_at: Sequence[float | None]
+) -> logchunks.Entries:
+    """The log entries of applied matches stored from NewMatch (worker-thread work)."""
+    rows = [
+        (match_id, position, p, stamp, new.played_at)
+        for match_id, new, stamp in zip(ids, matches, applied_at, strict=True)
+        for position, p in enumerate(new.participants)
+        if p.enabled
+    ]
+    return logchunks.entries_of(
+        {
+            "match_id": [row[0] for row in rows],
+            "position": [row[1] for row in rows],
+            "user_id": [row[2].user_id for row in rows],
+            "side": [(row[0], row[2].side) for row in rows],
+            "score": [row[2].score for row in rows],
+            "minutes": [row[2].minutes for row in rows],
+            "rating_before": [row[2].rating_before for row in rows],
+            "rating_after": [row[2].rating_after for row in rows],
+            "applied_at": [row[3] for row in rows],
+            "played_at": [row[4] for row in rows],
+        }
+    )
+
+
+def _imported_entries(matches: NewMatchColumns, ids: Sequence[int]) -> logchunks.Entries:
+    """The log entries of imported matches (applied at played_at, no ratings yet)."""
+    sizes = np.diff(matches.firsts)
+    match_of_row = np.repeat(np.asarray(ids, dtype=np.int64), sizes)
+    position = np.arange(len(matches.user_ids)) - np.repeat(matches.firsts[:-1], sizes)
+    played_at = np.repeat(matches.played_at, sizes)
+    enabled = matches.enabled.astype(bool)
+    nothing = np.full(int(np.count_nonzero(enabled)), np.nan)
+    codes: dict[tuple[int, Any], int] = {}
+    side = np.fromiter(
+        (
+            codes.setdefault(pair, len(codes))
+            for pair in zip(
+                match_of_row[enabled].tolist(), matches.sides[enabled].tolist(), strict=True
+            )
+        ),
+        np.int64,
+    )
+    return logchunks.entries_of(
+        {
+            "match_id": match_of_row[enabled],
+            "position": position[enabled],
+            "user_id": matches.user_ids[enabled],
+            "side": side,
+            "score": matches.scores[enabled],
+            "minutes": matches.minutes[enabled],
+            "rating_before": nothing,
+            "rating_after": nothing,
+            "applied_at": played_at[enabled],
+            "played_at": played_at[enabled],
+        },
+        side_codes=True,
+    )

@@ -3,16 +3,21 @@
 Each migration is a list of statements written with a few placeholders the engine's dialect
 fills ({bigint}: 64-bit integers, {real}: doubles, {bool}, {without_rowid}); a statement
 "@performances_stale" stands for the dialect's trigger, "@match_ids_sequence" for its match id
-source (PostgreSQL only). A database records how many
-migrations it has applied (SQLite: PRAGMA user_version, as the first versions did;
-PostgreSQL: table schema_version), and opening it applies the rest, each in one transaction.
+source (PostgreSQL only), "@fill_log_chunks" for Python that fills a new table from the
+others. A database records how many migrations it has applied (SQLite: PRAGMA
+user_version, as the first versions did; PostgreSQL: table schema_version), and opening it
+applies the rest, each in one transaction.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from bot.storage.engine import DatabaseUnavailable, Dialect
+from bot.storage import logchunks
+from bot.storage.engine import DatabaseUnavailable, Dialect, Session
+
+FILL_LOG_CHUNKS: Final = "@fill_log_chunks"
+"""A migration step that is no statement: the log's chunks made from the rows."""
 
 MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 1: the initial schema.
@@ -370,6 +375,25 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "ALTER TABLE queues ADD COLUMN rating_range INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE queues ADD COLUMN widen INTEGER NOT NULL DEFAULT 0",
     ),
+    # 15: the columnar copy of each guild's log (bot.storage.logchunks, issue 29): chunks of
+    # whole matches' entries, each keyed by its first and last match's log key, written
+    # with the rows in every transaction that changes the log; filled here from the rows.
+    (
+        """
+        CREATE TABLE log_chunks (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            first_at {real} NOT NULL,
+            first_id {bigint} NOT NULL,
+            last_at {real} NOT NULL,
+            last_id {bigint} NOT NULL,
+            entries INTEGER NOT NULL CHECK (entries > 0),
+            data {blob} NOT NULL,
+            PRIMARY KEY (guild_id, first_at, first_id)
+        )
+        """,
+        "@log_chunks_storage",
+        FILL_LOG_CHUNKS,
+    ),
 )
 
 
@@ -384,9 +408,22 @@ def migration_statements(number: int, dialect: Dialect) -> list[str]:
             statements.extend(dialect.match_ids_sequence())
         elif template == "@participants_room":
             statements.extend(dialect.participants_room())
+        elif template == "@log_chunks_storage":
+            statements.extend(dialect.log_chunks_storage())
+        elif template == FILL_LOG_CHUNKS:
+            statements.append(template)
         else:
             statements.append(template.format_map(words).strip())
     return statements
+
+
+async def migrate(session: Session, number: int) -> None:
+    """Run migration `number` (from 1) in the session's transaction."""
+    for statement in migration_statements(number, session.dialect):
+        if statement == FILL_LOG_CHUNKS:
+            await logchunks.fill(session)
+        else:
+            await session.run(statement)
 
 
 def newer_than_this_code(version: int) -> DatabaseUnavailable:

@@ -35,7 +35,7 @@ from bot.storage.engine import (
     joined_columns,
     label_codes,
 )
-from bot.storage.schema import MIGRATIONS, migration_statements, newer_than_this_code
+from bot.storage.schema import MIGRATIONS, migrate, newer_than_this_code
 
 OPEN_ERRORS: Final = (OSError, sqlite3.Error)
 """What opening a file raises when it cannot be used (see Database.open)."""
@@ -82,6 +82,7 @@ class SqliteDialect(Dialect):
             "false": "0",
             "without_rowid": "WITHOUT ROWID",
             "serial_key": "INTEGER PRIMARY KEY AUTOINCREMENT",
+            "blob": "BLOB",
         }
 
     def performances_stale_trigger(self) -> Sequence[str]:
@@ -354,8 +355,7 @@ class SqliteEngine(Engine):
             async with self.transaction(None) as session:
                 version = await self._version()
                 if version < len(MIGRATIONS):
-                    for statement in migration_statements(version + 1, DIALECT):
-                        await session.run(statement)
+                    await migrate(session, version + 1)
                     await session.run(f"PRAGMA user_version = {version + 1}")
 
     @asynccontextmanager

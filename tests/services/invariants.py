@@ -17,13 +17,39 @@ from bot.ratings.ladder import LadderSettings
 from bot.ratings.performance import performance_many, rating_accuracy, stability
 from bot.ratings.replay import replay_sequential
 from bot.services import Services
+from bot.services.replaying import boundaries, ladder_settings, replay_log
+from bot.storage import LOG_START
+from bot.storage.logchunks import FIELDS, same_entries
 from tests.ratings.reference_games import MatchRecord, ParticipantRecord, member_games
+
+
+async def assert_columns_are_rows(services: Services, guild_id: int) -> None:
+    """The log's columnar copy (bot.storage.logchunks) holds what its rows hold, and a
+    replay from it equals a replay from the rows bit for bit."""
+    db = services.context.db
+    async with db.snapshot() as read:
+        rows = await read.log_rows(guild_id)
+        chunks = await read.log_entries(guild_id)
+        crossed = await read.seasons_from(guild_id, LOG_START)
+    for name, _ in FIELDS:
+        assert np.array_equal(rows[name], chunks[name], equal_nan=True), name
+    assert same_entries(rows, chunks)
+    settings = ladder_settings(await services.settings.current(guild_id))
+    replays = [
+        replay_log(entries.log(), {}, settings, boundaries(entries.log(), crossed))
+        for entries in (rows, chunks)
+    ]
+    assert replays[0].before.tobytes() == replays[1].before.tobytes()
+    assert replays[0].after.tobytes() == replays[1].after.tobytes()
+    assert replays[0].final == replays[1].final
 
 
 async def assert_log_is_truth(services: Services, guild_id: int) -> None:
     """Replaying the applied matches and season starts in log order from scratch
     (bot.ratings.replay) gives every stored rating_before/after, every member's rating and
-    record (in the current season), and every closed season's closing standings."""
+    record (in the current season), and every closed season's closing standings; the
+    log's columnar copy equals its rows."""
+    await assert_columns_are_rows(services, guild_id)
     settings = await services.settings.current(guild_id)
     matches = await services.context.db.read.applied_matches(guild_id)
     seasons = await services.context.db.read.seasons(guild_id)

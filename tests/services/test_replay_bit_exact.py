@@ -9,6 +9,7 @@ import math
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ from bot.services import (
 )
 from bot.services.changes import Change
 from bot.services.lineup import Lineup
-from bot.storage import Database
+from bot.storage import Database, logchunks
 from tests.services.conftest import Clock
 from tests.services.test_log_invariant import csv_of
 from tests.storage.engines import OpenDatabase
@@ -66,6 +67,12 @@ async def assert_recompute_rewrites_nothing(services: Services, guild_id: int) -
     assert await stored_ratings(services.context.db, guild_id) == before  # floats compared with ==
     assert reported == [Change(guild_id, "replayed", actor_id=MOD.user_id)]
     assert not reported[0].changes_standings
+
+
+@pytest.fixture(autouse=True)
+def small_log_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of a few entries, so that random use splits, merges and rewrites many."""
+    monkeypatch.setattr(logchunks, "CHUNK_ENTRIES", 6)
 
 
 async def test_recompute_after_reports_rewrites_no_rating_bit(services: Services) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import random
 import signal
 import sqlite3
 import subprocess
@@ -18,7 +19,16 @@ import pytest
 from bot.config import GuildSettings
 from bot.services import Actor, ServiceContext, Services
 from bot.services.matchcsv.format import format_time
-from bot.storage import Database, NewMatch, NewParticipant, Performance, postgres, sqlite
+from bot.storage import (
+    LOG_START,
+    Database,
+    NewMatch,
+    NewParticipant,
+    Performance,
+    logchunks,
+    postgres,
+    sqlite,
+)
 from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 
@@ -121,6 +131,7 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
     within a match, and an entry without stored ratings reads nan; played_columns reads
     the entries of a member's matches."""
     monkeypatch.setattr(sqlite, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(logchunks, "CHUNK_ENTRIES", 37)
     monkeypatch.setattr(postgres, "COPY_BUFFER_BYTES", 1000)
     monkeypatch.setattr(postgres, "COPY_CHUNK_ROWS", 100)
     db = database
@@ -154,9 +165,17 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
         members = await tx.member_columns(GUILD)
         assert members.user_id.tolist() == list(range(1, 9)) and np.isnan(members.rating).all()
         await tx.write_replay(
-            GUILD, log.match_id, log.position, before, before + 0.5, {1: 1510.25}, {}
+            GUILD,
+            (LOG_START, before, before + 0.5),
+            (log.match_id, log.position, before, before + 0.5),
+            {1: 1510.25},
+            {},
         )
     stored = await db.read.log_columns(GUILD)
+    rows = (await db.read.log_rows(GUILD)).log()
+    for name in ("match_id", "position", "user_id", "side", "score", "minutes"):
+        assert getattr(rows, name).tolist() == getattr(stored, name).tolist(), name
+    assert rows.rating_before.tolist() == before.tolist()
     assert stored.rating_before.tolist() == before.tolist()
     assert stored.rating_after.tolist() == (before + 0.5).tolist()
     assert stored.user_id.tolist() == log.user_id.tolist()
@@ -220,3 +239,89 @@ async def test_settings_seen_in_a_rolled_back_transaction_are_forgotten(
     async with db.write(GUILD) as tx:
         assert (await tx.ensure_guild(GUILD, GuildSettings())).t == 77
     assert await db.read.guild_settings(GUILD) == GuildSettings(t=77)
+
+
+KILLED_BULK = """
+import asyncio, sys
+from bot.config import GuildSettings
+from bot.services import Actor, ServiceContext, Services
+from bot.services.matchcsv.format import format_time
+from bot.storage import Database
+
+async def main():
+    db = await Database.open(sys.argv[1])
+    services = Services.build(ServiceContext(db, GuildSettings()))
+    mod = Actor(0, is_moderator=True)
+    for batch in range(int(sys.argv[2]), 1000):
+        lines = ["match,played_at,side,player,score,minutes"]
+        for n in range(120):
+            when = format_time(1_600_000_000 + 60 * ((batch * 7919 + n * 31) % 50_000))
+            for side, player in (("a", 1 + n % 13), ("a", 20 + n % 7), ("b", 40 + n % 11)):
+                lines.append(f"b{batch}m{n},{when},{side},{player},{n % 5},20")
+        await services.transfers.import_csv(1, mod, "\\n".join(lines) + "\\n")
+        print("imported", flush=True)
+        (oldest,) = await db.read.keyed_matches(1, [f"b{batch}m{batch % 120}"], [])
+        await services.matches.void(1, mod, oldest.id)
+
+asyncio.run(main())
+"""
+
+
+async def test_imports_and_voids_killed_at_random_moments_leave_the_columns_equal_to_the_rows(
+    database_url: str,
+) -> None:
+    """Issue 29: the log's columnar copy is written in the transaction of the rows, so a
+    process killed (SIGKILL) in the middle of an import or a void leaves both as they
+    were, or both changed. Each round kills a process of imports (merged into the log by
+    time) and voids of an old match at a random moment after its first import."""
+    chance = random.Random(29)
+    for round_ in range(2):
+        worker = subprocess.Popen(
+            [sys.executable, "-c", KILLED_BULK, database_url, str(round_ * 100)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert worker.stdout is not None
+        assert worker.stdout.readline().strip() == b"imported"
+        time.sleep(chance.uniform(0, 0.6))
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+        db = await Database.open(database_url)
+        try:
+            services = Services.build(ServiceContext(db, GuildSettings()))
+            assert len(await db.read.log_rows(GUILD)) >= 3 * 119 * (round_ + 1)
+            await assert_log_is_truth(services, GUILD)
+        finally:
+            await db.close()
+
+
+async def test_an_older_database_gets_the_log_columns_on_its_first_open(
+    database_url: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: a database from before the columnar log (schema 11) gets it from its rows
+    when first opened, saying so on standard error; replays from it equal the rows'."""
+    db = await Database.open(database_url)
+    services = Services.build(ServiceContext(db, GuildSettings()))
+    lines = ["match,played_at,side,player,score,minutes"]
+    for n in range(50):
+        when = format_time(1_600_000_000 + 3600 * n)
+        lines += [f"m{n},{when},a,{1 + n % 7},{n % 3},20", f"m{n},{when},b,{10 + n % 5},1,15"]
+    await services.transfers.import_csv(GUILD, MOD, "\n".join(lines) + "\n")
+    before = await db.read.log_rows(GUILD)
+    version = MIGRATIONS.index(next(m for m in MIGRATIONS if "@fill_log_chunks" in m))
+    async with db.write(None) as tx:
+        await tx._session.run("DROP TABLE log_chunks")
+        if database_url.startswith("postgresql"):
+            await tx._session.run(f"UPDATE schema_version SET version = {version}")
+        else:
+            await tx._session.run(f"PRAGMA user_version = {version}")
+    await db.close()
+    capfd.readouterr()
+    db = await Database.open(database_url)
+    try:
+        assert "columnar copy of the match log of 1 server" in capfd.readouterr().err
+        assert len(await db.read.log_entries(GUILD)) == len(before) == 100
+        await assert_log_is_truth(Services.build(ServiceContext(db, GuildSettings())), GUILD)
+    finally:
+        await db.close()
