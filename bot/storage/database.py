@@ -58,6 +58,7 @@ _DUMPED: Final = {
     "members": "guild_id, user_id",
     "matches": "id",
     "participants": "match_id, position",
+    "log_chunks": "guild_id, first_at, first_id",
     "seasons": "guild_id, number",
     "season_standings": "guild_id, number, user_id",
     "queues": "guild_id, queue_id",
