@@ -32,6 +32,7 @@ from bot.config import (
     ConfigError,
     GuildSettings,
     SettingError,
+    ascii_whole,
     finite_number,
     load_config,
     with_environment,
@@ -45,7 +46,7 @@ from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
 from bot.services import Actor, Services, UserError, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID
-from bot.services.evaluation import MAX_LAST, GuildEvaluation, checked_last
+from bot.services.evaluation import MAX_LAST, GuildEvaluation
 from bot.services.lineup import Player, parse_id
 from bot.services.matchups import TeamBalance, parse_players
 from bot.services.seasons import CARRY_RULE
@@ -238,10 +239,21 @@ def run_web(arguments: argparse.Namespace, streams: Streams) -> int:
     return EXIT_OK
 
 
-def _port(text: str) -> int:
-    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 65_535):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a port number from 1 to 65,535")
-    return int(text)
+def _whole_argument(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An option's whole number from `low` to `high`, in ASCII digits only (SPEC 7)."""
+
+    def parse(text: str) -> int:
+        number = ascii_whole(text, low, high)
+        if number is None:
+            raise argparse.ArgumentTypeError(
+                f"must be {what} from {low:,} to {high:,}, not {text!r}"
+            )
+        return number
+
+    return parse
+
+
+_port = _whole_argument(1, 65_535, "a port number")
 
 
 def _add_bot_command(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -533,13 +545,8 @@ def run_evaluate(arguments: argparse.Namespace, streams: Streams) -> int:
     return EXIT_OK
 
 
-def _last_matches(text: str) -> int:
-    try:
-        return checked_last(int(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number from 1 to {MAX_LAST:,}, not {text!r}"
-        ) from None
+_last_matches = _whole_argument(1, MAX_LAST, "a whole number")
+_teams = _whole_argument(0, 1_000_000, "a whole number")  # the service says 2 to 4
 
 
 def _guild_id(text: str) -> int:
@@ -590,7 +597,7 @@ def _add_database_commands(commands: argparse._SubParsersAction[_Parser]) -> Non
     database_command("recompute", run_recompute, "replay the guild from its log")
     balance = database_command("balance", run_balance, "split players into even teams")
     balance.add_argument("players", metavar="PLAYERS", help="'<@1> <@2> guest_bob <@3>'")
-    balance.add_argument("--teams", type=int, default=2, metavar="N", help="2 to 4 (default 2)")
+    balance.add_argument("--teams", type=_teams, default=2, metavar="N", help="2 to 4 (default 2)")
     evaluate = database_command("evaluate", run_evaluate, "how well each rating predicts")
     evaluate.add_argument(
         "--last", type=_last_matches, default=DEFAULT_LAST, metavar="N", help="matches (5,000)"
@@ -609,10 +616,7 @@ def _match_id(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _count(text: str) -> int:
-    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 1_000_000):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from 1 to 1,000,000")
-    return int(text)
+_count = _whole_argument(1, 1_000_000, "a whole number")
 
 
 def _carry(text: str) -> float:

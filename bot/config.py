@@ -41,9 +41,16 @@ class SettingError(ValueError):
 _Number = TypeVar("_Number", int, float)
 
 
+DECIMAL: Final = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A decimal number as written: ASCII digits only (SPEC 7: float() would also read
+Arabic-Indic digits, '1_0' and ' 1 ')."""
+
+
 def finite_number(value: Any) -> float:
-    """A number, or a string of one in ASCII (Unicode digits such as '١٢' are refused)."""
-    text_or_number = (isinstance(value, str) and value.isascii()) or isinstance(value, int | float)
+    """A number, or a string of one (DECIMAL)."""
+    text_or_number = (isinstance(value, str) and DECIMAL.fullmatch(value)) or isinstance(
+        value, int | float
+    )
     if isinstance(value, bool) or not text_or_number:
         raise SettingError("must be a number")
     try:
@@ -55,6 +62,17 @@ def finite_number(value: Any) -> float:
     if not math.isfinite(number):
         raise SettingError("must be a finite number")
     return number
+
+
+def ascii_whole(text: str, low: int, high: int) -> int | None:
+    """`text` as a whole number from `low` to `high` written in the ASCII digits 0-9 only
+    (SPEC 7: int() would also read Arabic-Indic digits, ' 10', '+10', '1_0'); else None. One of
+    thousands of digits is refused by its length, never converted."""
+    digits = text.lstrip("0")
+    if not (text.isascii() and text.isdigit()) or len(digits) > len(str(high)):
+        return None
+    number = int(digits or "0")
+    return number if low <= number <= high else None
 
 
 def _integer(value: Any) -> int:

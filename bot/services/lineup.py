@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
+from bot.config import DECIMAL, ascii_whole
 from bot.ratings.ladder import duel_scores, placement_scores, team_scores
 from bot.services.errors import UserError, quoted
 
@@ -19,8 +20,8 @@ MENTION: Final = re.compile(r"<@!?([^<>@\s]*)>")
 """A Discord mention; what is between `<@` and `>` must then be an id (parse_id)."""
 GUEST: Final = re.compile(r"[^\s<>@|,~`]{1,32}")
 """The shape of a guest name; guest_name adds the printable-characters rule."""
-NUMBER: Final = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-"""A score or minutes as written: ASCII digits only (float() would also read '١٢')."""
+NUMBER: Final = DECIMAL
+"""A score or minutes as written (ASCII digits only)."""
 ENTRY_FORMAT: Final = 'write each entry as "<player> <score> [<minutes>]"'
 MAX_ID: Final = 2**63 - 1
 ID_RULE: Final = f"a decimal integer from 1 to {MAX_ID} in the digits 0-9"
@@ -32,15 +33,10 @@ MAX_NAME_LENGTH: Final = 32
 def parse_id(text: str, what: str = "user id") -> int:
     """A Discord user or guild id (SPEC 7): ASCII digits, 1 <= id < 2^63; `what` names it
     in the UserError ("user id", "guild id")."""
-    digits = text.lstrip("0")  # int() refuses over 4,300 digits, leading zeros included
-    if not (
-        text.isascii()
-        and text.isdigit()
-        and len(digits) <= len(str(MAX_ID))
-        and 1 <= int(digits or "0") <= MAX_ID
-    ):
+    number = ascii_whole(text, 1, MAX_ID)
+    if number is None:
         raise UserError(f"{what} {quoted(text)} must be {ID_RULE}")
-    return int(digits)
+    return number
 
 
 def _printable_word(text: str) -> bool:
