@@ -874,6 +874,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.cli_queues import add_queue_commands
 
     add_queue_commands(commands, _database_command)
+    from bot.cli_webhooks import add_webhook_commands
+
+    add_webhook_commands(commands, _database_command)
     _add_migrate_command(commands)
     _describe_commands(commands)
     return parser

@@ -15,11 +15,14 @@ from typing import Any, Final
 from bot.config import GuildSettings
 from bot.ratings.performance import format_rating
 from bot.services.card import rating_move
+from bot.services.events import EVENTS
 from bot.services.lineup import lineup_text
 from bot.services.matchcsv.format import format_time
 from bot.services.seasons import SeasonSummary
 from bot.services.standings import LeaderboardRow, RatingCard
+from bot.services.webhooks import AddedWebhook
 from bot.storage import Match, MatchEdit, Participant
+from bot.storage.webhooks import Webhook
 
 COMMAND_LINE_NAME: Final = "the command line"
 
@@ -135,3 +138,23 @@ def season_line(season: SeasonSummary) -> str:
 def settings_lines(settings: GuildSettings) -> list[str]:
     """Every setting as `name = value`, in the order of GuildSettings."""
     return [f"{field.name} = {getattr(settings, field.name)}" for field in fields(settings)]
+
+
+def webhook_line(webhook: Webhook) -> str:
+    """One webhook of `webhook list` (command line and Discord): its number, URL, events,
+    last delivery and what waits; never its secret."""
+    events = "all events" if webhook.events == EVENTS else ", ".join(webhook.events)
+    last = (
+        "no delivery yet"
+        if webhook.last_at is None
+        else f"last delivery {webhook.last_status} at {format_time(webhook.last_at)}"
+    )
+    return f"#{webhook.webhook_id} {webhook.url} ({events}); {last}; {webhook.waiting} waiting"
+
+
+def webhook_added_lines(added: AddedWebhook) -> list[str]:
+    """What `webhook add` says: the webhook, and its secret, shown this once."""
+    return [
+        f"webhook {webhook_line(added.webhook)}",
+        f"secret (shown only now; the receiver checks signatures with it): {added.secret}",
+    ]

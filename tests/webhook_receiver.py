@@ -69,7 +69,7 @@ class Receiver:
     async def _start(self) -> None:
         app = web.Application()
         app.router.add_route("POST", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, handle_signals=False)
+        self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=0.2)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port, reuse_address=True)
         await site.start()

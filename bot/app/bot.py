@@ -42,6 +42,7 @@ COG_MODULES = (
     "bot.app.cogs.community",  # after admin: adds /admin rank and /admin modlog
     "bot.app.cogs.names",
     "bot.app.cogs.queues",  # after admin: adds /admin queue and /admin lobby
+    "bot.app.cogs.webhooks",  # after admin: adds /admin webhook
 )
 
 

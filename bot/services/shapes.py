@@ -1,5 +1,6 @@
 """The JSON shapes of matches, lobbies and seasons: what the command line's `--json`
-prints, the read API answers (SPEC 11.3) and the webhooks send (SPEC 14), made in one place.
+prints, the read API answers (SPEC 11.3) and the webhooks send (SPEC 14), made in one place; and a
+webhook as `webhook list --json` prints it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from bot.services.queue_rules import team_letter
 from bot.services.seasons import SeasonSummary
 from bot.storage import Match, MatchEdit
 from bot.storage.queues import Lobby
+from bot.storage.webhooks import Webhook
 
 
 def match_object(match: Match, edits: Sequence[MatchEdit] | None = None) -> dict[str, Any]:
@@ -98,4 +100,17 @@ def season_object(season: SeasonSummary) -> dict[str, Any]:
         "carry": season.carry,
         "members": season.members,
         "current": season.ended_at is None,
+    }
+
+
+def webhook_object(webhook: Webhook) -> dict[str, Any]:
+    """A webhook for `webhook list --json`: never its secret."""
+    return {
+        "id": webhook.webhook_id,
+        "url": webhook.url,
+        "events": list(webhook.events),
+        "created_at": format_time(webhook.created_at),
+        "last_status": webhook.last_status,
+        "last_at": _time(webhook.last_at),
+        "waiting": webhook.waiting,
     }

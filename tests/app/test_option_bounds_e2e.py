@@ -18,6 +18,8 @@ ID_COMMANDS = {
     "admin edit": "match",
     "admin lobby sub": "lobby",
     "admin lobby cancel": "lobby",
+    "admin webhook remove": "webhook",
+    "admin webhook test": "webhook",
 }
 EXTRA_OPTIONS: dict[str, dict[str, Any]] = {
     "admin edit": {"lineup": f"<@{MOD.id}> 1, <@{MOD.id + 1}> 0"},

@@ -50,3 +50,13 @@ if _pick_seconds:
 
     # the captains' pick timeout (60 s) made short, so a test need not wait a minute
     bot.services.queue_rules.PICK_SECONDS = float(_pick_seconds)
+
+_webhook_timing = os.environ.get("LADDERBOT_TEST_WEBHOOK_TIMING")
+if _webhook_timing:
+    import bot.services.delivery
+
+    # the webhook delivery's timeout and retry waits (10 s; 1 s doubling to an hour) made short
+    _timeout, _first, _most = (float(part) for part in _webhook_timing.split(","))
+    bot.services.delivery.TIMING = bot.services.delivery.Timing(
+        timeout=_timeout, first_wait=_first, max_wait=_most, poll_seconds=2.0
+    )

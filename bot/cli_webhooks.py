@@ -1,0 +1,64 @@
+"""`ladderbot webhook add|remove|list|test --guild ID …` (SPEC 14): the command line writes
+the outbox only; the bot process that owns the guild delivers (bot.services.delivery)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bot.cli_views import webhook_added_lines, webhook_line
+from bot.services import Services, UserError
+from bot.services.lineup import parse_id
+from bot.services.shapes import webhook_object
+
+
+def run_webhook(arguments: argparse.Namespace, streams: Any) -> int:
+    from bot.cli import CLI_ACTOR, _print_json, _print_lines, _with_services
+
+    guild_id, action = arguments.guild, arguments.webhook_command
+
+    async def act(services: Services) -> list[str]:
+        webhooks = services.webhooks
+        if action == "add":
+            added = await webhooks.add(guild_id, CLI_ACTOR, arguments.url, arguments.events)
+            return webhook_added_lines(added)
+        if action == "remove":
+            removed = await webhooks.remove(guild_id, CLI_ACTOR, arguments.id)
+            return [
+                f"webhook #{removed.webhook_id} ({removed.url}) removed; its waiting events dropped"
+            ]
+        tested = await webhooks.test(guild_id, CLI_ACTOR, arguments.id)
+        return [
+            f"a webhook.test event waits for webhook #{tested.webhook_id}; the bot process that "
+            "owns this server delivers it (webhook list shows how it went)"
+        ]
+
+    if action == "list":
+        listed = _with_services(arguments, lambda services: services.webhooks.list(guild_id))
+        if arguments.json:
+            return _print_json([webhook_object(webhook) for webhook in listed], streams)
+        return _print_lines([webhook_line(w) for w in listed] or ["no webhooks"], streams)
+    return _print_lines(_with_services(arguments, act, creates=action == "add"), streams)
+
+
+def _webhook_id(text: str) -> int:
+    try:
+        return parse_id(text, "webhook id")
+    except UserError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_webhook_commands(commands: Any, database_command: Any) -> None:
+    webhook = commands.add_parser("webhook", help="webhooks: events sent to your own tools")
+    actions = webhook.add_subparsers(dest="webhook_command", required=True, metavar="ACTION")
+    add = database_command(actions, "add", run_webhook, "add a webhook (prints its secret once)")
+    add.add_argument("url", metavar="URL", help="https://… address of the receiver")
+    add.add_argument("--events", metavar="LIST", help="comma-separated events (default: all)")
+    for name, text in (("remove", "remove a webhook"), ("test", "send it a webhook.test event")):
+        command = database_command(actions, name, run_webhook, text)
+        command.add_argument("id", type=_webhook_id, metavar="ID", help="the webhook's number")
+    listed = database_command(actions, "list", run_webhook, "the webhooks and their deliveries")
+    listed.add_argument("--json", action="store_true", help="one JSON array")
+    for listed_action in actions._choices_actions:
+        command = actions.choices[listed_action.dest]
+        command.description = command.description or listed_action.help
