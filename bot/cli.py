@@ -17,16 +17,8 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final, NoReturn, TextIO, TypeVar
+from typing import Final, NoReturn, TextIO, TypeVar
 
-from bot.cli_views import (
-    card_object,
-    leaderboard_object,
-    match_line,
-    match_lines,
-    season_line,
-    settings_lines,
-)
 from bot.config import (
     Config,
     ConfigError,
@@ -37,10 +29,26 @@ from bot.config import (
     load_config,
     with_environment,
 )
+from bot.present.lines import (
+    card_lines,
+    leaderboard_line,
+    match_line,
+    match_lines,
+    season_line,
+    settings_lines,
+)
+from bot.present.objects import card_object, leaderboard_object
+from bot.present.words import (
+    member_text,
+    participant_move,
+    rating_text,
+    settings_changed,
+    team_name,
+)
 from bot.ratings.balance import EXACT_MAX_PLAYERS
 from bot.ratings.evaluation import DEFAULT_LAST
-from bot.ratings.gamelist import GameListError, parse_games
-from bot.ratings.performance import format_rating, format_stability, rating_accuracy, stability
+from bot.ratings.gamelist import GameListError, format_games, parse_games
+from bot.ratings.performance import format_stability, rating_accuracy, stability
 from bot.ratings.rep import RepError, rep
 from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
@@ -52,7 +60,7 @@ from bot.services.matchups import TeamBalance, parse_players
 from bot.services.seasons import CARRY_RULE
 from bot.services.settings import SETTING_NAMES
 from bot.services.shapes import match_object, season_object
-from bot.services.standings import MEASURES
+from bot.services.standings import MEASURES, LeaderboardPage, RatingCard
 from bot.storage import (
     ConnectionLost,
     DatabaseBusy,
@@ -340,7 +348,7 @@ def run_gr(arguments: argparse.Namespace, streams: Streams) -> int:
 
     async def history(services: Services) -> str:
         member = await services.members.find(arguments.guild, arguments.member)
-        return await services.standings.history_text(arguments.guild, member.user_id)
+        return format_games(await services.standings.game_history(arguments.guild, member.user_id))
 
     streams.stdout.write(_with_services(arguments, history))
     return EXIT_OK
@@ -356,17 +364,12 @@ def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
         result = await services.matches.report(
             arguments.guild, CLI_ACTOR, lineup, request_id=request_id
         )
-        lines = [f"match #{result.match.id} {result.match.status}"]
-        for p in result.match.participants:
-            who = p.name if p.user_id is None else f"{p.name} ({p.user_id})"
-            if p.rating_before is None or p.rating_after is None:
-                lines.append(f"{who}: not rated")
-            else:
-                change = p.rating_after - p.rating_before
-                lines.append(
-                    f"{who}: {p.rating_before:.4f} -> {p.rating_after:.4f} ({change:+.4f})"
-                )
-        return lines
+        match = result.match
+        return [f"match #{match.id} {match.status}"] + [
+            f"{member_text(p.name, p.user_id)}: "
+            + (participant_move(p, match.status) or "not rated yet")
+            for p in match.participants
+        ]
 
     print("\n".join(_with_services(arguments, report, creates=True)), file=streams.stdout)
     return EXIT_OK
@@ -375,61 +378,32 @@ def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
 def run_rating(arguments: argparse.Namespace, streams: Streams) -> int:
     """`rating MEMBER`: the rating card of /rating (text or --json)."""
 
-    async def card(services: Services) -> dict[str, Any]:
+    async def card(services: Services) -> RatingCard:
         member = await services.members.find(arguments.guild, arguments.member)
-        return card_object(
-            await services.standings.rating_card(arguments.guild, member.user_id, arguments.variant)
+        return await services.standings.rating_card(
+            arguments.guild, member.user_id, arguments.variant
         )
 
     found = _with_services(arguments, card)
     if arguments.json:
-        print(json.dumps(found), file=streams.stdout)
-        return EXIT_OK
-    rank = "unranked" if found["rank"] is None else f"rank {found['rank']}"
-    performance = found["performance_text"]
-    if found["up"] is not None:
-        performance += f" +{format_rating(found['up'])} -{format_rating(found['down'])}"
-    print(
-        f"{found['name']} ({found['user_id']}): ladder {found['rating']:.1f}, {rank}, "
-        f"this season {found['games']} games "
-        f"({found['wins']}-{found['draws']}-{found['losses']}), "
-        f"{found['variant']} {performance} (ladder units), RA {found['ra']:.2f}"
-        + (", provisional" if found["provisional"] else "")
-        + (", inactive" if found["inactive"] else ""),
-        file=streams.stdout,
-    )
-    if found["form"]:
-        print(
-            f"all seasons {found['games_all_seasons']} games: peak {found['peak']:.1f}, "
-            f"streak {found['streak']}, win rate {found['win_rate']:.0%}; recent: "
-            + "; ".join(f"#{e['match_id']} {e['result']} {e['shown']}" for e in found["form"]),
-            file=streams.stdout,
-        )
-    return EXIT_OK
+        return _print_json(card_object(found), streams)
+    return _print_lines(card_lines(found), streams)
 
 
 def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
     """`leaderboard [--by MEASURE] [--season NAME]`: every ranked member, or a closed
     season's closing standings (text or --json)."""
 
-    async def board(services: Services) -> list[dict[str, Any]]:
-        page = await services.standings.leaderboard(
+    async def board(services: Services) -> LeaderboardPage:
+        return await services.standings.leaderboard(
             arguments.guild, arguments.by, page_size=0, season=arguments.season
         )
-        return [leaderboard_object(row) for row in page.rows]
 
-    rows = _with_services(arguments, board)
+    page = _with_services(arguments, board)
     if arguments.json:
-        print(json.dumps(rows), file=streams.stdout)
-        return EXIT_OK
-    for row in rows:
-        value = "undefined" if row["value"] is None else f"{row['value']:.2f}"
-        print(
-            f"{row['rank']:>4}. {row['name']} ({row['user_id']}) {arguments.by} {value} "
-            f"{row['games']} games ({row['wins']}-{row['draws']}-{row['losses']})"
-            + (" provisional" if row["provisional"] else ""),
-            file=streams.stdout,
-        )
+        return _print_json([leaderboard_object(row) for row in page.rows], streams)
+    for row in page.rows:
+        print(leaderboard_line(row, page.by), file=streams.stdout)
     return EXIT_OK
 
 
@@ -489,11 +463,14 @@ def run_balance(arguments: argparse.Namespace, streams: Streams) -> int:
         names = ", ".join(
             f"{entry.name} (guest)"
             if entry.player.user_id is None
-            else f"{entry.name} ({entry.player.user_id})"
+            else member_text(entry.name, entry.player.user_id)
             for entry in team.players
         )
         chance = f"wins {team.win_probability:.1%}" + (" against one other team" if several else "")
-        print(f"team {number}: average {team.average:.1f}, {chance}: {names}", file=streams.stdout)
+        print(
+            f"{team_name(number)}: average {rating_text(team.average)}, {chance}: {names}",
+            file=streams.stdout,
+        )
     if several:
         print(
             f"(a team's chance to beat one other team, averaged over the other "
@@ -662,7 +639,7 @@ def run_match(arguments: argparse.Namespace, streams: Streams) -> int:
     match, edits = _with_services(arguments, shown)
     if arguments.json:
         return _print_json(match_object(match, edits), streams)
-    return _print_lines(match_lines(match, edits, CLI_ACTOR.user_id), streams)
+    return _print_lines(match_lines(match, edits), streams)
 
 
 def run_void(arguments: argparse.Namespace, streams: Streams) -> int:
@@ -676,7 +653,7 @@ def run_void(arguments: argparse.Namespace, streams: Streams) -> int:
     return _print_lines(
         [
             f"match #{result.match.id} is void; {result.replayed} later matches were replayed",
-            *match_lines(result.match, (), CLI_ACTOR.user_id)[1:],
+            *match_lines(result.match, ())[1:],
         ],
         streams,
     )
@@ -689,7 +666,7 @@ def run_confirm(arguments: argparse.Namespace, streams: Streams) -> int:
         lambda services: services.matches.confirm(arguments.guild, CLI_ACTOR, arguments.match),
     )
     done = "is applied" if result.applied_now else "was already applied"
-    lines = match_lines(result.match, (), CLI_ACTOR.user_id)
+    lines = match_lines(result.match, ())
     return _print_lines([f"match #{result.match.id} {done}", *lines[1:]], streams)
 
 
@@ -705,7 +682,7 @@ def run_edit(arguments: argparse.Namespace, streams: Streams) -> int:
         [
             f"match #{result.match.id} is edited (it was: {result.old_lineup}); "
             f"{result.replayed} matches were replayed",
-            *match_lines(result.match, (), CLI_ACTOR.user_id)[1:],
+            *match_lines(result.match, ())[1:],
         ],
         streams,
     )
@@ -735,13 +712,8 @@ def run_settings(arguments: argparse.Namespace, streams: Streams) -> int:
         if not changes:
             return await services.settings.current(arguments.guild), []
         result = await services.settings.change(arguments.guild, CLI_ACTOR, changes)
-        changed = ", ".join(f"{name} = {getattr(result.settings, name)}" for name in changes)
-        replayed = (
-            ""
-            if result.replayed is None
-            else f"; the guild was replayed ({result.replayed} matches)"
-        )
-        return result.settings, [f"changed {changed}{replayed}"]
+        changed = {name: getattr(result.settings, name) for name in changes}
+        return result.settings, [settings_changed(changed, result.replayed)]
 
     found, notes = _with_services(arguments, settings, creates=bool(changes))
     return _print_lines([*notes, *settings_lines(found)], streams)

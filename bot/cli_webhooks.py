@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.cli_views import webhook_added_lines, webhook_line
+from bot.present.lines import webhook_added_lines, webhook_line
 from bot.services import Services, UserError
 from bot.services.lineup import parse_id
 from bot.services.shapes import webhook_object

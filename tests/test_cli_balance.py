@@ -15,9 +15,9 @@ def test_balance_prints_each_team_with_its_chance(tmp_path: Path) -> None:
     status, out, err = run("balance", *db_args(db), "<@1> <@2> <@3> guest_bob")
     assert (status, err) == (0, "")
     lines = out.splitlines()
-    assert len(lines) == 2 and all(line.startswith("team ") for line in lines)
-    together = next(line for line in lines if "(1)" in line)
-    assert "(2)" in together  # the strongest with the weakest
+    assert len(lines) == 2 and all(line.startswith("Team ") for line in lines)
+    teams = [set(line.split(": ")[-1].split(", ")) for line in lines]
+    assert {"1", "2"} in teams  # the strongest with the weakest, each named once
     assert [line.split("wins ")[1].split("%")[0] for line in lines] == ["50.0", "50.0"]
 
     status, out, _ = run(

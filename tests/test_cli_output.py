@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import re
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def test_card_after_a_season_start_labels_the_season_record_and_the_all_seasons_
     status, out, _ = run("rating", "1", *db_args(db))
     card, stats = out.splitlines()
     assert status == 0
-    assert ", this season 1 games (0-0-1), " in card
+    assert ", this season 1 game (0-0-1), " in card
     assert stats.startswith("all seasons 3 games: ") and "win rate 67%" in stats
     status, out, _ = run("rating", "1", *db_args(db), "--json")
     assert '"games": 1,' in out and '"games_all_seasons": 3,' in out
@@ -152,3 +153,51 @@ def test_readme_defines_the_game_list_format_and_the_p_commands_point_to_it() ->
     assert "<result><opponent rating> [<opponent name>] [<days ago>]" in readme
     for name in ("p1", "p8", "ra", "gr"):
         assert "README: Game lists" in " ".join(commands()[name].format_help().split())
+
+
+def test_finding_7_rating_json_carries_the_chart_ending_at_the_carried_rating(
+    tmp_path: Path,
+) -> None:
+    """Issue 23 finding 7: `rating --json` carries the chart's series, whose last point is
+    the season start that moved the rating (match_id null) at the card's rating."""
+    db = tmp_path / "cli.sqlite3"
+    for _ in range(2):
+        assert run("report", *db_args(db), "<@1> 1 | <@2> 0")[0] == 0
+    assert run("season", "start", "two", "--carry", "0.5", *db_args(db))[0] == 0
+    status, out, _ = run("rating", "1", "--json", *db_args(db))
+    card = json.loads(out)
+    assert status == 0
+    assert [point["match_id"] for point in card["chart"]] == [1, 2, None]
+    assert card["chart"][-1]["rating"] == card["rating"] != card["chart"][-2]["rating"]
+    assert all(point["at"].endswith("Z") for point in card["chart"])
+
+
+def test_finding_8_leaderboard_by_p1_prints_plus_and_minus_inf(tmp_path: Path) -> None:
+    """Issue 23 finding 8: ±∞ is `+inf` / `-inf` in text and "+inf" / "-inf" in JSON."""
+    db = seeded(tmp_path / "cli.sqlite3")
+    status, out, _ = run("leaderboard", *db_args(db), "--by", "p1")
+    assert status == 0
+    assert [line.split()[3] for line in out.splitlines()] == ["+inf", "-inf"]
+    assert "undefined" not in out
+    rows = json.loads(run("leaderboard", *db_args(db), "--by", "p1", "--json")[1])
+    assert [row["value"] for row in rows] == ["+inf", "-inf"]
+    rows = json.loads(run("leaderboard", *db_args(db), "--json")[1])
+    assert all(isinstance(row["value"], float) for row in rows)
+
+
+def test_finding_11_report_rating_and_leaderboard_share_one_rating_format(
+    tmp_path: Path,
+) -> None:
+    """Issue 23 finding 11: one decimal for ratings in `report`, `rating` and `leaderboard`
+    (not 4, 1 and 2), a member whose name is its id named once, "1 game" not "1 games"."""
+    db = tmp_path / "cli.sqlite3"
+    status, out, _ = run("report", *db_args(db), "<@1> 1 | <@2> 0")
+    assert status == 0
+    assert out.splitlines()[1:] == ["1: 500.0 → 520.0 (+20.0)", "2: 500.0 → 480.0 (-20.0)"]
+    card = run("rating", "1", *db_args(db))[1]
+    assert card.startswith("1: ladder 520.0, rank 1, this season 1 game (1-0-0), ")
+    board = run("leaderboard", *db_args(db))[1].splitlines()
+    assert board == [
+        "   1. 1 ladder 520.0 1 game (1-0-0) provisional",
+        "   2. 2 ladder 480.0 1 game (0-0-1) provisional",
+    ]

@@ -2,7 +2,12 @@
 
 Matches spanning less than BY_DATE_DAYS are drawn by match number (a new server plays them
 all on one day), longer histories by date. The dashed line is the starting rating; the last
-point carries the current value. Colours follow Discord's dark theme.
+point carries the current value, and a season start that moved the rating is a point of its
+own (a diamond on a dotted line labelled "season start"). Colours follow Discord's dark theme.
+
+Names in any script are drawn with matplotlib's font fallback over the installed families of
+FONT_FAMILIES; a character no installed font has is drawn as MISSING (so matplotlib never
+logs a "Glyph missing" warning).
 
 Every call builds its own Figure on the Agg canvas (no pyplot state), so charts can render
 in worker threads (the cog calls `rating_chart_png` through asyncio.to_thread).
@@ -10,15 +15,23 @@ in worker threads (the cog calls `rating_chart_png` through asyncio.to_thread).
 
 from __future__ import annotations
 
+import functools
 import io
+import unicodedata
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import matplotlib.dates as mdates
 import numpy as np
+from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from bot.present.series import match_positions, season_starts
+from bot.present.words import rating_text
+from bot.services.card import RatingPoint
 
 WIDTH_INCHES: Final = 12.0
 HEIGHT_INCHES: Final = 6.0
@@ -35,6 +48,50 @@ MUTED: Final = "#949ba4"
 GRID: Final = "#3f4147"
 LINE: Final = "#5865f2"
 CURRENT: Final = "#57f287"
+SEASON: Final = "#fee75c"
+FONT_FAMILIES: Final = (
+    "DejaVu Sans",
+    "Noto Sans",
+    "Noto Sans CJK JP",
+    "Noto Sans Symbols",
+    "Noto Sans Symbols 2",
+    "Noto Emoji",
+    "Symbola",
+)
+"""Tried in this order for each character; those not installed are left out. (Noto Color
+Emoji is a bitmap font that matplotlib cannot draw; Noto Emoji and Symbola are outlines.)"""
+MISSING: Final = "\u25a1"
+"""A white square (DejaVu Sans has it): drawn for a character no installed font has."""
+
+
+@functools.cache
+def installed_families() -> tuple[str, ...]:
+    """The families of FONT_FAMILIES that are installed, in order."""
+    known = {entry.name for entry in font_manager.fontManager.ttflist}
+    return tuple(family for family in FONT_FAMILIES if family in known)
+
+
+@functools.cache
+def _drawable_characters() -> frozenset[int]:
+    found: set[int] = set()
+    for family in installed_families():
+        path = font_manager.findfont(FontProperties(family=family), fallback_to_default=False)
+        found.update(font_manager.get_font(path).get_charmap())
+    return frozenset(found)
+
+
+def drawable(text: str) -> str:
+    """`text` as the chart draws it: each character no installed font has becomes MISSING,
+    or is left out when it is a mark or format character (a variation selector, a zero-width
+    joiner) that only changes its neighbour."""
+    known = _drawable_characters()
+    kept = []
+    for character in text:
+        if ord(character) in known:
+            kept.append(character)
+        elif unicodedata.category(character) not in ("Mn", "Me", "Cf"):
+            kept.append(MISSING)
+    return "".join(kept)
 
 
 def _style(figure: Figure, axes: Axes) -> None:
@@ -52,16 +109,34 @@ def _match_number(value: float, _position: int | None) -> str:
     return "start" if number == 0 else str(number)
 
 
-def rating_chart(start: float, points: Sequence[tuple[float, float]], title: str) -> Figure:
-    """The chart of a member's ladder rating: `start` before the first match, then one
-    (unix seconds played, rating after) point per match in log order (at least one)."""
+XValues = np.ndarray[Any, Any]
+"""A chart's x values: match numbers (float64) or times (datetime64)."""
+
+
+def _season_marks(axes: Axes, xs: XValues, history: Sequence[RatingPoint]) -> None:
+    """A dotted line and a diamond at each season start of the series."""
+    for number, index in enumerate(season_starts(history)):
+        axes.axvline(
+            xs[index],
+            color=SEASON,
+            linestyle=":",
+            linewidth=1.4,
+            label="season start" if number == 0 else None,
+        )
+        axes.plot([xs[index]], [history[index].rating], marker="D", markersize=8, color=SEASON)
+
+
+def rating_chart(start: float, history: Sequence[RatingPoint], title: str) -> Figure:
+    """The chart of a member's ladder rating: `start` before the first match, then the
+    series of the card (at least one point; the last is the current rating)."""
     figure = Figure(figsize=(WIDTH_INCHES, HEIGHT_INCHES), dpi=DPI)
     axes = figure.add_subplot()
     _style(figure, axes)
-    ratings = [rating for _, rating in points]
-    times = [when for when, _ in points]
-    markers = "o" if len(points) <= MARKERS_UP_TO else None
+    ratings = [point.rating for point in history]
+    times = [point.at for point in history]
+    markers = "o" if len(history) <= MARKERS_UP_TO else None
     by_date = max(times) - min(times) >= BY_DATE_DAYS * 86_400
+    xs: XValues
     if by_date:
         xs = np.array([round(when) for when in times], dtype="datetime64[s]")
         axes.plot(xs, ratings, color=LINE, linewidth=2, marker=markers, markersize=4)
@@ -74,17 +149,28 @@ def rating_chart(start: float, points: Sequence[tuple[float, float]], title: str
         axes.xaxis.set_major_formatter(formatter)
         axes.set_xlabel("date (UTC)", color=MUTED)
     else:
-        xs = np.arange(len(points) + 1)
-        axes.plot(xs, [start, *ratings], color=LINE, linewidth=2, marker=markers, markersize=5)
+        positions = match_positions(history)
+        xs = np.array(positions)
+        axes.plot(
+            [0.0, *positions],
+            [start, *ratings],
+            color=LINE,
+            linewidth=2,
+            marker=markers,
+            markersize=5,
+        )
         axes.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True, min_n_ticks=2))
         axes.xaxis.set_major_formatter(FuncFormatter(_match_number))
-        axes.set_xlim(-0.5, len(points) + 0.5)
+        axes.set_xlim(-0.5, positions[-1] + 0.5)
         axes.set_xlabel("match", color=MUTED)
+    _season_marks(axes, xs, history)
     last_x = xs[-1]
-    axes.axhline(start, color=MUTED, linestyle="--", linewidth=1.2, label=f"start {start:.1f}")
+    axes.axhline(
+        start, color=MUTED, linestyle="--", linewidth=1.2, label=f"start {rating_text(start)}"
+    )
     axes.plot([last_x], [ratings[-1]], marker="o", markersize=9, color=CURRENT)
     axes.annotate(
-        f"{ratings[-1]:.1f}",
+        rating_text(ratings[-1]),
         xy=(last_x, ratings[-1]),
         xytext=(-12, 12),
         textcoords="offset points",
@@ -98,7 +184,14 @@ def rating_chart(start: float, points: Sequence[tuple[float, float]], title: str
     pad = max((high - low) * 0.15, 10.0)
     axes.set_ylim(low - pad, high + pad)
     axes.set_ylabel("ladder rating", color=MUTED)
-    axes.set_title(title, color=TEXT, fontsize=16, loc="left", parse_math=False)
+    axes.set_title(
+        drawable(title),
+        color=TEXT,
+        fontsize=16,
+        loc="left",
+        parse_math=False,
+        fontfamily=list(installed_families()),
+    )
     legend = axes.legend(loc="upper left", facecolor=PANEL, edgecolor=GRID, labelcolor=TEXT)
     legend.set_zorder(3)
     figure.tight_layout()
@@ -111,6 +204,6 @@ def png_bytes(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def rating_chart_png(start: float, points: Sequence[tuple[float, float]], title: str) -> bytes:
+def rating_chart_png(start: float, history: Sequence[RatingPoint], title: str) -> bytes:
     """`rating_chart` as PNG bytes."""
-    return png_bytes(rating_chart(start, points, title))
+    return png_bytes(rating_chart(start, history, title))

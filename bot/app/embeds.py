@@ -13,12 +13,23 @@ import discord
 
 from bot.app.members import shown_name
 from bot.config import GuildSettings, WebConfig
+from bot.present.words import (
+    accuracy_text,
+    actor_text,
+    measure_text,
+    participant_move,
+    performance_text,
+    plural,
+    rating_move,
+    rating_text,
+    score_text,
+    setting_text,
+    side_name,
+    team_name,
+)
 from bot.ratings.balance import EXACT_MAX_PLAYERS
 from bot.ratings.ladder import Outcome
-from bot.ratings.performance import format_rating
 from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCard
-from bot.services.card import rating_move
-from bot.services.changes import actor_text
 from bot.services.errors import shorten
 from bot.services.evaluation import GuildEvaluation
 from bot.services.matchups import HeadToHead, MatchPage, TeamBalance, TeamMember
@@ -53,23 +64,17 @@ PROVISIONAL_NOTE = "Provisional: too few matches yet for the rating to settle."
 INACTIVE_NOTE = "Inactive: no match within the server's inactive_days; off the leaderboards."
 
 
-def ladder_number(value: float) -> str:
-    """A ladder rating as shown to people: one decimal."""
-    return f"{value:.1f}"
-
-
-def participant_line(participant: Participant) -> str:
+def participant_line(participant: Participant, status: str) -> str:
     who = (
         f"<@{participant.user_id}>"
         if participant.user_id is not None
         else shown_name(shorten(participant.name, NAME_LIMIT))
     )
-    line = f"{who} — {participant.score:g} pts, {participant.minutes:g} min"
-    if participant.rating_before is not None and participant.rating_after is not None:
-        line += ": " + rating_move(participant.rating_before, participant.rating_after)
-    elif not participant.enabled:
-        line += " (not rated)"
-    return line
+    line = f"{who} — {score_text(participant.score)}, {participant.minutes:g} min"
+    move = participant_move(participant, status)
+    if move is None:
+        return line
+    return f"{line}: {move}" if participant.rating_before is not None else f"{line} ({move})"
 
 
 def side_order(label: str) -> tuple[tuple[int, int, str], ...]:
@@ -95,28 +100,32 @@ def packed(lines: Iterable[tuple[str, str]]) -> list[list[tuple[str, str]]]:
     return runs
 
 
-def side_fields(participants: Iterable[Participant]) -> list[tuple[str, str]]:
+def side_fields(participants: Iterable[Participant], status: str) -> list[tuple[str, str]]:
     """(name, value) of the fields that show a match's sides, in natural side order.
 
-    A few sides get a field each ("Side a", continued if it overflows a field); a match of
-    many sides (a big free-for-all) lists its sides as numbered lines packed several to a
-    field ("Sides 1 to 9"), so that 32 players fit Discord's 25 fields and 6,000 characters.
+    A few sides get a field each ("Team A", continued if it overflows a field); a match of
+    many sides (a big free-for-all) lists its sides as lettered lines packed several to a
+    field ("Team A to Team I"), so that 32 players fit Discord's 25 fields and 6,000
+    characters.
     """
     ordered = sorted(participants, key=lambda p: (side_order(p.side), p.position))
     sides = [(side, list(members)) for side, members in groupby(ordered, key=lambda p: p.side)]
     fields: list[tuple[str, str]] = []
     if len(sides) <= FIELD_PER_SIDE_UP_TO:
         for side, members in sides:
-            for run, lines in enumerate(packed((side, participant_line(p)) for p in members)):
-                name = f"Side {side}" + (" (continued)" if run else "")
+            lines_of_side = ((side, participant_line(p, status)) for p in members)
+            for run, lines in enumerate(packed(lines_of_side)):
+                name = side_name(side) + (" (continued)" if run else "")
                 fields.append((name, "\n".join(line for _, line in lines)))
         return fields
     numbered = (
-        (side, f"**{side}** · {participant_line(p)}") for side, members in sides for p in members
+        (side, f"**{side_name(side).removeprefix('Team ')}** · {participant_line(p, status)}")
+        for side, members in sides
+        for p in members
     )
     for lines in packed(numbered):
         first, last = lines[0][0], lines[-1][0]
-        name = f"Side {first}" if first == last else f"Sides {first} to {last}"
+        name = side_name(first) if first == last else f"{side_name(first)} to {side_name(last)}"
         fields.append((name, "\n".join(line for _, line in lines)))
     return fields
 
@@ -133,7 +142,7 @@ def match_embed(match: Match) -> discord.Embed:
         colour=STATUS_COLOUR[match.status],
         timestamp=datetime.fromtimestamp(match.played_at, UTC),
     )
-    for name, value in side_fields(match.participants):
+    for name, value in side_fields(match.participants, match.status):
         embed.add_field(name=name, value=value, inline=False)
     if match.void_reason:
         embed.add_field(
@@ -172,13 +181,6 @@ def match_summary(match: Match) -> str:
     return f"#{match.id} {match.status}: {names}"[:200]
 
 
-def performance_text(value: float, up: float, down: float) -> str:
-    """`RP +UP -DOWN` in ladder units, or the undefined reason."""
-    if not math.isfinite(value) or math.isnan(up) or math.isnan(down):
-        return format_rating(value)
-    return f"{format_rating(value)} +{format_rating(up)} -{format_rating(down)}"
-
-
 def form_line(entry: FormEntry) -> str:
     """One recent match on the card: number, day, result and rating change."""
     move = rating_move(entry.rating_before, entry.rating_after)
@@ -202,15 +204,15 @@ def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
         or None,
         colour=discord.Colour.blurple(),
     )
-    embed.add_field(name="Ladder rating", value=ladder_number(card.rating))
+    embed.add_field(name="Ladder rating", value=rating_text(card.rating))
     embed.add_field(name="Rank", value=f"#{card.rank}" if card.rank is not None else "unranked")
     # The record restarts with each season; peak, streak, win rate and form span them all.
-    record = f"{card.wins}W {card.draws}D {card.losses}L ({card.games} games this season)"
+    record = f"{card.wins}W {card.draws}D {card.losses}L ({plural(card.games, 'game')} this season)"
     embed.add_field(name="Record", value=record)
-    embed.add_field(name="Peak", value=ladder_number(stats.peak) if stats.peak is not None else "—")
+    embed.add_field(name="Peak", value=rating_text(stats.peak) if stats.peak is not None else "—")
     embed.add_field(name="Streak", value=stats.streak or "—")
     win_rate = (
-        f"{stats.win_rate:.0%} of {stats.games} games (all seasons)"
+        f"{stats.win_rate:.0%} of {plural(stats.games, 'game')} (all seasons)"
         if stats.win_rate is not None
         else "—"
     )
@@ -219,7 +221,7 @@ def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
         name=f"Performance ({card.variant})",
         value=performance_text(card.performance, card.up, card.down),
     )
-    embed.add_field(name="RA", value=f"{card.ra:.2f}")
+    embed.add_field(name="RA", value=accuracy_text(card.ra))
     if not member.enabled:
         embed.add_field(name="Ladder", value="opted out (/ladder join to be rated again)")
     form = "\n".join(form_line(entry) for entry in stats.form) or "No matches yet."
@@ -262,11 +264,7 @@ def seasons_embed(seasons: Sequence[SeasonSummary]) -> discord.Embed:
 
 
 def leaderboard_value(by: str, value: float) -> str:
-    if by == "ra":
-        return f"RA {value:.2f}"
-    if by == "ladder":
-        return ladder_number(value)
-    return format_rating(value)
+    return ("RA " if by == "ra" else "") + measure_text(by, value)
 
 
 def leaderboard_embed(
@@ -278,7 +276,7 @@ def leaderboard_embed(
     lines = [
         ("▶ " if row.user_id == highlight else "")
         + f"**{row.rank}.** {shown_name(row.name)} — {leaderboard_value(page.by, row.value)}"
-        + ("" if page.by == "ladder" else f" (ladder {ladder_number(row.rating)})")
+        + ("" if page.by == "ladder" else f" (ladder {rating_text(row.rating)})")
         + f" · {row.wins}W {row.draws}D {row.losses}L"
         + (" · *provisional*" if row.provisional else "")
         for row in page.rows
@@ -290,10 +288,20 @@ def leaderboard_embed(
         colour=discord.Colour.blurple(),
         timestamp=datetime.now(UTC),
     )
-    embed.set_footer(
-        text=f"page {page.page} of {max(page.pages, 1)} · {page.total} players · updated"
-    )
+    embed.set_footer(text=leaderboard_footer(page))
     return embed
+
+
+def leaderboard_footer(page: LeaderboardPage) -> str:
+    """Which page of how many, and where the next one is (the live board has no buttons)."""
+    pages = max(page.pages, 1)
+    more = (
+        f" · next: /leaderboard page:{page.page + 1}"
+        + (f" season:{page.season}" if page.season is not None else "")
+        if page.page < pages
+        else ""
+    )
+    return f"page {page.page} of {pages} · {plural(page.total, 'player')}{more} · updated"
 
 
 def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.Embed:
@@ -314,7 +322,7 @@ def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.
         ("lobby_hours", settings.lobby_hours),
         ("web", settings.web),
     ):
-        embed.add_field(name=name, value=f"{value:g}" if isinstance(value, float) else str(value))
+        embed.add_field(name=name, value=setting_text(value))
     return embed
 
 
@@ -337,15 +345,26 @@ def web_address_note(web: WebConfig, guild_id: int, shown: bool) -> str:
     return f"{where}\n{state}"
 
 
+PREDICTION_NOTE: Final = (
+    "Two estimates of one chance. The ladder's comes from the ladder ratings, which the "
+    "leaderboard ranks by and which follow recent matches most; the performance rating's "
+    "weighs all of both members' games alike. They differ when recent form and the whole "
+    "record disagree; /admin evaluate shows which has predicted this server's matches better."
+)
+
+
 def prediction_embed(prediction: Prediction) -> discord.Embed:
+    """Both chances of a beating b, each saying where it comes from."""
     a, b = shown_name(prediction.a.name), shown_name(prediction.b.name)
-    embed = discord.Embed(title=f"{a} vs {b}")
+    embed = discord.Embed(title=f"{a} vs {b}", description=PREDICTION_NOTE)
     embed.add_field(name="Ladder", value=f"{a} wins with {prediction.ladder:.1%}")
     if prediction.performance is None:
         performance = "undefined (a performance rating is not finite)"
     else:
         performance = f"{a} wins with {prediction.performance:.1%}"
-    embed.add_field(name="Performance", value=performance)
+    embed.add_field(
+        name=f"Performance ({prediction.variant}, this server's variant)", value=performance
+    )
     return embed
 
 
@@ -370,7 +389,9 @@ def match_page_embed(page: MatchPage) -> discord.Embed:
         description=whole_lines(lines, DESCRIPTION_LIMIT, "No matches yet."),
         colour=discord.Colour.blurple(),
     )
-    embed.set_footer(text=f"page {page.page} of {page.pages} · {page.total} matches")
+    embed.set_footer(
+        text=f"page {page.page} of {page.pages} · {plural(page.total, 'match', 'matches')}"
+    )
     return embed
 
 
@@ -385,7 +406,7 @@ def head_to_head_embed(found: HeadToHead) -> discord.Embed:
     total = found.wins + found.draws + found.losses
     embed.add_field(
         name=f"Record of {shown_name(a.name)}"[:256],
-        value=f"{found.wins}W {found.draws}D {found.losses}L in {total} meetings",
+        value=f"{found.wins}W {found.draws}D {found.losses}L in {plural(total, 'meeting')}",
         inline=False,
     )
     lines = [
@@ -418,17 +439,17 @@ def balance_embed(found: TeamBalance) -> discord.Embed:
         if found.exact
         else f"more than {EXACT_MAX_PLAYERS} players: the best split a heuristic found"
     )
-    description = f"{count} players in {len(found.teams)} teams ({how})."
+    description = f"{plural(count, 'player')} in {plural(len(found.teams), 'team')} ({how})."
     if len(found.teams) > 2:
         description += " A team's chance is its mean chance against each other team."
     embed = discord.Embed(
         title="Balanced teams", description=description, colour=discord.Colour.blurple()
     )
     for number, team in enumerate(found.teams, start=1):
-        lines = [f"{player_text(entry)} — {ladder_number(entry.rating)}" for entry in team.players]
+        lines = [f"{player_text(entry)} — {rating_text(entry.rating)}" for entry in team.players]
         embed.add_field(
-            name=f"Team {number}: wins {team.win_probability:.1%} · average "
-            f"{ladder_number(team.average)}",
+            name=f"{team_name(number)}: wins {team.win_probability:.1%} · average "
+            f"{rating_text(team.average)}",
             value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"),
         )
     return embed

@@ -14,7 +14,9 @@ from typing import Final
 
 import discord
 
-from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, ladder_number, whole_lines
+from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, whole_lines
+from bot.app.members import shown_name
+from bot.present.words import rating_text, team_name
 from bot.ratings.elo import EloBridge
 from bot.services.errors import shorten
 from bot.services.queue_rules import chances, picking_team, team_letter
@@ -105,7 +107,7 @@ def _player_line(player: LobbyPlayer, bridge: EloBridge, lobby: Lobby) -> str:
     if lobby.state == "ready":
         mark = "✅ " if player.ready else "⌛ "
     captain = " (captain)" if player.captain else ""
-    rating = ladder_number(float(bridge.from_elo(player.rating)))
+    rating = rating_text(float(bridge.from_elo(player.rating)))
     return f"{mark}<@{player.user_id}> — {rating}{captain}"
 
 
@@ -174,7 +176,7 @@ def _team_fields(embed: discord.Embed, lobby: Lobby, bridge: EloBridge) -> None:
         chance = "" if odds is None else f" — {odds[team]:.0%} to win"
         lines = [_player_line(p, bridge, lobby) for p in members]
         embed.add_field(
-            name=f"Team {team_letter(team)}{chance}",
+            name=f"{team_name(team + 1)}{chance}",
             value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"),
             inline=True,
         )
@@ -214,7 +216,7 @@ def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> dis
                     discord.SelectOption(
                         label=shorten(names.get(p.user_id, str(p.user_id)), 100),
                         value=str(p.user_id),
-                        description=f"rating {ladder_number(float(bridge.from_elo(p.rating)))}",
+                        description=f"rating {rating_text(float(bridge.from_elo(p.rating)))}",
                     )
                     for p in chunk
                 ],
@@ -254,7 +256,7 @@ def queue_list_text(
         place = queue.place_of(user_id)
         mine = f" · you are {place}." if place is not None else ""
         lines.append(
-            f"**{discord.utils.escape_markdown(queue.name)}** ({queue_kind(queue)}) in "
+            f"**{shown_name(queue.name)}** ({queue_kind(queue)}) in "
             f"<#{queue.settings.channel_id}>: {len(queue.waiting)}/{queue.settings.size}{mine}"
         )
         if queue.queue_id in windows:

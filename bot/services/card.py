@@ -7,7 +7,8 @@ Decisions the spec leaves open (SPEC 9.5):
 - Streak and win rate follow the record (so a 2nd place of four that beats most opponents
   still counts as the win the record counts): the streak is the run of equal outcomes ending
   with the newest match ("W3", "D1", "L2"); the win rate is wins / matches.
-- Peak: the highest ladder rating the member has held, their starting rating included.
+- Peak: the highest ladder rating the member has held, their starting rating and the
+  ratings a season start gave them included.
 """
 
 from __future__ import annotations
@@ -24,10 +25,24 @@ OUTCOME_LETTER = {"win": "W", "draw": "D", "loss": "L"}
 
 @dataclass(frozen=True, slots=True)
 class RatingPoint:
+    """A point of the rating chart (SPEC 9.5): the rating after a match, or after a season
+    start that moved it (carry)."""
+
     at: float
-    """played_at of the match (Unix seconds)."""
+    """played_at of the match, or the season start's time (Unix seconds)."""
     rating: float
-    match_id: int
+    match_id: int | None
+    """None: a season start."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonMove:
+    """A season start that moved the member's rating (its carry)."""
+
+    at: float
+    """The start's time: it sorts before the matches applied at or after it."""
+    rating: float
+    """The rating after the carry."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +69,8 @@ class CardStats:
     form: tuple[FormEntry, ...]
     """Newest first."""
     history: tuple[RatingPoint, ...]
-    """The rating after each match, in log order."""
-
-
-def rating_move(before: float, after: float) -> str:
-    """`before → after (change)` to one decimal, the change taken from the rounded ratings
-    so the three numbers on screen add up."""
-    shown_before, shown_after = f"{before:.1f}", f"{after:.1f}"
-    return f"{shown_before} → {shown_after} ({float(shown_after) - float(shown_before):+.1f})"
+    """The rating after each match and each season start that moved it, in log order: the
+    last point is the current rating."""
 
 
 def ordinal(place: int) -> str:
@@ -104,6 +113,7 @@ class Played:
     """The member's part of one applied match in which they were rated."""
 
     at: float
+    applied_at: float
     match_id: int
     outcome: Outcome
     rating_before: float
@@ -115,15 +125,38 @@ def recent_ids(played: Sequence[Played], recent: int) -> list[int]:
     return [entry.match_id for entry in played[::-1][:recent]]
 
 
-def card_stats(played: Sequence[Played], recent: Sequence[Match], user_id: int) -> CardStats:
+def rating_history(
+    played: Sequence[Played], moves: Sequence[SeasonMove]
+) -> tuple[RatingPoint, ...]:
+    """The member's ratings after each match and each season start, in log order (a start
+    sorts before the matches applied at or after its time, bot.storage.seasons)."""
+    keyed = [
+        (
+            (entry.applied_at, entry.match_id),
+            RatingPoint(entry.at, entry.rating_after, entry.match_id),
+        )
+        for entry in played
+    ] + [((move.at, 0), RatingPoint(move.at, move.rating, None)) for move in moves]
+    keyed.sort(key=lambda pair: pair[0])
+    return tuple(point for _, point in keyed)
+
+
+def card_stats(
+    played: Sequence[Played],
+    recent: Sequence[Match],
+    user_id: int,
+    moves: Sequence[SeasonMove] = (),
+) -> CardStats:
     """Peak, streak, win rate, form and history of a member from their part of the log (in
-    log order) and the full matches of `recent_ids` (newest first)."""
+    log order), the full matches of `recent_ids` (newest first) and the season starts that
+    moved their rating."""
     outcomes = [entry.outcome for entry in played]
     start = played[0].rating_before if played else None
+    history = rating_history(played, moves) if played else ()
     return CardStats(
         games=len(played),
         start=start,
-        peak=max([start, *(entry.rating_after for entry in played)]) if start is not None else None,
+        peak=max([start, *(point.rating for point in history)]) if start is not None else None,
         streak=_streak(outcomes),
         win_rate=outcomes.count("win") / len(outcomes) if outcomes else None,
         form=tuple(
@@ -136,7 +169,5 @@ def card_stats(played: Sequence[Played], recent: Sequence[Match], user_id: int) 
             )
             for entry, match in zip(played[::-1], recent, strict=False)
         ),
-        history=tuple(
-            RatingPoint(entry.at, entry.rating_after, entry.match_id) for entry in played
-        ),
+        history=history,
     )

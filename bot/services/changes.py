@@ -64,12 +64,5 @@ COMMAND_LINE_ID: Final = 0
 by "the command line" (SPEC 5)."""
 
 
-def actor_text(actor_id: int | None) -> str:
-    """Who made a change, as the mod log and match pages say it."""
-    if actor_id == COMMAND_LINE_ID:
-        return "the command line"
-    return "the bot" if actor_id is None else f"<@{actor_id}>"
-
-
 ChangeListener = Callable[[Change], None]
 """Called after the commit, on the event loop; it must not block (schedule work instead)."""

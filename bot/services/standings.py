@@ -15,11 +15,11 @@ import numpy as np
 
 from bot.config import VARIANTS, GuildSettings
 from bot.ratings.elo import elo_expected_score
-from bot.ratings.gamelist import format_games
+from bot.ratings.gamelist import Game
 from bot.ratings.ladder import ladder_expected_score
 from bot.ratings.performance import performance_arrays
 from bot.services import seasons
-from bot.services.card import CardStats, Played, card_stats, recent_ids
+from bot.services.card import CardStats, Played, SeasonMove, card_stats, recent_ids
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
 from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
@@ -31,7 +31,7 @@ from bot.services.performances import (
     game_rows,
     measured,
 )
-from bot.storage import DatabaseBusy, LiveBoard, Member, Performance, PlayedColumns
+from bot.storage import DatabaseBusy, LiveBoard, Member, Performance, PlayedColumns, Season
 
 BoardEntry = tuple[int, str, float, float, int, int, int, int, bool]
 """A leaderboard row before its rank: user id, name, value, rating, games, wins, draws,
@@ -101,6 +101,8 @@ class Prediction:
     performance: float | None
     """P(a beats b) from the guild variant's performance ratings (W in Elo units); None when
     either is not a finite number."""
+    variant: str
+    """The guild's variant, which `performance` was computed with."""
 
 
 def _on_leaderboard(member: Member, settings: GuildSettings) -> bool:
@@ -172,6 +174,19 @@ def _best_first(
             (measured[i][0], values[i], ratings[i]) for i in order.tolist()
         )
     ]
+
+
+def _season_moves(
+    closings: Sequence[tuple[Season, float]], user_id: int, initial_rating: float
+) -> list[SeasonMove]:
+    """The season starts that moved the member's rating: each carries their closing rating
+    as the start itself did (bot.services.seasons.carried)."""
+    moves = []
+    for season, closing in closings:
+        after = seasons.carried({user_id: closing}, season.carry, initial_rating)[user_id]
+        if after != closing:
+            moves.append(SeasonMove(season.starts_at, after))
+    return moves
 
 
 class Standings:
@@ -265,13 +280,14 @@ class Standings:
             async with self.context.write(guild_id) as unit:
                 await unit.tx.store_performances(guild_id, computed, versions)
 
-    async def history_text(self, guild_id: int, user_id: int) -> str:
-        """The member's games in the format of SPEC 1.1 (opponent ratings in Elo units)."""
+    async def game_history(self, guild_id: int, user_id: int) -> list[Game]:
+        """The member's games as a game list (SPEC 1.1: newest first, opponent ratings in Elo
+        units, ages in whole days)."""
         async with self.context.db.snapshot():
             settings = await self.context.settings(guild_id)
             await self.context.member(guild_id, user_id)
             rows = game_rows(await self._played(guild_id, [user_id]), [user_id])
-        return format_games(game_list(rows, elo_bridge(settings), self.context.clock()))
+        return game_list(rows, elo_bridge(settings), self.context.clock())
 
     async def _ranked(self, guild_id: int, settings: GuildSettings, by: str) -> list[BoardEntry]:
         """Everyone on the leaderboard, best first: up to a whole guild's members, filtered
@@ -341,6 +357,8 @@ class Standings:
         if chosen not in VARIANTS:
             raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
         member = await self.context.member(guild_id, user_id)
+        if member.is_bot:
+            raise UserError(f"<@{user_id}> is a bot; bots are not rated, so they have no card")
         found = await self._performances(guild_id, [member], [chosen, RATING_ACCURACY])
         result = found[user_id, chosen]
         since = _active_since(settings, self.context.clock())
@@ -359,7 +377,9 @@ class Standings:
         ]
         shown = recent_ids(played, recent)
         by_id = {m.id: m for m in await self.context.db.read.matches_by_id(guild_id, shown)}
-        stats = card_stats(played, [by_id[match_id] for match_id in shown], user_id)
+        closings = await self.context.db.read.member_closings(guild_id, user_id)
+        moves = _season_moves(closings, user_id, settings.initial_rating)
+        stats = card_stats(played, [by_id[match_id] for match_id in shown], user_id, moves)
         return RatingCard(
             member=member,
             rating=ladder_rating(member, settings),
@@ -402,7 +422,7 @@ class Standings:
             if np.isfinite(rp).all()
             else None
         )
-        return Prediction(first, second, ladder, performance)
+        return Prediction(first, second, ladder, performance, settings.variant)
 
     # --- live leaderboard ----------------------------------------------------------------
 

@@ -227,18 +227,25 @@ class MatchReads:
 
     async def rated_results(
         self, guild_id: int, user_id: int
-    ) -> list[tuple[float, int, Outcome, float, float]]:
-        """(played_at, match id, outcome, rating before, rating after) of each applied match
-        in which the member was rated, in log order (the player card)."""
+    ) -> list[tuple[float, float, int, Outcome, float, float]]:
+        """(played_at, applied_at, match id, outcome, rating before, rating after) of each
+        applied match in which the member was rated, in log order (the player card)."""
         rows = await self._session.all(
-            "SELECT m.played_at, m.id, p.outcome, p.rating_before, p.rating_after "
+            "SELECT m.played_at, m.applied_at, m.id, p.outcome, p.rating_before, p.rating_after "
             "FROM participants p JOIN matches m ON m.id = p.match_id WHERE p.user_id = :user_id "
             "AND p.enabled AND p.rating_after IS NOT NULL AND m.guild_id = :guild_id "
             "AND m.status = 'applied' ORDER BY m.applied_at, m.id",
             {"guild_id": guild_id, "user_id": user_id},
         )
         return [
-            (row["played_at"], row["id"], row["outcome"], row["rating_before"], row["rating_after"])
+            (
+                row["played_at"],
+                row["applied_at"],
+                row["id"],
+                row["outcome"],
+                row["rating_before"],
+                row["rating_after"],
+            )
             for row in rows
         ]
 

@@ -100,6 +100,19 @@ class SeasonReads:
         )
         return {row["user_id"]: row["rating"] for row in rows}
 
+    async def member_closings(self, guild_id: int, user_id: int) -> list[tuple[Season, float]]:
+        """The season starts that closed a season with the member rated, in log order, each
+        with the member's closing rating (their rating just before the start)."""
+        rows = await self._session.all(
+            f"SELECT {', '.join('s.' + column for column in _SEASON.split(', '))}, "
+            "st.rating AS closing FROM season_standings st JOIN seasons s "
+            "ON s.guild_id = st.guild_id AND s.number = st.number "
+            "WHERE st.guild_id = :guild_id AND st.user_id = :user_id "
+            "ORDER BY s.starts_at, s.number",
+            {"guild_id": guild_id, "user_id": user_id},
+        )
+        return [(_season(row), row["closing"]) for row in rows]
+
     async def standings_sizes(self, guild_id: int) -> dict[int, int]:
         """How many members each stored closing standings hold, by season start number."""
         rows = await self._session.all(

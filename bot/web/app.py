@@ -30,6 +30,7 @@ from aiohttp import web
 from multidict import MultiMapping
 
 from bot.config import VARIANTS
+from bot.present.words import UNDEFINED, move_text, plural, side_name
 from bot.services import Services, UserError
 from bot.services.lineup import parse_id
 from bot.services.standings import MEASURES
@@ -219,6 +220,8 @@ class WebSite:
             lstrip_blocks=True,
         )
         self.templates.filters["fixed"] = _fixed
+        self.templates.filters["plural"] = plural
+        self.templates.filters["move"] = _move
         self.templates.filters["sides"] = _sides
         self.templates.filters["when"] = _when
         self.templates.filters["isolated"] = _isolated
@@ -473,15 +476,26 @@ class WebSite:
             return self.error(request, 500, "something went wrong on our side")
 
 
-def _fixed(value: float | None, digits: int) -> str:
-    """A number with `digits` decimals; a dash for none (an undefined measure)."""
-    return "—" if value is None else f"{value:.{digits}f}"
+def _fixed(value: float | str | None, digits: int) -> str:
+    """A number of the API's JSON with `digits` decimals; "+inf" / "-inf" as they are, and
+    null as "undefined" (SPEC 9.5)."""
+    if value is None:
+        return UNDEFINED
+    return value if isinstance(value, str) else f"{value:.{digits}f}"
 
 
 def _isolated(text: str) -> str:
     """A user's text isolated by Unicode marks (FSI … PDI) where <bdi> cannot go (a title,
     an option): its right-to-left characters cannot reorder what follows (SPEC 11.2)."""
     return f"\u2068{text}\u2069"
+
+
+def _move(participant: dict[str, Any], status: str) -> str:
+    """A participant's rating change as every front end shows it; a dash while unrated."""
+    shown = move_text(
+        participant["rating_before"], participant["rating_after"], participant["rated"], status
+    )
+    return shown or "—"
 
 
 def _when(moment: str) -> str:
@@ -511,11 +525,11 @@ def _sides(participants: list[dict[str, Any]]) -> list[_Side]:
         sides.setdefault(participant["side"], []).append(participant)
     return [
         _Side(
-            name,
+            side_name(label),
             players,
             next((OUTCOME_WORDS[p["outcome"]] for p in players if p["outcome"]), None),
         )
-        for name, players in sides.items()
+        for label, players in sides.items()
     ]
 
 

@@ -1,10 +1,12 @@
 """The rating chart of a player page as SVG geometry (the template draws it; colours come
 from the stylesheet, so the chart follows the light or dark scheme).
 
-As the bot's PNG (bot.app.charts): the rating before the first match, then the rating after
-each match in log order, by match number; a dashed line at the starting rating and the last
-value marked. Long histories are thinned to at most MAX_POINTS points (each kept point is a
-real one; the first and the last are always kept).
+As the bot's PNG (bot.app.charts): the rating before the first match, then the card's
+series (the rating after each match and each season start that moved it, in log order) by
+match number, a season start half way after the match before it and marked by a dotted line;
+a dashed line at the starting rating and the last value (the current rating) marked. Long
+histories are thinned to at most MAX_POINTS points (each kept point is a real one; the
+first, the last and the season starts are always kept).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from bot.present.series import match_positions, season_starts
+from bot.present.words import plural, rating_text
 from bot.services.card import RatingPoint
 
 WIDTH: Final = 640
@@ -41,6 +45,8 @@ class Chart:
     last_x: float
     last_y: float
     last_label: str
+    season_xs: tuple[float, ...]
+    """Where a season start moved the rating."""
     y_ticks: tuple[Tick, ...]
     x_ticks: tuple[Tick, ...]
     left: int
@@ -58,52 +64,57 @@ def _nice_step(span: float, steps: int) -> float:
     return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= raw)
 
 
-def _thinned(count: int) -> list[int]:
-    """Indices of at most MAX_POINTS of `count` points, evenly spread, ends kept."""
+def _thinned(count: int, kept: Sequence[int]) -> list[int]:
+    """Indices of at most MAX_POINTS of `count` points (and the `kept` ones), evenly
+    spread, ends kept."""
     if count <= MAX_POINTS:
         return list(range(count))
     step = (count - 1) / (MAX_POINTS - 1)
-    return sorted({round(i * step) for i in range(MAX_POINTS)})
+    return sorted({round(i * step) for i in range(MAX_POINTS)} | set(kept))
 
 
 def rating_chart(start: float, history: Sequence[RatingPoint]) -> Chart | None:
-    """The chart of `start` then each match's rating; None without matches."""
+    """The chart of `start` then the card's series; None without matches."""
     if not history:
         return None
     ratings = [start, *(point.rating for point in history)]
+    positions = [0.0, *match_positions(history)]
+    starts = [index + 1 for index in season_starts(history)]
     low, high = min(ratings), max(ratings)
     pad = max((high - low) * 0.1, 10.0)
     low, high = low - pad, high + pad
     right, bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
-    count = len(ratings)
+    span = positions[-1] or 1.0
 
-    def x(index: int) -> float:
-        return LEFT + (right - LEFT) * index / (count - 1)
+    def x(position: float) -> float:
+        return LEFT + (right - LEFT) * position / span
 
     def y(rating: float) -> float:
         return TOP + (bottom - TOP) * (high - rating) / (high - low)
 
-    kept = _thinned(count)
-    points = " ".join(f"{x(i):.1f},{y(ratings[i]):.1f}" for i in kept)
+    kept = _thinned(len(ratings), starts)
+    points = " ".join(f"{x(positions[i]):.1f},{y(ratings[i]):.1f}" for i in kept)
     step = _nice_step(high - low, 4)
     first = math.ceil(low / step) * step
     y_ticks = tuple(
         Tick(y(first + k * step), f"{first + k * step:g}")
         for k in range(int((high - first) // step) + 1)
     )
-    match_step = max(1, int(_nice_step(count - 1, 5)))
+    matches = len(history) - len(starts)
+    match_step = max(1, int(_nice_step(matches, 5)))
     x_ticks = tuple(
-        Tick(x(index), "start" if index == 0 else str(index))
-        for index in range(0, count, match_step)
+        Tick(x(number), "start" if number == 0 else str(number))
+        for number in range(0, matches + 1, match_step)
     )
     return Chart(
         width=WIDTH,
         height=HEIGHT,
         points=points,
         start_y=y(start),
-        last_x=x(count - 1),
+        last_x=x(positions[-1]),
         last_y=y(ratings[-1]),
-        last_label=f"{ratings[-1]:.1f}",
+        last_label=rating_text(ratings[-1]),
+        season_xs=tuple(x(positions[i]) for i in starts),
         y_ticks=y_ticks,
         x_ticks=x_ticks,
         left=LEFT,
@@ -111,7 +122,9 @@ def rating_chart(start: float, history: Sequence[RatingPoint]) -> Chart | None:
         top=TOP,
         bottom=bottom,
         summary=(
-            f"Ladder rating over {count - 1} matches: from {start:.1f} to {ratings[-1]:.1f}, "
-            f"between {min(ratings):.1f} and {max(ratings):.1f}"
+            f"Ladder rating over {plural(matches, 'match', 'matches')}"
+            + (f" and {plural(len(starts), 'season start')}" if starts else "")
+            + f": from {rating_text(start)} to {rating_text(ratings[-1])}, "
+            f"between {rating_text(min(ratings))} and {rating_text(max(ratings))}"
         ),
     )

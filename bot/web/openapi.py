@@ -51,6 +51,11 @@ def _ref(name: str) -> Schema:
 
 
 ID: Final[Schema] = {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID}
+MEASURE: Final[Schema] = {
+    "oneOf": [{"type": "number"}, {"enum": ["+inf", "-inf"]}, {"type": "null"}],
+    "description": 'a number; "+inf" / "-inf" after only wins / only losses; null: undefined '
+    "(no games)",
+}
 TIME: Final[Schema] = {"type": "string", "description": "ISO-8601, UTC"}
 
 SCHEMAS: Final[dict[str, Schema]] = {
@@ -61,10 +66,7 @@ SCHEMAS: Final[dict[str, Schema]] = {
             "user_id": ID,
             "name": {"type": "string"},
             "rating": {"type": "number", "description": "ladder rating, unrounded"},
-            "value": {
-                "type": ["number", "null"],
-                "description": "the measure ranked by (null: undefined)",
-            },
+            "value": {**MEASURE, "description": "the measure ranked by: " + MEASURE["description"]},
             "games": {"type": "integer", "minimum": 0},
             "wins": {"type": "integer", "minimum": 0},
             "draws": {"type": "integer", "minimum": 0},
@@ -101,6 +103,18 @@ SCHEMAS: Final[dict[str, Schema]] = {
             "shown": {"type": "string"},
         }
     ),
+    "ChartPoint": _object(
+        {
+            "at": TIME,
+            "rating": {"type": "number", "description": "ladder rating after it, unrounded"},
+            "match_id": {
+                "type": ["integer", "null"],
+                "format": "int64",
+                "minimum": 1,
+                "description": "the match; null: a season start that moved the rating",
+            },
+        }
+    ),
     "Member": _object(
         {
             "guild_id": ID,
@@ -113,10 +127,13 @@ SCHEMAS: Final[dict[str, Schema]] = {
             "draws": {"type": "integer", "minimum": 0},
             "losses": {"type": "integer", "minimum": 0},
             "variant": {"enum": list(VARIANTS)},
-            "performance": _nullable("number"),
-            "performance_text": {"type": "string"},
-            "up": _nullable("number"),
-            "down": _nullable("number"),
+            "performance": MEASURE,
+            "performance_text": {
+                "type": "string",
+                "description": "one decimal, +inf, -inf or undefined",
+            },
+            "up": MEASURE,
+            "down": MEASURE,
             "ra": _nullable("number"),
             "provisional": {"type": "boolean"},
             "inactive": {"type": "boolean"},
@@ -125,6 +142,12 @@ SCHEMAS: Final[dict[str, Schema]] = {
             "win_rate": _nullable("number"),
             "games_all_seasons": {"type": "integer", "minimum": 0},
             "form": {"type": "array", "items": _ref("FormEntry")},
+            "chart": {
+                "type": "array",
+                "items": _ref("ChartPoint"),
+                "description": "the rating chart's series, oldest first; the last rating is "
+                "`rating` (empty without matches)",
+            },
             "read_at": TIME,
         }
     ),

@@ -1,8 +1,8 @@
 """What the web pages and the read API show (SPEC 11), read through the services.
 
 Each read returns the API's JSON object (the fields of the command line's `--json`
-outputs, bot.cli_views); the pages render the same objects, so a page never shows what the
-API does not. Nothing here writes.
+outputs, bot.present.objects and bot.services.shapes); the pages render the same objects, so
+a page never shows what the API does not. Nothing here writes.
 
 Decisions the spec leaves open:
 - A leaderboard page holds PAGE_SIZE rows (the Discord page size is for embeds).
@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import astuple, dataclass
 from typing import Any, Final, TypeVar
 
-from bot.cli_views import card_object, leaderboard_object
 from bot.config import GuildSettings
+from bot.present.objects import card_object, leaderboard_object
 from bot.services import Services, UserError
 from bot.services.card import RatingPoint
 from bot.services.matchcsv.format import format_time
@@ -196,7 +196,10 @@ class WebReads:
         async with self.services.context.db.snapshot() as read:
             if await read.member(guild_id, user_id) is None:
                 raise NotFoundError(f"member {user_id} has no ladder record in this server")
-            card = await self.services.standings.rating_card(guild_id, user_id, variant)
+            try:
+                card = await self.services.standings.rating_card(guild_id, user_id, variant)
+            except UserError as error:  # a bot: not rated
+                raise NotFoundError(str(error)) from None
         shown = {"guild_id": guild_id, **card_object(card), "read_at": self._read_at()}
         return PlayerView(json_safe(shown), card.stats.start, card.stats.history)
 

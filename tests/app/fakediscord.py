@@ -290,6 +290,8 @@ class FakeDiscord:
         self.port = port
         """Where it listens (0 until started: any free port)."""
         self.refuse_token = False
+        self.attachment_size_limit = 25 * 1024 * 1024
+        """The upload limit each interaction carries (a test lowers it to try large files)."""
         """Answer the login with 401, as Discord answers a token it does not know."""
         self._cond = threading.Condition()
         self._ids = itertools.count(950_000_000_000_000_001)
@@ -882,7 +884,7 @@ class FakeDiscord:
             "type": kind,
             "token": token,
             "version": 1,
-            "attachment_size_limit": 25 * 1024 * 1024,
+            "attachment_size_limit": self.attachment_size_limit,
             "guild_id": str(guild_id),
             "channel_id": str(channel_id),
             "channel": {"id": str(channel_id), "type": 0, "guild_id": str(guild_id)},

@@ -11,11 +11,13 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import discord
 
 from bot.app.invite import invite_permissions
+from bot.ratings.gamelist import parse_games
 from tests.app.fakediscord import (
     APPLICATION_ID,
     GUILD_ID,
@@ -257,7 +259,7 @@ def _field(reply: Reply, name: str) -> str:
 
 
 def _sides(reply: Reply) -> str:
-    return "\n".join(f["value"] for f in reply.embeds[0]["fields"] if f["name"].startswith("Side"))
+    return "\n".join(f["value"] for f in reply.embeds[0]["fields"] if f["name"].startswith("Team"))
 
 
 def _report_pending(fake: FakeDiscord, winner: Member, loser: Member) -> Reply:
@@ -289,8 +291,8 @@ def test_duel_is_pending_until_the_opponent_confirms(
     assert applied.kind == "update" and applied.components == []
     assert "applied" in applied.embeds[0]["description"]
     sides = _sides(applied)
-    assert f"<@{winner.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides
-    assert f"<@{loser.id}> — 0 pts, 20 min: 500.0 → 480.0 (-20.0)" in sides
+    assert f"<@{winner.id}> — 1 point, 20 min: 500.0 → 520.0 (+20.0)" in sides
+    assert f"<@{loser.id}> — 0 points, 20 min: 500.0 → 480.0 (-20.0)" in sides
 
 
 def test_refusals_are_ephemeral_and_change_nothing(
@@ -331,7 +333,7 @@ def test_scores_lineup_with_a_guest_is_recorded(
     lineup = f"<@{first.id}> 1200 18 | <@{second.id}> 900, guest_bob 300 12"
     reply = fake.slash(MOD, "report scores", lineup=lineup).reply()
     assert not reply.ephemeral and "applied" in reply.embeds[0]["description"]
-    assert r"guest\_bob — 300 pts, 12 min (not rated)" in _sides(reply)  # Markdown escaped
+    assert r"guest\_bob — 300 points, 12 min (not rated)" in _sides(reply)  # Markdown escaped
 
 
 def test_a_refusal_after_a_public_defer_stays_private(fake: FakeDiscord, bot: BotProcess):
@@ -382,17 +384,17 @@ def test_ffa_and_team_reports_score_as_spec_2_4(
     a, b, c, x, y = players.take(5)
     ffa = fake.slash(MOD, "report ffa", first=a, second=b, third=c, minutes=20.0).reply()
     sides = _sides(ffa)  # places score 2, 1, 0; all at 500: +40, 0, -40 (SPEC 2.3 steps 3-8)
-    assert f"<@{a.id}> — 2 pts, 20 min: 500.0 → 540.0 (+40.0)" in sides
-    assert f"<@{b.id}> — 1 pts, 20 min: 500.0 → 500.0 (+0.0)" in sides
-    assert f"<@{c.id}> — 0 pts, 20 min: 500.0 → 460.0 (-40.0)" in sides
+    assert f"<@{a.id}> — 2 points, 20 min: 500.0 → 540.0 (+40.0)" in sides
+    assert f"<@{b.id}> — 1 point, 20 min: 500.0 → 500.0 (+0.0)" in sides
+    assert f"<@{c.id}> — 0 points, 20 min: 500.0 → 460.0 (-40.0)" in sides
 
     team = fake.slash(
         MOD, "report team", team_a=f"<@{x.id}> guest_amy", team_b=f"<@!{y.id}>", winner="a"
     ).reply()
     sides = _sides(team)
-    assert f"<@{x.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides
-    assert r"guest\_amy — 1 pts, 20 min (not rated)" in sides
-    assert f"<@{y.id}> — 0 pts, 20 min: 500.0 → 480.0 (-20.0)" in sides
+    assert f"<@{x.id}> — 1 point, 20 min: 500.0 → 520.0 (+20.0)" in sides
+    assert r"guest\_amy — 1 point, 20 min (not rated)" in sides
+    assert f"<@{y.id}> — 0 points, 20 min: 500.0 → 480.0 (-20.0)" in sides
 
 
 def test_confirm_still_works_after_a_restart(fake: FakeDiscord, bot: BotProcess, players: Players):
@@ -428,7 +430,7 @@ def test_rating_sends_an_embed_and_a_png_chart(
     embed = reply.embeds[0]
     assert embed["title"].startswith(first.name)
     assert _field(reply, "Record").startswith("2W 0D 1L")
-    assert re.fullmatch(r"-?\d+ \+\d+ -\d+", _field(reply, "Performance (p3)"))
+    assert re.fullmatch(r"-?\d+\.\d \+\d+\.\d -\d+\.\d", _field(reply, "Performance (p3)"))
     assert re.fullmatch(r"\d+\.\d\d", _field(reply, "RA"))
     assert embed["image"]["url"] == "attachment://rating.png"
     (chart,) = reply.files
@@ -478,8 +480,12 @@ def test_history_is_the_text_that_ladderbot_gr_prints(
         check=True,
     )
     lines = history.data.decode().splitlines()
-    assert lines == gr.stdout.splitlines()
+    exact = parse_games(gr.stdout)
+    assert parse_games(history.data.decode()) == [
+        replace(game, rating=round(game.rating, 1)) for game in exact
+    ]  # the same games, opponent ratings to one decimal for people (issue 23 finding 11)
     assert [line[0] for line in lines] == ["=", "+"]  # newest first: the draw, then the win
+    assert "ladderbot p1" not in (reply.content or "") and "a draw" in (reply.content or "")
 
 
 def test_live_leaderboard_is_edited_at_most_once_per_edit_seconds(

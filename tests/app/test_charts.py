@@ -1,16 +1,20 @@
-"""The /rating chart (SPEC 9.5) on the four histories of docs/: size, ticks, marks."""
+"""The /rating chart (SPEC 9.5) on the histories of docs/: size, ticks, marks, fonts."""
 
 from __future__ import annotations
 
 import itertools
+import logging
+import os
 import struct
+import warnings
 
 import pytest
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from bot.app.charts import BY_DATE_DAYS, png_bytes, rating_chart
+from bot.app.charts import BY_DATE_DAYS, MISSING, installed_families, png_bytes, rating_chart
+from bot.services.card import RatingPoint
 from tests.app.chart_histories import HISTORIES, START
 
 MAX_LABEL_CHARACTERS = 10
@@ -22,7 +26,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return width, height
 
 
-def _drawn(name: str) -> tuple[Figure, Axes, list[tuple[float, float]]]:
+def _drawn(name: str) -> tuple[Figure, Axes, list[RatingPoint]]:
     points = HISTORIES[name]
     figure = rating_chart(START, points, f"player — {name}")
     FigureCanvasAgg(figure).draw()
@@ -55,7 +59,7 @@ def test_x_tick_labels_are_distinct_short_and_do_not_overlap(name: str) -> None:
 def test_short_histories_go_by_match_number_long_ones_by_date() -> None:
     for name, points in HISTORIES.items():
         _, axes, _ = _drawn(name)
-        span_days = (points[-1][0] - points[0][0]) / 86_400
+        span_days = (points[-1].at - points[0].at) / 86_400
         assert axes.get_xlabel() == ("date (UTC)" if span_days >= BY_DATE_DAYS else "match")
 
 
@@ -68,11 +72,61 @@ def test_starting_rating_line_and_current_value_are_drawn(name: str) -> None:
         if line.get_linestyle() == "--" and set(line.get_ydata()) == {START}
     ]
     assert len(start_lines) == 1
-    current = f"{points[-1][1]:.1f}"
+    current = f"{points[-1].rating:.1f}"
     assert [text.get_text() for text in axes.texts] == [current]
 
 
 def test_a_single_match_draws_start_to_after() -> None:
     _, axes, points = _drawn("one-match")
     curve = axes.get_lines()[0]
-    assert list(curve.get_ydata()) == [START, points[0][1]]
+    assert list(curve.get_ydata()) == [START, points[0].rating]
+
+
+def test_finding_7_a_season_start_is_the_last_point_and_marked() -> None:
+    """Issue 23 finding 7: after a season start with carry 0.5 the chart ends at the carried
+    rating (the card's), not at the last match, and the start is marked as one."""
+    _, axes, points = _drawn("season-start")
+    season, last_match = points[-1], points[-2]
+    assert season.match_id is None and season.rating != last_match.rating
+    curve = axes.get_lines()[0]
+    assert list(curve.get_ydata())[-1] == season.rating
+    assert list(curve.get_xdata())[-2:] == [8.0, 8.5]  # half way after match 8
+    assert [text.get_text() for text in axes.texts] == [f"{season.rating:.1f}"]
+    marks = [line for line in axes.get_lines() if line.get_marker() == "D"]
+    assert [list(mark.get_ydata()) for mark in marks] == [[season.rating]]
+    legend = axes.get_legend()
+    assert legend is not None and "season start" in [t.get_text() for t in legend.get_texts()]
+
+
+NAMES_IN_MANY_SCRIPTS = "日本語の名前 Дмитрий Ωμέγα 🎮❤️"
+
+
+def _title_png(title: str) -> bytes:
+    return png_bytes(rating_chart(START, HISTORIES["one-match"], title))
+
+
+def test_finding_9_names_in_any_script_are_drawn_with_glyphs_where_a_font_has_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 23 finding 9: CJK (and every other script) is drawn with an installed font's
+    glyphs, never as a box matplotlib warns about; a character no installed font has is
+    drawn as a plain square, also without a warning."""
+    cjk_installed = "Noto Sans CJK JP" in installed_families()
+    if os.environ.get("CI") == "true":  # .ci/run installs it, so CI checks the drawing
+        assert cjk_installed, "fonts-noto-cjk is missing: apt-get install fonts-noto-cjk"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figure = rating_chart(START, HISTORIES["one-match"], NAMES_IN_MANY_SCRIPTS)
+        FigureCanvasAgg(figure).draw()
+        cjk = _title_png("日本語")
+        squares = _title_png(MISSING * 3)
+    assert not [str(w.message) for w in caught if "missing" in str(w.message).lower()]
+    assert not caught_records(caplog)
+    title = figure.axes[0].get_title(loc="left")
+    assert ("日本語の名前" in title) == cjk_installed
+    assert "Дмитрий Ωμέγα" in title  # DejaVu Sans has Cyrillic and Greek
+    assert (cjk != squares) == cjk_installed
+
+
+def caught_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [record for record in caplog.records if record.levelno >= logging.WARNING]

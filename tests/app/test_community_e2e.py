@@ -129,6 +129,8 @@ def test_a_burst_of_500_role_changes_after_a_season_start_is_applied_within_the_
     mark = fake.mark()
     added = fake.slash(MOD, "admin rank add", role=bronze, min_rating=-1000.0).reply()
     assert added.ephemeral and f"<@&{bronze.id}>" in (added.content or "")
+    # issue 23 finding 11: the role's line once, not again in a list of all rank roles
+    assert (added.content or "").count(f"<@&{bronze.id}>") == 1
     started = fake.slash(MOD, "admin season start", name="burst", carry=0.0).reply()
     assert "burst" in (started.content or ""), started
     for member in CROWD:

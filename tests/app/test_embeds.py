@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.app.embeds import match_embed, side_order
+from bot.app.embeds import leaderboard_footer, match_embed, side_order
+from bot.services import LeaderboardPage
 from bot.storage.models import Match, Participant
 from tests.app.fakediscord import message_problems
 
@@ -80,7 +81,7 @@ def test_a_match_embed_fits_discord_and_shows_every_participant(layout: str, sta
 def test_sides_are_shown_in_natural_order() -> None:
     match = worst_match([str(n) for n in (10, 2, 1, 3)], "pending")
     names = [field["name"] for field in match_embed(match).to_dict()["fields"]]
-    assert names == ["Side 1", "Side 2", "Side 3", "Side 10"]
+    assert names == ["Team A", "Team B", "Team C", "Team J"]
     labels = ["b10", "b2", "a", "10", "9", "B"]
     assert sorted(labels, key=side_order) == ["9", "10", "B", "a", "b2", "b10"]
 
@@ -90,8 +91,9 @@ def test_a_big_free_for_all_lists_places_in_order_packed_into_few_fields() -> No
     fields = match_embed(match).to_dict()["fields"]
     assert len(fields) <= 5
     lines = [line for field in fields for line in field["value"].split("\n")]
-    assert [line.split(" · ")[0] for line in lines] == [f"**{n}**" for n in range(1, 33)]
-    assert fields[0]["name"].startswith("Sides 1 to ")
+    letters = [*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "AA", "AB", "AC", "AD", "AE", "AF"]
+    assert [line.split(" · ")[0] for line in lines] == [f"**{letter}**" for letter in letters]
+    assert fields[0]["name"].startswith("Team A to Team ")
 
 
 def test_a_guest_name_stored_before_the_name_bound_is_cut_to_fit() -> None:
@@ -102,3 +104,23 @@ def test_a_guest_name_stored_before_the_name_bound_is_cut_to_fit() -> None:
     embed = match_embed(replace(match, participants=long_names)).to_dict()
     assert message_problems({"embeds": [embed]}) == []
     assert "g" * 31 + "…" in embed["fields"][0]["value"]
+
+
+def test_finding_11_a_void_match_says_its_rating_changes_do_not_count() -> None:
+    embed = match_embed(worst_match(["a", "b"], "void")).to_dict()
+    moves = [
+        line for field in embed["fields"] for line in field["value"].split("\n") if "→" in line
+    ]
+    assert moves and all(line.endswith("void, not counted") for line in moves)
+    applied = match_embed(worst_match(["a", "b"], "applied")).to_dict()
+    assert "not counted" not in str(applied["fields"])
+
+
+def test_finding_11_the_leaderboard_footer_says_where_the_next_page_is() -> None:
+    page = LeaderboardPage("ladder", 1, 2, 30, ())
+    assert "next: /leaderboard page:2" in leaderboard_footer(page)
+    assert "30 players" in leaderboard_footer(page)
+    last = LeaderboardPage("ladder", 2, 2, 30, (), season="spring")
+    assert "next" not in leaderboard_footer(last)
+    assert "page:2 season:spring" in leaderboard_footer(replace(last, page=1))
+    assert "1 player ·" in leaderboard_footer(LeaderboardPage("ladder", 1, 1, 1, ()))

@@ -66,5 +66,5 @@ def test_every_embed_escapes_names() -> None:
     guest = Participant(0, None, name, name, "1", 1.0, 10.0, False, None, None, None)
     match = Match(3, 1, "applied", None, 0.0, 0.0, 0.0, "r", None, None, None, None, (guest,))
     assert_literal(match_summary(match).removeprefix("#3 applied: "), name)
-    prediction = prediction_embed(Prediction(_member(7, name), _member(8, "b"), 0.6, None))
+    prediction = prediction_embed(Prediction(_member(7, name), _member(8, "b"), 0.6, None, "p8"))
     assert_literal((prediction.title or "").removesuffix(" vs b"), name)

@@ -104,7 +104,7 @@ def _play(
     applied = fake.click(loser, reported.message_id, confirm).reply()
     assert applied.kind == "update" and "applied" in applied.embeds[0]["description"]
     sides = "\n".join(field["value"] for field in applied.embeds[0]["fields"])
-    assert f"<@{winner.id}> — 1 pts, 20 min: 500.0 → 520.0 (+20.0)" in sides
+    assert f"<@{winner.id}> — 1 point, 20 min: 500.0 → 520.0 (+20.0)" in sides
     return {reported.origin, applied.origin}
 
 

@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import GuildSettings
+from bot.present.words import rating_move
 from bot.services import Actor, LineupEntry, MemberInfo, Player, ServiceContext, Services, UserError
-from bot.services.card import ordinal, rating_move
+from bot.services.card import ordinal
 from bot.storage import Database, Match
 from tests.services.conftest import Clock
 

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from bot.config import GuildSettings
+from bot.ratings.gamelist import format_games
 from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError, parse_lineup
 from bot.services.lineup import Player, duel_lineup
 from tests.services.conftest import Clock
@@ -181,7 +182,7 @@ async def test_live_board_is_due_after_changes_at_most_once_per_interval(
 
 async def test_history_text_is_the_game_list(services: Services) -> None:
     await report(services, MOD, "<@1> 1 | <@2> 0, <@3> 0", "a")
-    text = await services.standings.history_text(GUILD, 1)
+    text = format_games(await services.standings.game_history(GUILD, 1))
     assert text == "+1500 2\n+1500 3\n"  # initial rating = 1500 Elo; opponents by id
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bot.ratings.gamelist import format_games
 from bot.services import Actor, MemberInfo, Services, parse_lineup
 from bot.services.matchups import parse_players
 from bot.storage import Database
@@ -96,7 +97,7 @@ async def run_command(
         await services.standings.rating_card(GUILD, 1)
     elif command == "history":
         await services.members.upsert(GUILD, infos(1, renamed=renamed))
-        assert await services.standings.history_text(GUILD, 1)
+        assert format_games(await services.standings.game_history(GUILD, 1))
     elif command == "predict":
         await services.members.upsert(GUILD, infos(1, 2, renamed=renamed))
         await services.standings.predict(GUILD, 1, 2)

@@ -199,3 +199,29 @@ async def test_an_imported_season_name_taken_by_another_start_is_refused(
         assert await services.context.db.read.dump() == stored
     finally:
         await services.close()
+
+
+async def test_finding_7_the_chart_ends_at_the_rating_a_season_start_carried(
+    services: Services, clock: Clock
+) -> None:
+    """Issue 23 finding 7: after a season start with carry 0.5 the card's series ends at the
+    carried rating (the card's rating), with the start as a point of its own; matches after
+    the start follow it; a member the start left where they were gets no such point."""
+    await play(services, clock, "<@1> 10, <@2> 0")
+    await play(services, clock, "<@1> 10, <@2> 0")
+    clock.now += 600
+    await services.seasons.start(GUILD, MOD, "two", 0.5)
+    card = await services.standings.rating_card(GUILD, 1)
+    *matches, season = card.stats.history
+    assert [point.match_id for point in matches] == [1, 2] and season.match_id is None
+    assert season.rating == card.rating != matches[-1].rating
+    assert season.at == clock.now
+    assert card.stats.peak == matches[-1].rating  # the carry lowered it: the peak stays
+    await play(services, clock, "<@1> 0, <@2> 10")
+    card = await services.standings.rating_card(GUILD, 1)
+    assert [point.match_id for point in card.stats.history] == [1, 2, None, 3]
+    assert card.stats.history[-1].rating == card.rating
+    clock.now += 600
+    await services.seasons.start(GUILD, MOD, "three", 1.0)  # carries everything: no move
+    card = await services.standings.rating_card(GUILD, 1)
+    assert [point.match_id for point in card.stats.history] == [1, 2, None, 3]

@@ -34,6 +34,7 @@ from typing import Any
 
 from bot.cli import Streams, main
 from bot.config import Config, GuildSettings
+from bot.ratings.gamelist import format_games
 from bot.services import Services
 from bot.services.core import elo_bridge
 from bot.services.performances import RATING_ACCURACY, measured
@@ -168,7 +169,9 @@ async def read_log(url: str) -> Log:
         await db.close()
     async with await Services.open(url, Config()) as services:
         final_lines = {
-            user_id: (await services.standings.history_text(GUILD, user_id)).splitlines()
+            user_id: format_games(
+                await services.standings.game_history(GUILD, user_id)
+            ).splitlines()
             for user_id in range(1, MEMBERS + 1)
         }
     assert settings is not None

@@ -4,6 +4,7 @@ headers, on both engines."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, Final
 
 import pytest
@@ -265,3 +266,40 @@ async def test_every_page_is_cut_from_the_board_of_the_guilds_stamp(
     await report(services, GUILD, "<@4> 1 | <@1> 0", 52, MOD)  # applied: the standings change
     after = await every_page()
     assert after == await whole() and after != before
+
+
+async def test_finding_7_the_members_chart_ends_at_the_rating_its_season_start_carried(
+    client: Client,
+) -> None:
+    """Issue 23 finding 7: member 3 last played before the season start of carry 0.5 (a
+    later match of theirs is void): the series ends with the start, at the card's rating;
+    the player page marks the start on its chart."""
+    card = await (await client.get(f"/api/v1/guilds/{GUILD}/members/3")).json()
+    chart = card["chart"]
+    assert chart[-1]["match_id"] is None and chart[-1]["rating"] == card["rating"]
+    assert all(point["match_id"] is not None for point in chart[:-1])
+    assert chart[-2]["rating"] != card["rating"]
+    times = [datetime.fromisoformat(point["at"]) for point in chart]
+    assert times == sorted(times)
+    page = await (await client.get(f"/g/{GUILD}/players/3")).text()
+    assert page.count('class="season-start"') == 1 and "1 season start" in page
+
+
+async def test_finding_8_infinite_performance_is_plus_or_minus_inf_in_json_and_pages(
+    client: Client, services: Services
+) -> None:
+    """Issue 23 finding 8: p1 after only wins / only losses is "+inf" / "-inf" in the API
+    (finite values stay numbers) and on the pages, not null or a dash."""
+    await report(services, UNKNOWN, "<@1> 1 | <@2> 0", 50)
+    await report(services, UNKNOWN, "<@1> 2 | <@3> 0", 51)
+    await services.settings.change(UNKNOWN, MOD, {"web": True, "variant": "p1"})
+    board = await (await client.get(f"/api/v1/guilds/{UNKNOWN}/leaderboard?by=p1")).json()
+    assert [row["value"] for row in board["rows"]] == ["+inf", "-inf", "-inf"]
+    finite = await (await client.get(f"/api/v1/guilds/{GUILD}/leaderboard?by=p1")).json()
+    assert all(isinstance(row["value"], float | int) for row in finite["rows"])
+    card = await (await client.get(f"/api/v1/guilds/{UNKNOWN}/members/1")).json()
+    assert (card["performance"], card["performance_text"]) == ("+inf", "+inf")
+    page = await (await client.get(f"/g/{UNKNOWN}?by=p1")).text()
+    assert page.count(">+inf<") == 1 and page.count(">-inf<") == 2
+    player = await (await client.get(f"/g/{UNKNOWN}/players/2")).text()
+    assert "-inf" in player and "undefined" not in player

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import discord
@@ -22,7 +21,9 @@ from bot.app.embeds import (
 from bot.app.members import actor, guild_of, is_moderator
 from bot.app.options import MatchId, choices
 from bot.app.replies import defer, note_stored
+from bot.app.uploads import send_file
 from bot.config import CONFIRM_MODES, VARIANTS
+from bot.present.words import settings_changed
 from bot.ratings.evaluation import DEFAULT_LAST
 from bot.services import UserError
 from bot.services.evaluation import MAX_LAST
@@ -124,10 +125,9 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             return
         await defer(interaction)
         result = await self.bot.services.settings.change(guild_id, actor(interaction), changes)
-        note = "Changed: " + ", ".join(f"{name} = {value}" for name, value in changes.items())
-        if result.replayed is not None:
-            note += f". The guild was replayed ({result.replayed} matches)."
-        note_stored(interaction, note + ". /admin settings shows them.")
+        changed = {name: getattr(result.settings, name) for name in changes}
+        note = settings_changed(changed, result.replayed).capitalize() + "."
+        note_stored(interaction, note + " /admin settings shows them.")
         await interaction.edit_original_response(embed=settings_embed(result.settings, note))
 
     @app_commands.command(
@@ -219,8 +219,13 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
         text = await self.bot.services.transfers.export_csv(guild_id)
-        file = discord.File(io.BytesIO(text.encode("utf-8")), filename=f"matches-{guild_id}.csv")
-        await interaction.edit_original_response(content="Every match:", attachments=[file])
+        await send_file(
+            interaction,
+            text.encode("utf-8"),
+            f"matches-{guild_id}.csv",
+            "Every match:",
+            f"ladderbot export --guild {guild_id} > matches.csv",
+        )
 
 
 async def setup(bot: LadderBot) -> None:

@@ -20,8 +20,9 @@ from bot.app.members import actor, guild_of, resolve_members
 from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, note_stored
 from bot.app.roles import RankRoles
+from bot.present.words import actor_text
 from bot.services import UserError, parse_lineup
-from bot.services.changes import COMMAND_LINE_ID, Change, actor_text
+from bot.services.changes import COMMAND_LINE_ID, Change
 from bot.services.community import RoleCall
 from bot.services.errors import shorten
 
@@ -109,9 +110,10 @@ class RankCommands(app_commands.Group):
             guild.id, actor(interaction), role.id, min_rating
         )
         note_stored(interaction, f"{role.mention} is a rank role from {min_rating:g}.")
+        others = {role_id: rating for role_id, rating in roles.items() if role_id != role.id}
         await interaction.edit_original_response(
-            content=f"{role.mention} is now a rank role from {min_rating:g}; roles are being "
-            f"updated.\n{roles_text(roles)}"
+            content=f"{role.mention} is now a rank role from {min_rating:g}; members' roles are "
+            "being updated." + (f"\nThe other rank roles:\n{roles_text(others)}" if others else "")
         )
 
     @app_commands.command(name="remove", description="Stop using a role as a rank role")

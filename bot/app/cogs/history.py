@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import io
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.members import guild_of, member_info
+from bot.app.members import guild_of, member_info, shown_name
 from bot.app.replies import defer
+from bot.app.uploads import send_file
+from bot.present.words import GAME_LIST_WORDS, shown_games
 
 
 class History(commands.Cog):
@@ -29,17 +29,17 @@ class History(commands.Cog):
         target = member or interaction.user
         await defer(interaction)
         await self.bot.services.members.upsert(guild_id, [member_info(target)])
-        text = await self.bot.services.standings.history_text(guild_id, target.id)
-        if not text:
-            await interaction.edit_original_response(
-                content=f"{target.display_name} has no rated games yet."
-            )
+        games = await self.bot.services.standings.game_history(guild_id, target.id)
+        name = shown_name(target.display_name)
+        if not games:
+            await interaction.edit_original_response(content=f"{name} has no rated games yet.")
             return
-        file = discord.File(io.BytesIO(text.encode("utf-8")), filename=f"history-{target.id}.txt")
-        await interaction.edit_original_response(
-            content=f"Games of {target.display_name}, newest first "
-            "(pipe into `ladderbot p1` … `p8`):",
-            attachments=[file],
+        await send_file(
+            interaction,
+            shown_games(games).encode("utf-8"),
+            f"history-{target.id}.txt",
+            f"Games of {name}: {GAME_LIST_WORDS}.",
+            f"ladderbot gr --guild {guild_id} {target.id}",
         )
 
 

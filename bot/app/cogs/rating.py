@@ -49,9 +49,8 @@ class Rating(commands.Cog):
         attachments = []
         stats = card.stats
         if stats.history and stats.start is not None:
-            points = [(point.at, point.rating) for point in stats.history]
             title = f"{card.member.name} — ladder rating"
-            png = await asyncio.to_thread(rating_chart_png, stats.start, points, title)
+            png = await asyncio.to_thread(rating_chart_png, stats.start, stats.history, title)
             attachments.append(discord.File(fp=io.BytesIO(png), filename=CHART_FILENAME))
         embed = rating_embed(card, CHART_FILENAME if attachments else None)
         await interaction.edit_original_response(embed=embed, attachments=attachments)

@@ -14,7 +14,7 @@ from bot.app.cogs.admin import check_moderator
 from bot.app.members import actor, guild_of
 from bot.app.options import IdOption
 from bot.app.replies import CONTENT_LIMIT, defer, note_stored
-from bot.cli_views import webhook_added_lines, webhook_line
+from bot.present.lines import webhook_added_lines, webhook_line
 from bot.services.errors import shorten
 
 WebhookId = app_commands.Transform[int, IdOption("webhook")]

@@ -1,0 +1,75 @@
+"""Files the bot attaches, kept within Discord's upload limit (SPEC 7): a file that would be
+larger is sent gzip-compressed, and one too large even so is not sent: the reply says how
+large it is and which command line tool has no limit."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import io
+from dataclasses import dataclass
+from typing import Any, Final
+
+import discord
+
+UPLOAD_LIMIT: Final = 10 * 1024 * 1024
+"""Discord's default upload limit, 10 MiB (a server's boost may allow more; this is what
+every server allows)."""
+MIB: Final = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """A file as it is sent: its bytes and name, or None when too large even compressed."""
+
+    data: bytes | None
+    filename: str
+    size: int
+    """The size of the file before compression."""
+    compressed: bool
+
+
+def upload_limit(interaction: discord.Interaction[Any]) -> int:
+    """The largest file this interaction's reply may carry: Discord's default limit, or the
+    server's when that is lower (Discord sends it with every interaction)."""
+    return min(UPLOAD_LIMIT, interaction.filesize_limit)
+
+
+def fitted(data: bytes, filename: str, limit: int) -> Fitted:
+    """`data` as it is when it fits in `limit` bytes, else gzip-compressed (`.gz` added to
+    the name), else none."""
+    if len(data) <= limit:
+        return Fitted(data, filename, len(data), compressed=False)
+    packed = gzip.compress(data, compresslevel=6, mtime=0)
+    if len(packed) <= limit:
+        return Fitted(packed, f"{filename}.gz", len(data), compressed=True)
+    return Fitted(None, f"{filename}.gz", len(data), compressed=True)
+
+
+def size_text(size: int) -> str:
+    """A file size in MiB, one decimal (10.0 MiB is Discord's limit)."""
+    return f"{size / MIB:.1f} MiB"
+
+
+async def send_file(
+    interaction: discord.Interaction[Any], data: bytes, filename: str, content: str, tool: str
+) -> None:
+    """Answer the deferred interaction with `content` and the file, compressed if it must
+    be; a file too large even compressed is left out and the reply names `tool` (a
+    `ladderbot` command that has no limit) instead. Compressing runs off the event loop."""
+    limit = upload_limit(interaction)
+    found = await asyncio.to_thread(fitted, data, filename, limit)
+    if found.data is None:
+        await interaction.edit_original_response(
+            content=f"{content}\nThe file is {size_text(found.size)}, too large for Discord "
+            f"even gzip-compressed (at most {size_text(limit)}). On the bot's machine, "
+            f"`{tool}` gives it with no limit."
+        )
+        return
+    if found.compressed:
+        content += (
+            f"\nThe file is gzip-compressed ({size_text(found.size)} unpacked, over Discord's "
+            f"{size_text(limit)} upload limit): any unzip tool opens it."
+        )
+    file = discord.File(io.BytesIO(found.data), filename=found.filename)
+    await interaction.edit_original_response(content=content, attachments=[file])
