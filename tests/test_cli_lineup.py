@@ -74,7 +74,7 @@ def test_report_of_scores_1e308_is_refused_instead_of_storing_nan(tmp_path: Path
         ("<@0> 1 | <@2> 0", f"user id '0' {ID_RULE}"),
         ("<@1> \u0661 | <@2> 0", "the score '\u0661' is not a number"),
         ("<@1> 1 0.001 | <@2> 0", "minutes 0.001 must be a finite number from 0.01 to 1440"),
-        ("g\x07 1 | <@2> 0", "guest name 'g\\x07' must be 1 to 32 printable characters"),
+        ("g\x07 1 | <@2> 0", "the lineup holds the control character U+0007; remove it"),
         ("g" * 33 + " 1 | <@2> 0", "is not a player"),
     ],
 )

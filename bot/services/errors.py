@@ -1,5 +1,6 @@
 """The one exception type for refusals the user can fix, and how refusals quote input."""
 
+import re
 from typing import Final
 
 
@@ -26,3 +27,17 @@ def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
     Every quote of user input goes through here, so a refusal stays short whatever was sent.
     """
     return repr(shorten(text, limit))
+
+
+_CONTROL: Final = re.compile("[\x00-\x1f\x7f]")
+"""The control characters U+0000-U+001F and U+007F."""
+
+
+def free_text(text: str, what: str) -> str:
+    """`text` as a user typed it (a reason, a queue, map or season name, a lineup, a name to
+    look up) when it holds no control character (SPEC 7; PostgreSQL cannot store U+0000 at
+    all); else UserError naming the first."""
+    found = _CONTROL.search(text)
+    if found is not None:
+        raise UserError(f"{what} holds the control character U+{ord(found.group()):04X}; remove it")
+    return text

@@ -14,7 +14,7 @@ from typing import Final, Literal, Protocol
 
 from bot.config import DECIMAL, ascii_whole
 from bot.ratings.ladder import duel_scores, placement_scores, team_scores
-from bot.services.errors import UserError, quoted
+from bot.services.errors import UserError, free_text, quoted
 
 MENTION: Final = re.compile(r"<@!?([^<>@\s]*)>")
 """A Discord mention; what is between `<@` and `>` must then be an id (parse_id)."""
@@ -130,6 +130,7 @@ def parse_lineup(text: str) -> Lineup:
     """`<@1> 1200 18, <@2> 900 | <@3> 1500, guest_bob 300 12`: sides split by `|`, entries
     by `,`. Without `|` every entry is a side of its own (a free-for-all). Sides are labelled
     1, 2, ... in order."""
+    free_text(text, "the lineup")
     if not text.strip():
         raise UserError(f"the lineup is empty; {ENTRY_FORMAT}, sides separated by |")
     if "|" in text:
@@ -146,6 +147,7 @@ def parse_lineup(text: str) -> Lineup:
 
 def parse_team(text: str) -> tuple[Player, ...]:
     """A team text of `/report team`: mentions and guest names, split by spaces or commas."""
+    free_text(text, "the team")
     tokens = re.findall(r"<@[^>]*>|[^\s,]+", text)
     if not tokens:
         raise UserError("a team is empty: mention its members or write guest names")

@@ -24,7 +24,7 @@ from bot.services.core import (
     ladder_rating,
     log_end_stamp,
 )
-from bot.services.errors import UserError
+from bot.services.errors import UserError, free_text
 from bot.services.events import PendingEvent
 from bot.services.lineup import Lineup, lineup_text
 from bot.services.match_rules import check_cancel, check_state
@@ -310,6 +310,8 @@ class Matches:
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
     ) -> VoidResult:
         _must_moderate(actor, "void matches")
+        if reason is not None:
+            free_text(reason, "the reason")
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.context.defaults)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
-from bot.services.errors import UserError, quoted
+from bot.services.errors import UserError, free_text, quoted
 from bot.services.lineup import MENTION, parse_id
 from bot.services.queues import take_out_of_queues
 from bot.storage import Member, MemberInfo
@@ -88,7 +88,7 @@ class Members:
 
     async def find(self, guild_id: int, text: str) -> Member:
         """A member by user id, mention or display name (UserError if none or several)."""
-        wanted = text.strip()
+        wanted = free_text(text, "the member").strip()
         mention = MENTION.fullmatch(wanted)
         if mention or wanted.isdigit():  # any digits, so '²' is refused as an id, not a name
             user_id = parse_id(mention.group(1) if mention else wanted)

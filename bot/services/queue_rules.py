@@ -25,7 +25,7 @@ import numpy as np
 
 from bot.ratings.balance import balance_teams, team_sizes, win_probabilities
 from bot.ratings.ladder import team_scores
-from bot.services.errors import UserError, quoted
+from bot.services.errors import UserError, free_text, quoted
 from bot.services.lineup import Lineup, LineupEntry, Player, ffa_lineup
 from bot.storage.queues import LobbyPlayer, QueueSettings, Waiting
 
@@ -56,7 +56,7 @@ def snake(teams: int) -> str:
 
 
 def _name(text: str, what: str) -> str:
-    name = text.strip()
+    name = free_text(text, f"{what} {quoted(text)}").strip()
     if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
         raise UserError(f"{what} {quoted(text)} must be 1 to {MAX_NAME} printable characters")
     return name

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from bot.ratings.ladder import LadderSettings
-from bot.services.errors import UserError, quoted
+from bot.services.errors import UserError, free_text, quoted
 from bot.services.replaying import replay_season_start
 from bot.storage import Season
 
@@ -42,7 +42,7 @@ class SeasonSummary:
 
 def season_name(text: str) -> str:
     """A season name as stored: trimmed, NAME_RULE (UserError otherwise)."""
-    name = text.strip()
+    name = free_text(text, f"season name {quoted(text)}").strip()
     if not 1 <= len(name) <= NAME_LENGTH or not name.isprintable():
         raise UserError(f"season name {quoted(text)} must be {NAME_RULE}")
     return name

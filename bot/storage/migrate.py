@@ -102,14 +102,20 @@ async def tables(session: Session) -> list[Table]:
 
 def _converter(sql_type: str) -> Callable[[Any], Any]:
     """How a value read from either engine is written into a column of this target type
-    (SQLite keeps booleans as 0/1; PostgreSQL's COPY wants Python bools)."""
+    (SQLite keeps booleans as 0/1; PostgreSQL's COPY wants Python bools). Text loses any
+    U+0000, which PostgreSQL cannot store (a SQLite database of an earlier version may hold
+    one in a display name, SPEC 7)."""
     if sql_type == "boolean":
         return bool
     if sql_type in ("bigint", "integer", "smallint"):
         return int
     if sql_type in ("double precision", "real"):
         return float
-    return lambda value: value
+    return _without_nul
+
+
+def _without_nul(value: Any) -> Any:
+    return value.replace("\x00", "") if isinstance(value, str) else value
 
 
 def _records(rows: Sequence[Any], table: Table) -> list[tuple[Any, ...]]:

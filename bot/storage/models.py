@@ -44,6 +44,11 @@ class MemberInfo:
     name: str
     is_bot: bool = False
 
+    def __post_init__(self) -> None:
+        """The name as Discord sent it, but U+0000, which PostgreSQL cannot store (SPEC 7)."""
+        if "\x00" in self.name:
+            object.__setattr__(self, "name", self.name.replace("\x00", ""))
+
 
 @dataclass(frozen=True, slots=True)
 class NewParticipant:

@@ -82,7 +82,7 @@ async def test_a_void_before_the_boundary_rewrites_both_seasons(
     [
         ("", 0.0, "1 to 32 printable characters"),
         ("x" * 33, 0.0, "1 to 32 printable characters"),
-        ("tab\there", 0.0, "1 to 32 printable characters"),
+        ("tab\there", 0.0, "holds the control character U\\+0009"),
         (FIRST_SEASON, 0.0, "before the first start"),
         ("taken", 0.0, "is taken"),
         ("ok", -0.1, "carry -0.1 must be a number from 0 to 1"),
