@@ -66,6 +66,17 @@ class Settings:
             )
         return SettingsResult(changed, replayed)
 
+    async def learn_guild_name(self, guild_id: int, name: str) -> bool:
+        """Store the guild's name as Discord shows it (its web pages show it), writing only
+        when it differs; False for a guild not stored yet (nothing is written for it)."""
+        stored, known = await self.context.db.read.guild_name(guild_id)
+        if not stored:
+            return False
+        if known != name:
+            async with self.context.write(guild_id) as unit:
+                await unit.tx.set_guild_name(guild_id, name)
+        return True
+
     async def recompute(self, guild_id: int, actor: Actor) -> Replayed:
         """Replay the whole guild from its log: the matches replayed and the members whose
         stored standing differed from the replay (none when the log and the store agree)."""

@@ -39,6 +39,8 @@ class WebStamp:
     pending: int
     disputed: int
     newest_match: int | None
+    name: str | None
+    """The guild's name as Discord last showed it to the bot (None: not seen yet)."""
 
 
 class GuildReads:
@@ -51,6 +53,7 @@ class GuildReads:
         time the answer takes (SPEC 11.1)."""
         row = await self._session.one(
             f"SELECT {_SHOWN_SETTINGS}, g.changed_at AS changed_at, g.web AS shown, "
+            "g.name AS name, "
             "(SELECT count(*) FROM matches m WHERE m.guild_id = g.guild_id "
             "AND m.status = 'pending') AS pending, "
             "(SELECT count(*) FROM matches m WHERE m.guild_id = g.guild_id "
@@ -68,7 +71,15 @@ class GuildReads:
             int(row["pending"]),
             int(row["disputed"]),
             None if row["newest"] is None else int(row["newest"]),
+            row["name"],
         )
+
+    async def guild_name(self, guild_id: int) -> tuple[bool, str | None]:
+        """Whether the guild is stored, and its stored name."""
+        row = await self._session.one(
+            "SELECT name FROM guilds WHERE guild_id = :guild_id", {"guild_id": guild_id}
+        )
+        return (False, None) if row is None else (True, row["name"])
 
     async def guild_ids(self) -> list[int]:
         """Every guild the database knows, ascending."""
@@ -122,6 +133,12 @@ class GuildWrites(GuildReads):
             f"UPDATE guilds SET {', '.join(f'{name} = :{name}' for name in SETTING_COLUMNS)} "
             "WHERE guild_id = :guild_id",
             {"guild_id": guild_id, **asdict(settings)},
+        )
+
+    async def set_guild_name(self, guild_id: int, name: str) -> None:
+        await self._session.run(
+            "UPDATE guilds SET name = :name WHERE guild_id = :guild_id",
+            {"name": name, "guild_id": guild_id},
         )
 
     async def mark_changed(self, guild_id: int, now: float) -> None:

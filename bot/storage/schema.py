@@ -394,6 +394,9 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "@log_chunks_storage",
         FILL_LOG_CHUNKS,
     ),
+    # 16: the guild's name as Discord shows it, for its web pages (SPEC 11.2; NULL until the
+    # bot has seen the guild).
+    ("ALTER TABLE guilds ADD COLUMN name TEXT",),
 )
 
 

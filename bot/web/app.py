@@ -69,6 +69,19 @@ JSON_TYPE: Final = "application/json"
 HTML_TYPE: Final = "text/html"
 NOT_FOUND_MESSAGE: Final = "not found"
 """The one answer for an unknown or hidden guild (and any unknown address)."""
+MEASURE_LINES: Final = {
+    "ladder": "the ladder rating, moved by each applied match",
+    "p1": "performance rating: what the results are worth against the opponents' ratings",
+    "p2": "performance rating: p1 with a draw against a 0-rated player, so it stays finite",
+    "p3": "performance rating: p2 with newer games weighing more",
+    "p4": "performance rating: p3 with many games against one opponent counting less",
+    "p5": "performance rating: p4 with that reduction stopping at 50 games",
+    "p6": "performance rating: p5 with games ageing by the opponents played since",
+    "p7": "performance rating: p6 with each opponent's games weighing at most 5 together",
+    "p8": "performance rating: p7 with two draws against a 1500-rated player instead",
+    "ra": "rating accuracy: how well the games pin the performance rating down",
+}
+"""One line of visible text for each measure of the leaderboard (SPEC 11.2, SPEC 1.4)."""
 STATIC_FILES: Final = {"style.css": "text/css", "favicon.svg": "image/svg+xml"}
 
 
@@ -247,7 +260,10 @@ class WebSite:
         if _is_api(request):
             rendered = self._json({"error": message}, status)
         else:
-            rendered = self._html("error.html", status, status=status, message=message)
+            unpublished = status == 404 and message == NOT_FOUND_MESSAGE
+            rendered = self._html(
+                "error.html", status, status=status, message=message, unpublished=unpublished
+            )
         return _response(rendered)
 
     async def _guild_response(
@@ -340,7 +356,9 @@ class WebSite:
         try:
             return await make()
         except NotFoundError as missing:
-            return self._html("error.html", 404, status=404, message=str(missing))
+            return self._html(
+                "error.html", 404, status=404, message=str(missing), unpublished=False
+            )
 
     async def page_leaderboard(self, request: web.Request) -> web.Response:
         guild_id = _path_id(request, "guild_id", "guild id")
@@ -354,7 +372,9 @@ class WebSite:
                 board=board,
                 seasons=[s["name"] for s in seasons["seasons"] if not s["current"]],
                 measures=MEASURES,
+                measure_lines=MEASURE_LINES,
                 guild_id=guild_id,
+                guild_name=self.reads.guild_name(guild_id),
             )
 
         return await self._guild_response(
@@ -370,7 +390,12 @@ class WebSite:
             view = await self.reads.player(guild_id, user_id, variant)
             chart = None if view.start is None else rating_chart(view.start, view.history)
             return self._html(
-                "player.html", card=view.card, chart=chart, guild_id=guild_id, variants=VARIANTS
+                "player.html",
+                card=view.card,
+                chart=chart,
+                guild_id=guild_id,
+                guild_name=self.reads.guild_name(guild_id),
+                variants=VARIANTS,
             )
 
         return await self._guild_response(request, guild_id, (variant,), lambda: self._page(make))
@@ -381,7 +406,12 @@ class WebSite:
 
         async def make() -> Rendered:
             listed = await self.reads.matches(guild_id, before, limit)
-            return self._html("matches.html", listed=listed, guild_id=guild_id)
+            return self._html(
+                "matches.html",
+                listed=listed,
+                guild_id=guild_id,
+                guild_name=self.reads.guild_name(guild_id),
+            )
 
         return await self._guild_response(
             request, guild_id, (before, limit), lambda: self._page(make)
@@ -393,7 +423,12 @@ class WebSite:
 
         async def make() -> Rendered:
             match = await self.reads.match(guild_id, match_id)
-            return self._html("match.html", match=match, guild_id=guild_id)
+            return self._html(
+                "match.html",
+                match=match,
+                guild_id=guild_id,
+                guild_name=self.reads.guild_name(guild_id),
+            )
 
         return await self._guild_response(request, guild_id, (), lambda: self._page(make))
 

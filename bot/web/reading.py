@@ -109,11 +109,18 @@ class WebReads:
             found.pending,
             found.disputed,
             found.newest_match,
+            found.name,
             moment,
             *astuple(settings),
         )
         self._stamps[guild_id] = (stamp, found)
         return stamp
+
+    def guild_name(self, guild_id: int) -> str:
+        """The guild's name from its newest stamp read (Server <id> until the bot names it)."""
+        known = self._stamps.get(guild_id)
+        name = None if known is None else known[1].name
+        return name or f"Server {guild_id}"
 
     def _read_at(self) -> str:
         return format_time(self.clock())

@@ -72,7 +72,8 @@ def test_the_bot_serves_a_guild_once_shown_and_hides_it_at_once(
     assert address.ephemeral
     assert f"<{PUBLIC_URL}/g/{GUILD_ID}>" in (address.content or "")
     assert "/admin settings web:False hides" in (address.content or "")
-    assert _status(f"http://127.0.0.1:{port}/g/{GUILD_ID}")[0] == 200
+    page = _status(f"http://127.0.0.1:{port}/g/{GUILD_ID}")
+    assert page[0] == 200 and b"<bdi>Fake Guild</bdi>" in page[1]  # the bot stored its name
     fake.slash(MOD, "admin settings", web=False).reply()
     assert _status(board) == hidden
     bot.assert_alive()
