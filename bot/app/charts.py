@@ -73,9 +73,10 @@ def installed_families() -> tuple[str, ...]:
 
 @functools.cache
 def _drawable_characters() -> frozenset[int]:
+    """The characters the installed families have (the upright regular face of each)."""
     found: set[int] = set()
     for family in installed_families():
-        path = font_manager.findfont(FontProperties(family=family), fallback_to_default=False)
+        path = font_manager.findfont(FontProperties(family=family, weight="normal"))
         found.update(font_manager.get_font(path).get_charmap())
     return frozenset(found)
 
@@ -161,7 +162,8 @@ def rating_chart(start: float, history: Sequence[RatingPoint], title: str) -> Fi
         )
         axes.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True, min_n_ticks=2))
         axes.xaxis.set_major_formatter(FuncFormatter(_match_number))
-        axes.set_xlim(-0.5, positions[-1] + 0.5)
+        # A season start last sits half way to a match not played yet: no tick for that one.
+        axes.set_xlim(-0.5, positions[-1] + (0.5 if positions[-1].is_integer() else 0.3))
         axes.set_xlabel("match", color=MUTED)
     _season_marks(axes, xs, history)
     last_x = xs[-1]
