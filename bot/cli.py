@@ -67,7 +67,6 @@ from bot.storage import (
     DatabaseUnavailable,
     Match,
     MatchEdit,
-    once_more_if_lost,
     redacted,
 )
 
@@ -314,11 +313,9 @@ def _with_services(
     config = _config(arguments)
     location = config.database.location() if arguments.db is None else arguments.db
 
-    async def attempt() -> Result:
+    async def session() -> Result:
         try:
             services = await Services.open(location, config, create=creates)
-        except ConnectionLost:
-            raise
         except DatabaseUnavailable as error:
             raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
         try:
@@ -333,12 +330,6 @@ def _with_services(
             return await use(services)
         finally:
             await services.close()
-
-    async def session() -> Result:
-        """A lost connection is replaced and what it interrupted runs once more (SPEC 8.8):
-        it did not commit, or it was a report, which its request id records at most once,
-        or an import, whose keys skip what it already imported."""
-        return await once_more_if_lost(attempt)
 
     return asyncio.run(session())
 
@@ -358,7 +349,7 @@ def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
     """`report 'LINEUP'`: records and applies one match at once."""
     lineup = parse_lineup(arguments.lineup)
     _no_numbered_guests(entry.player for entry in lineup)
-    request_id = f"cli:{uuid.uuid4().hex}"  # one for both tries (see _with_services)
+    request_id = f"cli:{uuid.uuid4().hex}"  # a retry after a lost commit stores it once
 
     async def report(services: Services) -> list[str]:
         result = await services.matches.report(

@@ -16,7 +16,7 @@ import numpy as np
 
 from bot.ratings.ranks import rank_ladder, sync_roles
 from bot.services.changes import Change
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError
 
@@ -41,6 +41,7 @@ def _check_min_rating(min_rating: float) -> float:
     return float(min_rating)
 
 
+@use_cases()
 class Community:
     """Rank roles and the mod log channel."""
 

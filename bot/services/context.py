@@ -1,25 +1,82 @@
 """What every service shares: the database, the defaults that start a new guild, the clock,
-and the one write path (`ServiceContext.write`): every write of the services is one
-transaction of it, and reports at most one `Change` once committed (bot.services.changes).
+the one write path (`ServiceContext.write`): every write of the services is one transaction
+of it, and reports at most one `Change` once committed (bot.services.changes), and the one
+retry policy after a lost connection (`use_cases`), for the bot and the command line alike.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Protocol
+from contextvars import ContextVar
+from typing import Any, Protocol, TypeVar
 
 from bot.config import GuildSettings
 from bot.services.changes import Change, ChangeListener
 from bot.services.errors import UserError
 from bot.services.events import PendingEvent, change_events
 from bot.services.feed import record_change
-from bot.storage import Database, Match, Member, WriteTransaction
+from bot.storage import ConnectionLost, Database, Match, Member, WriteTransaction
+from bot.storage.engine import UNKNOWN_COMMIT
 
 log = logging.getLogger(__name__)
+
+
+_IN_USE_CASE: ContextVar[bool] = ContextVar("in_use_case", default=False)
+"""Set while a use case runs: one it calls (a lobby's result records its match) is part of
+it and is not retried on its own."""
+_Service = TypeVar("_Service", bound=type)
+
+
+def use_cases(*idempotent: str) -> Callable[[_Service], _Service]:
+    """The one retry policy after a lost database connection (SPEC 8.8), on every public
+    coroutine method of a service class: run once more on a new connection only when the
+    loss is known to have come before the commit (nothing was stored), or for the methods
+    named `idempotent` (a report by its request id, an import by its keys), which a second
+    run stores at most once. Otherwise a lost commit ends in ConnectionLost saying the change
+    may or may not be stored, and a second try failing never turns that into "nothing was
+    changed"."""
+
+    def apply(service: _Service) -> _Service:
+        for name, method in list(vars(service).items()):
+            if not name.startswith("_") and inspect.iscoroutinefunction(method):
+                setattr(service, name, _retried(method, name in idempotent))
+        return service
+
+    return apply
+
+
+def _retried(
+    method: Callable[..., Awaitable[Any]], idempotent: bool
+) -> Callable[..., Awaitable[Any]]:
+    @functools.wraps(method)
+    async def use_case(*args: Any, **kwargs: Any) -> Any:
+        if _IN_USE_CASE.get():
+            return await method(*args, **kwargs)
+        token = _IN_USE_CASE.set(True)
+        try:
+            try:
+                return await method(*args, **kwargs)
+            except ConnectionLost as lost:
+                if lost.committing and not idempotent:
+                    raise
+                first = lost
+            log.info("%s lost its connection (%s); once more", method.__qualname__, first)
+            try:
+                return await method(*args, **kwargs)
+            except ConnectionLost as second:
+                if first.committing:
+                    raise ConnectionLost(UNKNOWN_COMMIT, committing=True) from second
+                raise
+        finally:
+            _IN_USE_CASE.reset(token)
+
+    return use_case
 
 
 def not_found(match_id: int) -> UserError:

@@ -22,7 +22,7 @@ from typing import Any, Final
 from bot.config import Bound, GuildSettings, SettingError
 from bot.ratings.evaluation import BASELINE, DEFAULT_LAST, Evaluation, MeasureScore, TuningPoint
 from bot.ratings.variants import VARIANTS
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.errors import UserError
 from bot.services.replaying import boundaries, evaluate_log, ladder_settings
 from bot.storage import LOG_START
@@ -215,6 +215,7 @@ def _point(point: TuningPoint) -> dict[str, float]:
     return {"t": point.t, "game_mult": point.game_mult, "log_loss": point.log_loss}
 
 
+@use_cases()
 class Evaluations:
     """Evaluates a guild's stored log (what /admin evaluate and `ladderbot evaluate` call)."""
 

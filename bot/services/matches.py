@@ -16,7 +16,7 @@ from bot.ratings.ladder import (
     valid_scores,
 )
 from bot.services.changes import Change
-from bot.services.context import ServiceContext, Unit, not_found
+from bot.services.context import ServiceContext, Unit, not_found, use_cases
 from bot.services.core import (
     Actor,
     _known_members,
@@ -146,6 +146,7 @@ def build_participants(
     )
 
 
+@use_cases("report")
 class Matches:
     """Reporting a match and what follows it: confirm, dispute, cancel, void, edit."""
 

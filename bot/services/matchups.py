@@ -21,7 +21,7 @@ import numpy as np
 
 from bot.ratings.balance import MAX_PLAYERS, MAX_TEAMS, MIN_PLAYERS, MIN_TEAMS, balance_teams
 from bot.ratings.ladder import Outcome, rate_order
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.core import elo_bridge, ladder_rating
 from bot.services.errors import UserError
 from bot.services.lineup import Player, parse_team
@@ -123,6 +123,7 @@ def meeting_results(matches: Sequence[Match], a: int, b: int) -> list[Outcome]:
     return [RESULTS[int(sign)] for sign in order]
 
 
+@use_cases()
 class Matchups:
     """Head to head, team balance, match-list pages, the leaderboard page of a member."""
 

@@ -9,13 +9,14 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from bot.services.changes import Change
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.errors import UserError, free_text, quoted
 from bot.services.lineup import MENTION, parse_id
 from bot.services.queues import take_out_of_queues
 from bot.storage import Member, MemberInfo
 
 
+@use_cases()
 class Members:
     """Who is in the ladder: names and bot flags from Discord, joining and leaving."""
 

@@ -51,7 +51,7 @@ from typing import Any, Final
 
 from bot.config import GuildSettings
 from bot.services.changes import Change
-from bot.services.context import ServiceContext, Unit
+from bot.services.context import ServiceContext, Unit, use_cases
 from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
 from bot.services.events import PendingEvent
@@ -175,6 +175,7 @@ def _check_name_free(queues: Sequence[Queue], name: str, renamed: int | None = N
         raise UserError(f"there is a queue named {quoted(name)} already")
 
 
+@use_cases()
 class Queues:
     """The queue use cases; a lobby's result is a report of the matches service."""
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from bot.services import seasons
 from bot.services.changes import Change
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate, log_end_stamp
 from bot.services.errors import quoted
 from bot.storage import Season
 
 
+@use_cases()
 class Seasons:
     """Starting a season and listing the guild's seasons."""
 

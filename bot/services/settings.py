@@ -10,7 +10,7 @@ from typing import Final
 
 from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
 from bot.services.changes import Change
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError
 from bot.services.replaying import Replayed, replay_guild
@@ -27,6 +27,7 @@ class SettingsResult:
     """Matches replayed; None when no rating constant changed value (no replay)."""
 
 
+@use_cases()
 class Settings:
     """A guild's settings, and the replays that follow a change of its rating constants."""
 

@@ -21,7 +21,7 @@ from bot.ratings.performance import performance_arrays
 from bot.services import seasons
 from bot.services.card import CardStats, Played, SeasonMove, card_stats, recent_ids
 from bot.services.changes import Change
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
 from bot.services.errors import UserError, quoted
 from bot.services.performances import (
@@ -189,6 +189,7 @@ def _season_moves(
     return moves
 
 
+@use_cases()
 class Standings:
     """Reading the standings: leaderboards (now or a closed season's), rating cards,
     predictions, game histories, and the live leaderboard message."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from bot.services import seasons
 from bot.services.changes import Change
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError, quoted
 from bot.services.lineup import Lineup
@@ -37,6 +37,7 @@ class ImportResult:
     """Matches and season starts of the file already in the guild (SPEC 8.3)."""
 
 
+@use_cases("import_csv")
 class Transfers:
     """A guild's matches and season starts exported to CSV, and imported from it."""
 

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from bot.services import seasons
 from bot.services.changes import Change
-from bot.services.context import ServiceContext
+from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate, ladder_rating
 from bot.services.errors import UserError, quoted
 from bot.services.events import EVENTS, TEST_EVENT, PendingEvent
@@ -256,6 +256,7 @@ def _body(delivery_id: str, event: str, guild_id: int, now: float, data: dict[st
     return json.dumps({**whole, "data": {"too_large": True}})
 
 
+@use_cases()
 class Webhooks:
     """A guild's webhooks: the moderators' use cases."""
 

@@ -6,7 +6,6 @@ from bot.storage.engine import (
     ConnectionLost,
     DatabaseBusy,
     DatabaseUnavailable,
-    once_more_if_lost,
 )
 from bot.storage.guilds import WebStamp
 from bot.storage.matches import LOG_START
@@ -60,6 +59,5 @@ __all__ = [
     "Standing",
     "WebStamp",
     "WriteTransaction",
-    "once_more_if_lost",
     "redacted",
 ]

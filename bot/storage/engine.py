@@ -45,32 +45,13 @@ class DatabaseUnavailable(Exception):  # noqa: N818 (a refusal the user reads)
 
 class ConnectionLost(DatabaseUnavailable):
     """The connection to the database server was lost (or could not be made) in the middle
-    of a use case, before its commit was confirmed: the use case may be run once more on a
-    new connection (a report carries a request id, so a retry records it at most once; an
-    import's keys skip what it already imported)."""
+    of a use case, before its commit was confirmed (the services' retry policy,
+    bot.services.context.use_cases, decides whether it runs once more)."""
 
     def __init__(self, message: str, *, committing: bool = False) -> None:
         super().__init__(message)
         self.committing = committing
         """Lost during the commit itself: the change may be stored or not."""
-
-
-_Retried = TypeVar("_Retried")
-
-
-async def once_more_if_lost(operation: Callable[[], Awaitable[_Retried]]) -> _Retried:
-    """Run `operation`, and once more if a lost connection interrupted it (SPEC 8.8): only
-    for one that is safe to repeat (a report with its request id, an import by its keys,
-    or a use case that did not commit)."""
-    try:
-        return await operation()
-    except ConnectionLost as first:
-        try:
-            return await operation()
-        except ConnectionLost as second:
-            if first.committing:  # the second try's "nothing was changed" is not all
-                raise ConnectionLost(UNKNOWN_COMMIT, committing=True) from second
-            raise
 
 
 class Row(Protocol):

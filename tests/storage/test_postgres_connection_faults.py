@@ -14,7 +14,7 @@ import asyncpg
 import pytest
 
 from bot.config import GuildSettings
-from bot.storage import ConnectionLost, Database, once_more_if_lost
+from bot.storage import ConnectionLost, Database
 from bot.storage.engine import UNKNOWN_COMMIT
 from bot.storage.postgres import DEAD_PEER_SECONDS
 from tests.storage.engines import _admin, _with_database, own_database
@@ -173,18 +173,10 @@ async def test_a_write_whose_commit_is_lost_never_says_nothing_was_changed(
     database: Database, own_url: str
 ) -> None:
     """Lost at the commit itself, a write may or may not be stored: the line says so
-    (SPEC 7), and a second try failing too does not turn it into "nothing was changed"."""
+    (SPEC 7). What the services do then: tests/services/test_retry_policy.py."""
     with pytest.raises(ConnectionLost) as lost:
         async with database.write(GUILD) as tx:
             await tx.ensure_guild(GUILD, GuildSettings())
             await _kill_all(own_url)
     assert lost.value.committing and str(lost.value) == UNKNOWN_COMMIT
     assert "nothing was changed" not in str(lost.value)
-
-    tries = iter([lost.value, ConnectionLost("the database is unavailable; nothing was changed")])
-
-    async def fails() -> None:
-        raise next(tries)
-
-    with pytest.raises(ConnectionLost, match="may or may not be stored"):
-        await once_more_if_lost(fails)

@@ -20,7 +20,6 @@ from bot.services import (
     parse_team,
     team_lineup,
 )
-from bot.storage import once_more_if_lost
 
 MINUTES = "Minutes played (default: the server's max_game_length)"
 WINNERS: dict[str, Literal["a", "b", "draw"]] = {"a": "a", "b": "b", "draw": "draw"}
@@ -45,15 +44,13 @@ class Report(commands.GroupCog, group_name="report", group_description="Report a
         else:
             ids = [entry.player.user_id for entry in lineup if entry.player.user_id is not None]
             members = await resolve_members(guild, ids)
-        result = await once_more_if_lost(  # the request id records it at most once
-            lambda: self.bot.services.matches.report(
-                guild.id,
-                actor(interaction),
-                lineup,
-                request_id=str(interaction.id),
-                minutes=minutes,
-                members=members,
-            )
+        result = await self.bot.services.matches.report(  # its request id: stored once
+            guild.id,
+            actor(interaction),
+            lineup,
+            request_id=str(interaction.id),
+            minutes=minutes,
+            members=members,
         )
         await answer_recorded(interaction, guild.id, result.match, None)
 
