@@ -21,6 +21,7 @@ BENCHMARKS = {
     "evaluate": "bench.evaluation",
     "queues": "bench.queues",
     "web": "bench.web",
+    "webhooks": "bench.webhooks",
 }
 """Benchmark name -> module with `run(quick: bool) -> list[Table] | Table`."""
 RESULTS_PATH = "bench/RESULTS.md"

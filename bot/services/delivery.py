@@ -38,7 +38,7 @@ from bot.services.changes import Change
 from bot.services.context import ServiceContext
 from bot.services.errors import UserError
 from bot.services.webhooks import Resolve, checked_target, refused_address, system_resolve
-from bot.storage.webhooks import Delivery, Webhook
+from bot.storage.webhooks import Delivery
 
 log = logging.getLogger(__name__)
 
@@ -214,14 +214,16 @@ class WebhookDelivery:
             self._workers.pop(key, None)
 
     async def _attempt(self, delivery: Delivery) -> None:
-        webhook = await self.context.db.read.webhook(delivery.guild_id, delivery.webhook_id)
-        if webhook is None:  # removed meanwhile (its rows went with it)
+        keys = (delivery.guild_id, delivery.webhook_id)
+        target = await self.context.db.read.delivery_target(*keys)
+        if target is None:  # removed meanwhile (its rows went with it)
             return
-        status = await self._post(webhook, delivery)
+        url, secret = target
+        status = await self._post(url, secret, delivery)
         now = self.clock()
         async with self.context.write(delivery.guild_id) as unit:
             tx = unit.tx
-            if await tx.webhook(delivery.guild_id, delivery.webhook_id) is None:
+            if await tx.delivery_target(*keys) is None:
                 return
             if status.isdigit() and 200 <= int(status) < 300:
                 await tx.delivery_done(delivery, status, now)
@@ -229,15 +231,14 @@ class WebhookDelivery:
                 await tx.remove_webhook(delivery.guild_id, delivery.webhook_id, now)
                 unit.change = self._told(
                     delivery,
-                    f"webhook #{webhook.webhook_id} ({webhook.url}) answered 410 Gone "
-                    "and was removed",
+                    f"webhook #{delivery.webhook_id} ({url}) answered 410 Gone and was removed",
                 )
             elif now - delivery.created_at >= self.timing.give_up_after:
                 await tx.delivery_done(delivery, status, now)
                 hours = self.timing.give_up_after / 3600.0
                 unit.change = self._told(
                     delivery,
-                    f"webhook #{webhook.webhook_id} ({webhook.url}) dropped {delivery.event} "
+                    f"webhook #{delivery.webhook_id} ({url}) dropped {delivery.event} "
                     f"{delivery.delivery_id} after {hours:g} hours of failures (last: {status})",
                 )
             else:
@@ -249,11 +250,11 @@ class WebhookDelivery:
         """The mod log's change for a delivery given up or a webhook removed."""
         return Change(delivery.guild_id, "webhook_dropped", detail=detail)
 
-    async def _post(self, webhook: Webhook, delivery: Delivery) -> str:
+    async def _post(self, url: str, secret: str, delivery: Delivery) -> str:
         """One attempt: the answer's HTTP status, or what went wrong instead."""
         assert self._session is not None, "start() first"
         try:
-            await checked_target(webhook.url, self.allow_private, self.resolve)
+            await checked_target(url, self.allow_private, self.resolve)
         except UserError as error:
             return f"refused: {error}"
         body = delivery.body.encode()
@@ -263,12 +264,12 @@ class WebhookDelivery:
             "X-Ladderbot-Event": delivery.event,
             "X-Ladderbot-Delivery": delivery.delivery_id,
             "X-Ladderbot-Timestamp": timestamp,
-            "X-Ladderbot-Signature": signature(webhook.secret, timestamp, body),
+            "X-Ladderbot-Signature": signature(secret, timestamp, body),
         }
         async with self._slots:
             try:
                 async with self._session.post(
-                    webhook.url, data=body, headers=headers, allow_redirects=False
+                    url, data=body, headers=headers, allow_redirects=False
                 ) as answer:
                     return str(answer.status)
             except TimeoutError:

@@ -189,6 +189,8 @@ class EventOutbox:
         if not subscribed:
             return
         deliveries: list[NewDelivery] = []
+        matches: dict[tuple[int, bool], str] = {}
+        """A match's facts, once per write (its events see the same committed state)."""
         for event in events:
             if event.webhook_id is not None:
                 targets = [
@@ -198,7 +200,13 @@ class EventOutbox:
                 targets = [webhook_id for webhook_id, names in subscribed if event.name in names]
             if not targets:
                 continue
-            data = await self._data(tx, guild_id, event)
+            if event.match_id is None:
+                data = _data_text(await self._data(tx, guild_id, event))
+            else:
+                key = (event.match_id, event.name == "match.edited")
+                if key not in matches:
+                    matches[key] = _data_text(await self._data(tx, guild_id, event))
+                data = matches[key]
             for webhook_id in targets:
                 delivery_id = uuid.uuid4().hex
                 body = _body(delivery_id, event.name, guild_id, now, data)
@@ -247,13 +255,20 @@ class EventOutbox:
         return {}
 
 
-def _body(delivery_id: str, event: str, guild_id: int, now: float, data: dict[str, Any]) -> str:
-    """The request body: one JSON object; at most MAX_BODY bytes."""
-    whole = {"id": delivery_id, "event": event, "guild_id": guild_id, "at": format_time(now)}
-    body = json.dumps({**whole, "data": data}, ensure_ascii=False, allow_nan=False)
+def _data_text(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, allow_nan=False)
+
+
+def _body(delivery_id: str, event: str, guild_id: int, now: float, data: str) -> str:
+    """The request body, one JSON object (`data`: its data as JSON text); at most MAX_BODY
+    bytes."""
+    head = json.dumps(
+        {"id": delivery_id, "event": event, "guild_id": guild_id, "at": format_time(now)}
+    )
+    body = head[:-1] + ', "data": ' + data + "}"
     if len(body.encode()) <= MAX_BODY:
         return body
-    return json.dumps({**whole, "data": {"too_large": True}})
+    return head[:-1] + ', "data": {"too_large": true}}'
 
 
 @use_cases()

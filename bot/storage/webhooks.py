@@ -111,6 +111,15 @@ class WebhookReads:
         )
         return None if row is None else _webhook(row)
 
+    async def delivery_target(self, guild_id: int, webhook_id: int) -> tuple[str, str] | None:
+        """The webhook's URL and secret (None: removed), without counting what waits."""
+        row = await self._session.one(
+            "SELECT url, secret FROM webhooks WHERE guild_id = :guild_id "
+            "AND webhook_id = :webhook_id AND removed_at IS NULL",
+            {"guild_id": guild_id, "webhook_id": webhook_id},
+        )
+        return None if row is None else (row["url"], row["secret"])
+
     async def subscribed(self, guild_id: int) -> list[tuple[int, tuple[str, ...]]]:
         """(number, events) of each of the guild's webhooks: who an event goes to."""
         rows = await self._session.all(
