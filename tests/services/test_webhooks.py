@@ -15,7 +15,7 @@ from bot.services.changes import Change
 from bot.services.events import EVENTS
 from bot.services.lineup import parse_lineup
 from bot.services.shapes import match_object
-from bot.services.webhooks import checked_target
+from bot.services.webhooks import MAX_BODY, _body, checked_target
 from bot.storage import Database
 from tests.services.conftest import Clock
 
@@ -151,3 +151,15 @@ async def test_a_rolled_back_write_leaves_no_event(services: Services) -> None:
     assert await outbox(services) == []
     await services.webhooks.test(GUILD, MOD, 1)
     assert [b["event"] for b in await outbox(services)] == ["webhook.test"]
+
+
+def test_a_body_over_64_kib_keeps_its_identity_and_says_too_large() -> None:
+    small = json.loads(_body("d1", "match.edited", GUILD, 0.0, '{"x": 1}'))
+    assert small["data"] == {"x": 1}
+    big = json.loads(_body("d1", "match.edited", GUILD, 0.0, json.dumps({"x": "a" * MAX_BODY})))
+    assert big["data"] == {"too_large": True}
+    assert {key: big[key] for key in ("id", "event", "guild_id")} == {
+        "id": "d1",
+        "event": "match.edited",
+        "guild_id": GUILD,
+    }
