@@ -1,10 +1,10 @@
 """The receiver of docs/webhooks.md, run as written (its secret and port filled in), checks
-the signature of a real delivery: 204 with the webhook's secret, 401 with another's."""
+the signature of a real delivery: 204 with the webhook's secret, 401 with another's (the
+bot records each answer as the webhook's last delivery status)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import socket
 import subprocess
@@ -38,7 +38,10 @@ def free_port() -> int:
 
 def test_the_documented_receiver_is_ten_lines_of_the_standard_library() -> None:
     code = receiver_code()
-    assert len(code.strip().splitlines()) == 10
+    lines = [
+        line for line in code.splitlines() if line.strip() and not line.strip().startswith("#")
+    ]
+    assert len(lines) == 10
     imported = re.findall(r"^import (.*)$", code, re.M)
     assert imported == ["hmac, http.server"]
 
@@ -52,7 +55,7 @@ async def test_the_documented_receiver_verifies_a_real_signed_delivery(tmp_path:
     await services.webhooks.add(GUILD, MOD, url)  # another secret: its signatures fail
     code = receiver_code().replace("the secret that webhook add printed", right.secret)
     code = code.replace("8000", str(port))
-    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.DEVNULL)
     delivery = WebhookDelivery(
         services.context, allow_private=True, timing=Timing(timeout=5, first_wait=30)
     )
@@ -70,10 +73,6 @@ async def test_the_documented_receiver_verifies_a_real_signed_delivery(tmp_path:
             await asyncio.sleep(0.02)
         statuses = [hook.last_status for hook in await services.webhooks.list(GUILD)]
         assert statuses == ["204", "401"]
-        assert process.stdout is not None
-        printed = json.loads(process.stdout.readline())
-        assert printed["event"] == "season.started"
-        assert printed["data"]["season"]["name"] == "Documented"
     finally:
         process.kill()
         process.wait()
