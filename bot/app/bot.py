@@ -102,6 +102,15 @@ class LadderBot(commands.Bot):
             self.webhook_delivery.wake()
         self.dispatch("ladder_change", change)
 
+    async def web_page(self, guild_id: int, path: str = "") -> str | None:
+        """The address of the guild's web page at `path` (under /g/<guild id>) when [web]
+        public_url is set and the guild is shown on the web; else None (SPEC 11.2)."""
+        if self.config.web.public_url is None:
+            return None
+        if not (await self.services.settings.current(guild_id)).web:
+            return None
+        return self.config.web.guild_address(guild_id) + path
+
     async def setup_hook(self) -> None:
         """Runs once per start (not on reconnects): cogs, buttons, one command sync."""
         self.live = LiveBoards(self, self.config.leaderboard.edit_seconds)

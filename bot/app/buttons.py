@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import discord
 
-from bot.app.embeds import leaderboard_embed, match_embed, match_page_embed, match_stored
+from bot.app.embeds import (
+    board_path,
+    leaderboard_embed,
+    match_embed,
+    match_page_embed,
+    match_path,
+    match_stored,
+)
 from bot.app.members import actor, guild_of
 from bot.app.replies import answer_error, note_stored
 from bot.services import LeaderboardPage, Match, UserError
@@ -90,7 +97,10 @@ class MatchButton(
         else:
             match = await bot.services.matches.cancel(guild_id, actor(interaction), self.match_id)
         note_stored(interaction, match_stored(match))
-        await interaction.response.edit_message(embed=match_embed(match), view=match_view(match))
+        url = await bot.web_page(guild_id, match_path(match))
+        await interaction.response.edit_message(
+            embed=match_embed(match, url), view=match_view(match)
+        )
 
 
 def already_applied(match_id: int) -> str:
@@ -126,7 +136,7 @@ async def answer_recorded(
         content = ask if lead is None else f"{lead} {ask}"
     response = await interaction.response.send_message(
         content,
-        embed=match_embed(match),
+        embed=match_embed(match, await interaction.client.web_page(guild_id, match_path(match))),
         view=match_view(match) or discord.utils.MISSING,
         allowed_mentions=discord.AllowedMentions(users=True),
     )
@@ -169,8 +179,9 @@ class MatchMessages:
             return
         channel = self.bot.get_partial_messageable(match.channel_id, guild_id=match.guild_id)
         try:
+            url = await self.bot.web_page(match.guild_id, match_path(match))
             await channel.get_partial_message(match.message_id).edit(
-                embed=match_embed(match), view=match_view(match)
+                embed=match_embed(match, url), view=match_view(match)
             )
         except discord.HTTPException as error:
             log.info("could not update the message of match %s: %s", match.id, error)
@@ -246,16 +257,20 @@ class PageButton(
             if mine is None:
                 await interaction.response.send_message(not_ranked(self.topic), ephemeral=True)
                 return
+            url = await bot.web_page(guild_id, board_path(mine))
             if interaction.user.id != self.owner_id:
                 await interaction.response.send_message(
-                    embed=leaderboard_embed(mine, highlight=interaction.user.id), ephemeral=True
+                    embed=leaderboard_embed(mine, highlight=interaction.user.id, url=url),
+                    ephemeral=True,
                 )
                 return
-            embed = leaderboard_embed(mine, highlight=self.owner_id)
+            embed = leaderboard_embed(mine, highlight=self.owner_id, url=url)
             view = leaderboard_view(self.owner_id, mine)
         else:
             board = await bot.services.standings.leaderboard(guild_id, self.topic, self.page)
-            embed, view = leaderboard_embed(board), leaderboard_view(self.owner_id, board)
+            url = await bot.web_page(guild_id, board_path(board))
+            embed = leaderboard_embed(board, url=url)
+            view = leaderboard_view(self.owner_id, board)
         await interaction.response.edit_message(embed=embed, view=view)
 
 

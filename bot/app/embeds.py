@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from itertools import groupby
 from typing import Final
+from urllib.parse import quote
 
 import discord
 
@@ -130,7 +131,7 @@ def side_fields(participants: Iterable[Participant], status: str) -> list[tuple[
     return fields
 
 
-def match_embed(match: Match) -> discord.Embed:
+def match_embed(match: Match, url: str | None = None) -> discord.Embed:
     """One match: status, sides with scores, minutes and rating changes. Every reply about
     a match (report, show, confirm, dispute, void) is this embed, within Discord's limits."""
     description = f"Status: {STATUS_TEXT[match.status]}"
@@ -138,6 +139,7 @@ def match_embed(match: Match) -> discord.Embed:
         description += f"\nReported by <@{match.reporter_id}>"
     embed = discord.Embed(
         title=f"Match #{match.id}",
+        url=url,
         description=description,
         colour=STATUS_COLOUR[match.status],
         timestamp=datetime.fromtimestamp(match.played_at, UTC),
@@ -187,12 +189,15 @@ def form_line(entry: FormEntry) -> str:
     return f"#{entry.match_id} <t:{round(entry.played_at)}:d> **{entry.result}** {move}"
 
 
-def rating_embed(card: RatingCard, chart_filename: str | None) -> discord.Embed:
+def rating_embed(
+    card: RatingCard, chart_filename: str | None, url: str | None = None
+) -> discord.Embed:
     """The rating card: ladder rating (and peak, streak, win rate, form), rank, record, the
     variant's performance ± and RA."""
     member, stats = card.member, card.stats
     embed = discord.Embed(
         title=f"{shown_name(member.name)} — rating",
+        url=url,
         description="\n".join(
             note
             for note, shown in (
@@ -268,7 +273,10 @@ def leaderboard_value(by: str, value: float) -> str:
 
 
 def leaderboard_embed(
-    page: LeaderboardPage, title: str = "Leaderboard", highlight: int | None = None
+    page: LeaderboardPage,
+    title: str = "Leaderboard",
+    highlight: int | None = None,
+    url: str | None = None,
 ) -> discord.Embed:
     """One page: rank, name, the measure, ladder rating and record; the `highlight` member's
     row marked. The embed's timestamp says when the standings were read."""
@@ -283,6 +291,7 @@ def leaderboard_embed(
     ]
     embed = discord.Embed(
         title=f"{title} — by {measure}",
+        url=url,
         description=shorten("\n".join(lines), DESCRIPTION_LIMIT)
         or "Nobody has played enough matches yet.",
         colour=discord.Colour.blurple(),
@@ -290,6 +299,16 @@ def leaderboard_embed(
     )
     embed.set_footer(text=leaderboard_footer(page))
     return embed
+
+
+def board_path(page: LeaderboardPage) -> str:
+    """The web page of the leaderboard a page is of (the web's own pages are longer)."""
+    season = "" if page.season is None else f"&season={quote(page.season, safe='')}"
+    return f"?by={page.by}{season}"
+
+
+def match_path(match: Match) -> str:
+    return f"/matches/{match.id}"
 
 
 def leaderboard_footer(page: LeaderboardPage) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.app.embeds import leaderboard_embed
+from bot.app.embeds import board_path, leaderboard_embed
 from bot.services.changes import Change
 
 if TYPE_CHECKING:
@@ -94,7 +94,8 @@ class LiveBoards:
         if board is None:
             return
         page = await self.bot.services.standings.leaderboard(guild_id)
-        embed = leaderboard_embed(page, title="Live leaderboard")
+        url = await self.bot.web_page(guild_id, board_path(page))
+        embed = leaderboard_embed(page, title="Live leaderboard", url=url)
         channel = self.bot.get_partial_messageable(board.channel_id, guild_id=guild_id)
         message_id = board.message_id
         if message_id is not None:

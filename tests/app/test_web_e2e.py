@@ -77,3 +77,29 @@ def test_the_bot_serves_a_guild_once_shown_and_hides_it_at_once(
     fake.slash(MOD, "admin settings", web=False).reply()
     assert _status(board) == hidden
     bot.assert_alive()
+
+
+def test_embeds_link_to_their_page_while_the_guild_is_shown(
+    fake: FakeDiscord, web_bot: tuple[BotProcess, int]
+) -> None:
+    """Issue 23 finding 10: with public_url set, the leaderboard, card and match embeds of a
+    shown guild link (embed url) to their web page; a hidden guild's link nowhere."""
+    reported = fake.slash(MOD, "report duel", winner=SECOND, loser=FIRST).reply()
+    match_id = int(reported.embeds[0]["title"].removeprefix("Match #"))
+    asked = {
+        "leaderboard": (("leaderboard",), {"by": "p3"}, f"/g/{GUILD_ID}?by=p3"),
+        "rating": (("rating",), {"member": FIRST}, f"/g/{GUILD_ID}/players/{FIRST.id}"),
+        "match": (("match show",), {"id": match_id}, f"/g/{GUILD_ID}/matches/{match_id}"),
+    }
+    hidden = {
+        name: fake.slash(MOD, *command, **options).reply().embeds[0].get("url")
+        for name, (command, options, _) in asked.items()
+    }
+    assert hidden == dict.fromkeys(asked)
+    fake.slash(MOD, "admin settings", web=True).reply()
+    try:
+        for command, options, path in asked.values():
+            embed = fake.slash(MOD, *command, **options).reply().embeds[0]
+            assert embed.get("url") == PUBLIC_URL + path, (command, embed)
+    finally:
+        fake.slash(MOD, "admin settings", web=False).reply()

@@ -10,9 +10,11 @@ from discord.ext import commands
 
 from bot.app.bot import LadderBot
 from bot.app.embeds import (
+    board_path,
     evaluation_embed,
     leaderboard_embed,
     match_embed,
+    match_path,
     match_stored,
     season_started,
     settings_embed,
@@ -60,7 +62,9 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         note_stored(interaction, match_stored(result.match))
         await interaction.edit_original_response(
             content=f"Match #{id} is void; {result.replayed} later matches were replayed.",
-            embed=match_embed(result.match),
+            embed=match_embed(
+                result.match, await self.bot.web_page(guild_id, match_path(result.match))
+            ),
         )
 
     @app_commands.command(
@@ -157,7 +161,8 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction)
         page = await self.bot.services.standings.leaderboard(guild_id)
-        await interaction.edit_original_response(embed=leaderboard_embed(page))
+        url = await self.bot.web_page(guild_id, board_path(page))
+        await interaction.edit_original_response(embed=leaderboard_embed(page, url=url))
 
     @app_commands.command(name="web", description="This server's address on the web pages")
     async def web(self, interaction: discord.Interaction[LadderBot]) -> None:

@@ -15,7 +15,7 @@ from discord.ext import commands
 
 from bot.app.bot import LadderBot
 from bot.app.cogs.admin import check_moderator
-from bot.app.embeds import add_edits, match_embed, match_stored
+from bot.app.embeds import add_edits, match_embed, match_path, match_stored
 from bot.app.members import actor, guild_of, resolve_members
 from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, note_stored
@@ -211,7 +211,10 @@ async def edit(
     edits = await bot.services.matches.edits(guild.id, id)
     await interaction.edit_original_response(
         content=f"Match #{id} was edited{replayed}.",
-        embed=add_edits(match_embed(result.match), edits),
+        embed=add_edits(
+            match_embed(result.match, await bot.web_page(guild.id, match_path(result.match))),
+            edits,
+        ),
     )
 
 

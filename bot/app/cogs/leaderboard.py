@@ -8,7 +8,7 @@ from discord.ext import commands
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import leaderboard_view
-from bot.app.embeds import leaderboard_embed
+from bot.app.embeds import board_path, leaderboard_embed
 from bot.app.members import guild_of, shown_name
 from bot.app.replies import defer
 from bot.services.standings import MEASURES
@@ -38,14 +38,16 @@ class Leaderboard(commands.Cog):
         result = await self.bot.services.standings.leaderboard(
             guild_id, by=by.value if by else "ladder", page=page, season=season
         )
+        url = await self.bot.web_page(guild_id, board_path(result))
         if result.season is None:
             await interaction.edit_original_response(
-                embed=leaderboard_embed(result), view=leaderboard_view(interaction.user.id, result)
+                embed=leaderboard_embed(result, url=url),
+                view=leaderboard_view(interaction.user.id, result),
             )
             return
         # A closed season's standings: its own pages through the page option, no buttons.
         title = f"Season {shown_name(result.season)}: closing standings"
-        await interaction.edit_original_response(embed=leaderboard_embed(result, title))
+        await interaction.edit_original_response(embed=leaderboard_embed(result, title, url=url))
 
 
 async def setup(bot: LadderBot) -> None:

@@ -10,7 +10,7 @@ from discord.ext import commands, tasks
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import already_applied, match_page_view
-from bot.app.embeds import add_edits, match_embed, match_page_embed, match_stored
+from bot.app.embeds import add_edits, match_embed, match_page_embed, match_path, match_stored
 from bot.app.members import actor, guild_of, member_info
 from bot.app.options import MatchId
 from bot.app.replies import note_stored
@@ -49,7 +49,8 @@ class Matches(
         async with self.bot.services.context.db.snapshot():  # the match and its edits of one moment
             match = await self.bot.services.matches.show(guild_id, id)
             edits = await self.bot.services.matches.edits(guild_id, id)
-        await interaction.response.send_message(embed=add_edits(match_embed(match), edits))
+        url = await self.bot.web_page(guild_id, match_path(match))
+        await interaction.response.send_message(embed=add_edits(match_embed(match, url), edits))
 
     @app_commands.command(
         name="confirm", description="Apply a pending match (opponent or moderator)"
@@ -62,7 +63,8 @@ class Matches(
             await interaction.response.send_message(already_applied(id), ephemeral=True)
             return
         note_stored(interaction, match_stored(result.match))
-        await interaction.response.send_message(embed=match_embed(result.match))
+        url = await self.bot.web_page(guild_id, match_path(result.match))
+        await interaction.response.send_message(embed=match_embed(result.match, url))
 
     @app_commands.command(name="list", description="Recent matches, of everyone or of one member")
     @app_commands.describe(member="Only this member's matches (default: everyone's)")

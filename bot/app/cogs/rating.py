@@ -52,7 +52,8 @@ class Rating(commands.Cog):
             title = f"{card.member.name} — ladder rating"
             png = await asyncio.to_thread(rating_chart_png, stats.start, stats.history, title)
             attachments.append(discord.File(fp=io.BytesIO(png), filename=CHART_FILENAME))
-        embed = rating_embed(card, CHART_FILENAME if attachments else None)
+        url = await self.bot.web_page(guild_id, f"/players/{target.id}")
+        embed = rating_embed(card, CHART_FILENAME if attachments else None, url)
         await interaction.edit_original_response(embed=embed, attachments=attachments)
 
 
