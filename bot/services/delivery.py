@@ -3,7 +3,8 @@ command line only writes the outbox (bot.services.webhooks).
 
 Each webhook with deliveries waiting has one worker, which sends them one at a time in the
 order they were written (a delivery waits for the one before it to be made or given up),
-at least once: a row goes only after a 2xx, so a process killed after the POST sends it again
+at least once: a row goes only after a 2xx (those answered 2xx are marked done together,
+within ACK_SECONDS: one write for many), so a process killed after the POST sends it again
 after its restart, with the same body and `id`. Anything else, or no answer within
 `timeout`, is tried again after 1 s doubling up to an hour apart, until 24 hours have passed since
 the event (`Timing`): then it is dropped and the mod log told (a Change of kind
@@ -28,7 +29,7 @@ import logging
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import aiohttp
@@ -43,6 +44,10 @@ from bot.storage.webhooks import Delivery
 log = logging.getLogger(__name__)
 
 USER_AGENT: Final = "ladderbot-webhooks"
+BATCH: Final = 100
+"""Deliveries read at once for one webhook."""
+ACK_SECONDS: Final = 0.25
+"""How long deliveries answered 2xx may wait to be marked done (one write for them all)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +112,25 @@ class CheckedResolver(AbstractResolver):
 
     async def close(self) -> None:
         return None
+
+
+@dataclass(slots=True)
+class Acknowledged:
+    """Deliveries of one webhook answered 2xx and not yet marked done."""
+
+    guild_id: int
+    webhook_id: int
+    seqs: list[int] = field(default_factory=list)
+    status: str = ""
+    since: float = 0.0
+
+    def add(self, seq: int, status: str) -> None:
+        self.seqs.append(seq)
+        self.status = status
+
+    def clear(self, now: float) -> None:
+        self.seqs.clear()
+        self.since = now
 
 
 class WebhookDelivery:
@@ -195,46 +219,77 @@ class WebhookDelivery:
         try:
             while True:
                 self._again.discard(key)
-                delivery = await self.context.db.read.next_delivery(guild_id, webhook_id)
-                if delivery is None:
-                    if key in self._again:
-                        continue
-                    return
-                wait = delivery.next_at - self.clock()
-                if wait > 0:
-                    await asyncio.sleep(wait)
                 try:
-                    await self._attempt(delivery)
+                    found = await self._deliver_batch(guild_id, webhook_id)
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # the database, say: the row stays, tried again later
+                except Exception:  # the database, say: the rows stay, tried again later
                     log.exception("webhook #%s of guild %s: delivery failed", webhook_id, guild_id)
                     await asyncio.sleep(self.timing.first_wait)
+                    continue
+                if not found and key not in self._again:
+                    return
         finally:
             self._workers.pop(key, None)
 
-    async def _attempt(self, delivery: Delivery) -> None:
-        keys = (delivery.guild_id, delivery.webhook_id)
-        target = await self.context.db.read.delivery_target(*keys)
-        if target is None:  # removed meanwhile (its rows went with it)
-            return
+    async def _deliver_batch(self, guild_id: int, webhook_id: int) -> bool:
+        """Send the webhook's oldest waiting deliveries in order, until one fails; False when
+        none waits. Those answered 2xx are marked done together, at the latest every
+        ACK_SECONDS (a crash before that sends them again, with their ids)."""
+        read = self.context.db.read
+        batch = await read.next_deliveries(guild_id, webhook_id, BATCH)
+        target = await read.delivery_target(guild_id, webhook_id)
+        if not batch or target is None:  # none, or removed (its rows went with it)
+            return False
         url, secret = target
-        status = await self._post(url, secret, delivery)
+        done = Acknowledged(guild_id, webhook_id, since=self.clock())
+        try:
+            for delivery in batch:
+                wait = delivery.next_at - self.clock()
+                if wait > 0:
+                    await self._acknowledge(done)
+                    await asyncio.sleep(wait)
+                status = await self._post(url, secret, delivery)
+                if status.isdigit() and 200 <= int(status) < 300:
+                    done.add(delivery.seq, status)
+                    if self.clock() - done.since >= ACK_SECONDS:
+                        await self._acknowledge(done)
+                    continue
+                await self._acknowledge(done)
+                await self._failed(delivery, status, url)
+                break
+        finally:
+            await asyncio.shield(self._acknowledge(done))
+        return True
+
+    async def _acknowledge(self, done: Acknowledged) -> None:
+        """Mark the deliveries answered 2xx done: their rows go."""
+        if not done.seqs:
+            return
+        async with self.context.write(done.guild_id) as unit:
+            await unit.tx.deliveries_done(
+                done.guild_id, done.webhook_id, done.seqs, done.status, self.clock()
+            )
+        done.clear(self.clock())
+
+    async def _failed(self, delivery: Delivery, status: str, url: str) -> None:
+        """An attempt answered otherwise than 2xx: tried again later, dropped once the retry
+        window has passed, or (410) the webhook removed."""
         now = self.clock()
         async with self.context.write(delivery.guild_id) as unit:
             tx = unit.tx
-            if await tx.delivery_target(*keys) is None:
+            if await tx.delivery_target(delivery.guild_id, delivery.webhook_id) is None:
                 return
-            if status.isdigit() and 200 <= int(status) < 300:
-                await tx.delivery_done(delivery, status, now)
-            elif status == "410":
+            if status == "410":
                 await tx.remove_webhook(delivery.guild_id, delivery.webhook_id, now)
                 unit.change = self._told(
                     delivery,
                     f"webhook #{delivery.webhook_id} ({url}) answered 410 Gone and was removed",
                 )
             elif now - delivery.created_at >= self.timing.give_up_after:
-                await tx.delivery_done(delivery, status, now)
+                await tx.deliveries_done(
+                    delivery.guild_id, delivery.webhook_id, [delivery.seq], status, now
+                )
                 hours = self.timing.give_up_after / 3600.0
                 unit.change = self._told(
                     delivery,

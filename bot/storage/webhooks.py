@@ -136,14 +136,14 @@ class WebhookReads:
         )
         return [(int(row["guild_id"]), int(row["webhook_id"])) for row in rows]
 
-    async def next_delivery(self, guild_id: int, webhook_id: int) -> Delivery | None:
-        """The oldest delivery waiting for the webhook (they go in order)."""
-        row = await self._session.one(
+    async def next_deliveries(self, guild_id: int, webhook_id: int, limit: int) -> list[Delivery]:
+        """The oldest deliveries waiting for the webhook, oldest first (they go in order)."""
+        rows = await self._session.all(
             f"SELECT {_DELIVERY_COLUMNS} FROM webhook_outbox WHERE guild_id = :guild_id "
-            "AND webhook_id = :webhook_id ORDER BY seq LIMIT 1",
-            {"guild_id": guild_id, "webhook_id": webhook_id},
+            "AND webhook_id = :webhook_id ORDER BY seq LIMIT :limit",
+            {"guild_id": guild_id, "webhook_id": webhook_id, "limit": limit},
         )
-        return None if row is None else _delivery(row)
+        return [_delivery(row) for row in rows]
 
 
 class WebhookWrites:
@@ -208,16 +208,15 @@ class WebhookWrites:
             ],
         )
 
-    async def delivery_done(
-        self, delivery: Delivery, status: str, now: float, *, attempted: bool = True
+    async def deliveries_done(
+        self, guild_id: int, webhook_id: int, seqs: Sequence[int], status: str, now: float
     ) -> None:
-        """The delivery was made (or given up): its row goes; the webhook remembers how the
-        attempt went (`attempted`: an attempt was made)."""
-        await self._session.run(
-            "DELETE FROM webhook_outbox WHERE seq = :seq", {"seq": delivery.seq}
+        """The deliveries were made (or given up): their rows go; the webhook remembers the
+        last attempt's outcome."""
+        await self._session.run_many(
+            "DELETE FROM webhook_outbox WHERE seq = :seq", [{"seq": seq} for seq in seqs]
         )
-        if attempted:
-            await self._note_attempt(delivery, status, now)
+        await self._note_attempt(guild_id, webhook_id, status, now)
 
     async def delivery_failed(
         self, delivery: Delivery, status: str, now: float, next_at: float
@@ -228,16 +227,16 @@ class WebhookWrites:
             "WHERE seq = :seq",
             {"seq": delivery.seq, "next_at": next_at},
         )
-        await self._note_attempt(delivery, status, now)
+        await self._note_attempt(delivery.guild_id, delivery.webhook_id, status, now)
 
-    async def _note_attempt(self, delivery: Delivery, status: str, now: float) -> None:
+    async def _note_attempt(self, guild_id: int, webhook_id: int, status: str, now: float) -> None:
         await self._session.run(
             "UPDATE webhooks SET last_status = :status, last_at = :now "
             "WHERE guild_id = :guild_id AND webhook_id = :webhook_id",
             {
                 "status": status,
                 "now": now,
-                "guild_id": delivery.guild_id,
-                "webhook_id": delivery.webhook_id,
+                "guild_id": guild_id,
+                "webhook_id": webhook_id,
             },
         )
