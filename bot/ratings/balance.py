@@ -21,11 +21,20 @@ once - until no trade strictly lowers (spread, variance of the averages) or MAX_
 passed; the best result wins. Two-for-two trades get past the plateaus of equal ratings that
 stop one-for-one swaps; bench/balance.py measures the time at 32 players and the gap to the
 exact optimum at 14.
+
+Parties (SPEC 10.5): `groups` labels the players, and players of one label always share a
+team. The exact split keeps only the partitions that do so. Beyond, the heuristic moves
+whole units (a party, or a player alone): it starts from feasible packings (the parties,
+largest first, each into the team with the most room; then the players alone by a snake
+draft of ratings, and RESTARTS - 1 seeded shuffles of that) and trades a bundle of one or
+two units of a team for a bundle of equal size of another - every candidate scored at once -
+by the same steepest descent and stopping rule.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -65,14 +74,69 @@ class Balance:
         return float(self.averages.max() - self.averages.min())
 
 
-def balance_teams(ratings: npt.ArrayLike, teams: int) -> Balance:
-    """The most even split of the players (Elo ratings) into `teams` teams; see the module."""
+def balance_teams(
+    ratings: npt.ArrayLike, teams: int, groups: Sequence[int] | None = None
+) -> Balance:
+    """The most even split of the players (Elo ratings) into `teams` teams; players with the
+    same `groups` label (a party) on one team; see the module. ValueError when the parties
+    cannot be packed into the teams."""
     values = _checked(ratings, teams)
+    units = _units(groups, len(values))
+    if units is not None and pack([len(u) for u in units], team_sizes(len(values), teams)) is None:
+        raise ValueError("the parties do not fit into the teams")
     if len(values) <= EXACT_MAX_PLAYERS:
-        labels, evaluated = _exact(values, teams)
-    else:
+        labels, evaluated = _exact(values, teams, units)
+    elif units is None:
         labels, evaluated = _heuristic(values, teams)
+    else:
+        labels, evaluated = _unit_heuristic(values, teams, units)
     return _result(values, labels, teams, len(values) <= EXACT_MAX_PLAYERS, evaluated)
+
+
+def _units(groups: Sequence[int] | None, players: int) -> list[list[int]] | None:
+    """The players of each label in order of first appearance (None: no party of two)."""
+    if groups is None:
+        return None
+    if len(groups) != players:
+        raise ValueError(f"groups has {len(groups)} labels for {players} players")
+    found: dict[int, list[int]] = {}
+    for player, label in enumerate(groups):
+        found.setdefault(label, []).append(player)
+    units = list(found.values())
+    return units if any(len(unit) > 1 for unit in units) else None
+
+
+def pack(sizes: Sequence[int], capacities: Sequence[int]) -> list[int] | None:
+    """A team for each unit of `sizes` so that no team holds more than its capacity (None:
+    impossible). Largest units first, each tried in the team with the most room first; the
+    players alone (size 1) always fit once the rest do."""
+    order = sorted(range(len(sizes)), key=lambda unit: -sizes[unit])
+    room = list(capacities)
+    if sum(sizes) > sum(room):
+        return None
+    placed = [0] * len(sizes)
+
+    def place(step: int) -> bool:
+        if step == len(order) or sizes[order[step]] == 1:
+            for unit in order[step:]:
+                team = max(range(len(room)), key=lambda t: room[t])
+                placed[unit] = team
+                room[team] -= 1
+            return True
+        unit = order[step]
+        tried: set[int] = set()
+        for team in sorted(range(len(room)), key=lambda t: -room[t]):
+            if room[team] < sizes[unit] or room[team] in tried:
+                continue
+            tried.add(room[team])  # teams with equal room are interchangeable here
+            room[team] -= sizes[unit]
+            placed[unit] = team
+            if place(step + 1):
+                return True
+            room[team] += sizes[unit]
+        return False
+
+    return placed if place(0) else None
 
 
 def _checked(ratings: npt.ArrayLike, teams: int) -> FloatArray:
@@ -142,10 +206,16 @@ def _team_averages(ratings: FloatArray, labels: IntArray, teams: int) -> FloatAr
     return np.asarray(sums / sizes, dtype=np.float64)
 
 
-def _exact(ratings: FloatArray, teams: int) -> tuple[IntArray, int]:
+def _exact(
+    ratings: FloatArray, teams: int, units: list[list[int]] | None = None
+) -> tuple[IntArray, int]:
     table = partitions(len(ratings), teams)
+    evaluated = len(table)
+    for unit in units or ():
+        if len(unit) > 1:
+            table = table[(table[:, unit] == table[:, unit[:1]]).all(axis=1)]
     spreads, _ = _objective(_team_averages(ratings, table, teams))
-    return table[int(np.argmin(spreads))], len(table)
+    return table[int(np.argmin(spreads))], evaluated
 
 
 def _objective(averages: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -267,6 +337,115 @@ def _heuristic(ratings: FloatArray, teams: int) -> tuple[IntArray, int]:
         evaluated += work
         labels = np.empty(len(ratings), dtype=np.int64)
         labels[order] = frame.team
+        spread, variance = _objective(_team_averages(ratings, labels, teams))
+        score = (float(spread), float(variance))
+        if score[0] < best_score[0] - _IMPROVEMENT or (
+            score[0] <= best_score[0] + _IMPROVEMENT and score[1] < best_score[1] - _IMPROVEMENT
+        ):
+            best, best_score = labels, score
+    assert best is not None
+    return best, evaluated
+
+
+def _feasible_start(
+    ratings: FloatArray, teams: int, units: list[list[int]], order: Sequence[int]
+) -> IntArray:
+    """Labels of a feasible split: parties packed (`pack`), then the players alone in
+    `order` dealt in a snake over the teams that still have room."""
+    capacities = team_sizes(len(ratings), teams)
+    parties = [u for u in units if len(u) > 1]
+    placed = pack([len(u) for u in parties], capacities)
+    assert placed is not None  # checked by balance_teams
+    labels = np.full(len(ratings), -1, dtype=np.int64)
+    room = list(capacities)
+    for unit, team in zip(parties, placed, strict=True):
+        labels[unit] = team
+        room[team] -= len(unit)
+    turn = 0
+    for player in order:
+        if labels[player] >= 0:
+            continue
+        while True:
+            lap, place = divmod(turn, teams)
+            team = place if lap % 2 == 0 else teams - 1 - place
+            turn += 1
+            if room[team]:
+                break
+        labels[player] = team
+        room[team] -= 1
+    return labels
+
+
+def _bundles(units: list[list[int]], labels: IntArray, ratings: FloatArray) -> tuple[
+    IntArray, IntArray, FloatArray, list[tuple[int, ...]]
+]:  # fmt: skip
+    """Every bundle of one or two units of one team: its team, size, rating sum and units."""
+    team_of = [int(labels[u[0]]) for u in units]
+    size = [len(u) for u in units]
+    total = [float(ratings[u].sum()) for u in units]
+    bundles: list[tuple[int, ...]] = [(i,) for i in range(len(units))]
+    bundles += [
+        (i, j)
+        for i in range(len(units))
+        for j in range(i + 1, len(units))
+        if team_of[i] == team_of[j]
+    ]
+    teams_of = np.array([team_of[b[0]] for b in bundles], dtype=np.int64)
+    sizes = np.array([sum(size[u] for u in b) for b in bundles], dtype=np.int64)
+    sums = np.array([sum(total[u] for u in b) for b in bundles], dtype=np.float64)
+    return teams_of, sizes, sums, bundles
+
+
+def _improve_units(
+    ratings: FloatArray, teams: int, units: list[list[int]], labels: IntArray
+) -> tuple[IntArray, int]:
+    """Steepest descent over trades of a bundle of one team for a bundle of equal size of
+    another, until none strictly lowers (spread, variance) or MAX_ROUNDS passed."""
+    labels = labels.copy()
+    sizes = np.bincount(labels, minlength=teams).astype(np.float64)
+    evaluated = 0
+    for _ in range(MAX_ROUNDS):
+        sums = np.bincount(labels, weights=ratings, minlength=teams)
+        spread, variance = _objective(sums / sizes)
+        team_of, size, total, bundles = _bundles(units, labels, ratings)
+        first, second = np.nonzero(
+            (team_of[:, None] < team_of[None, :]) & (size[:, None] == size[None, :])
+        )
+        if len(first) == 0:
+            break
+        evaluated += len(first)
+        gain = total[second] - total[first]  # the first bundle's team gains it
+        moved = (np.arange(teams)[:, None] == team_of[first]).astype(np.float64)
+        moved -= np.arange(teams)[:, None] == team_of[second]
+        averages = (sums[:, None] + gain * moved) / sizes[:, None]
+        trade_spread, trade_variance = _objective(averages)
+        best = int(np.lexsort((trade_variance, trade_spread))[0])
+        better = trade_spread[best] < spread - _IMPROVEMENT or (
+            trade_spread[best] <= spread + _IMPROVEMENT
+            and trade_variance[best] < variance - _IMPROVEMENT
+        )
+        if not better:
+            break
+        for unit in bundles[first[best]]:
+            labels[units[unit]] = team_of[second[best]]
+        for unit in bundles[second[best]]:
+            labels[units[unit]] = team_of[first[best]]
+    return labels, evaluated
+
+
+def _unit_heuristic(
+    ratings: FloatArray, teams: int, units: list[list[int]]
+) -> tuple[IntArray, int]:
+    generator = np.random.default_rng(SEED)
+    orders = [np.argsort(-ratings, kind="stable")]
+    orders += [generator.permutation(len(ratings)) for _ in range(RESTARTS - 1)]
+    best: IntArray | None = None
+    best_score = (math.inf, math.inf)
+    evaluated = 0
+    for order in orders:
+        start = _feasible_start(ratings, teams, units, [int(p) for p in order])
+        labels, work = _improve_units(ratings, teams, units, start)
+        evaluated += work
         spread, variance = _objective(_team_averages(ratings, labels, teams))
         score = (float(spread), float(variance))
         if score[0] < best_score[0] - _IMPROVEMENT or (
