@@ -21,11 +21,12 @@ from bot.ratings.elo import EloBridge
 from bot.services.errors import shorten
 from bot.services.queue_rules import chances, picking_team, team_letter
 from bot.services.queues import Window
-from bot.storage.queues import Lobby, LobbyPlayer, Queue
+from bot.storage.queues import Lobby, LobbyPlayer, Party, Queue
 
 QUEUE_ID: Final = "ladderbot:queue:{action}:{queue_id}"
 LOBBY_ID: Final = "ladderbot:lobby:{action}:{lobby_id}"
 PICK_ID: Final = "ladderbot:pick:{lobby_id}:{part}"
+PARTY_ID: Final = "ladderbot:party:{action}:{leader_id}:{invitee_id}"
 SELECT_OPTIONS: Final = 25
 """Discord's most options in one select menu; more players are split over two menus."""
 CONTENT_LIMIT: Final = 2000
@@ -73,6 +74,8 @@ def queue_embed(queue: Queue, deleted: bool = False) -> discord.Embed:
     head += f" · leaves after {spec.expire_minutes} min"
     if spec.rating_range:
         head += f"\n{range_text(queue).capitalize()}"
+    if spec.party_max > 1:
+        head += f"\nParties of up to {spec.party_max} (/queue party invite; the leader joins)"
     if spec.maps:
         head += f"\nMaps: {shorten(', '.join(spec.maps), 600)}"
     notice = f"\n\n{shorten(queue.notice, 600)}" if queue.notice else ""
@@ -107,8 +110,9 @@ def _player_line(player: LobbyPlayer, bridge: EloBridge, lobby: Lobby) -> str:
     if lobby.state == "ready":
         mark = "✅ " if player.ready else "⌛ "
     captain = " (captain)" if player.captain else ""
+    party = f" · party of <@{player.party}>" if player.party is not None else ""
     rating = rating_text(float(bridge.from_elo(player.rating)))
-    return f"{mark}<@{player.user_id}> — {rating}{captain}"
+    return f"{mark}<@{player.user_id}> — {rating}{captain}{party}"
 
 
 def lobby_content(lobby: Lobby) -> str | None:
@@ -216,7 +220,8 @@ def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> dis
                     discord.SelectOption(
                         label=shorten(names.get(p.user_id, str(p.user_id)), 100),
                         value=str(p.user_id),
-                        description=f"rating {rating_text(float(bridge.from_elo(p.rating)))}",
+                        description=f"rating {rating_text(float(bridge.from_elo(p.rating)))}"
+                        + (" · comes with their party" if p.party is not None else ""),
                     )
                     for p in chunk
                 ],
@@ -230,6 +235,30 @@ def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> dis
     else:
         return None
     return view
+
+
+def party_invite_view(leader_id: int, invitee_id: int) -> discord.ui.View:
+    """Accept / Decline on an invitation (only the invitee may click; SPEC 10.5)."""
+    view = discord.ui.View(timeout=None)
+    for action, label, style in (
+        ("accept", "Accept", discord.ButtonStyle.success),
+        ("decline", "Decline", discord.ButtonStyle.secondary),
+    ):
+        custom_id = PARTY_ID.format(action=action, leader_id=leader_id, invitee_id=invitee_id)
+        view.add_item(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+    return view
+
+
+def party_text(party: Party | None) -> str:
+    """/queue party show: the leader, the members, the open invitations."""
+    if party is None:
+        return "You are not in a party. Invite someone with /queue party invite."
+    members = ", ".join(f"<@{user_id}>" for user_id in party.members[1:]) or "nobody yet"
+    invited = ", ".join(f"<@{user_id}>" for user_id in party.invited)
+    text = f"Party of <@{party.leader_id}> (leader) with {members}."
+    if invited:
+        text += f" Invited, not answered yet: {invited}."
+    return shorten(text, CONTENT_LIMIT)
 
 
 def range_text(queue: Queue) -> str:

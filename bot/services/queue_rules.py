@@ -23,7 +23,7 @@ from typing import Final
 
 import numpy as np
 
-from bot.ratings.balance import balance_teams, team_sizes, win_probabilities
+from bot.ratings.balance import balance_teams, pack, team_sizes, win_probabilities
 from bot.ratings.ladder import team_scores
 from bot.services.errors import UserError, free_text, quoted
 from bot.services.lineup import Lineup, LineupEntry, Player, ffa_lineup
@@ -39,6 +39,7 @@ READY_SECONDS: Final = (0, 600)
 EXPIRE_MINUTES: Final = (1, 1440)
 RATING_RANGE: Final = (0, 2000)
 WIDEN: Final = (0, 500)
+PARTY_MAX: Final = (1, 16)
 PICK_SECONDS: Final = 60.0
 """A captain who has not picked within this long gets the highest-rated player left."""
 TEAM_LETTERS: Final = "abcd"
@@ -93,10 +94,18 @@ def checked_settings(settings: QueueSettings, pick_order_given: bool) -> QueueSe
     _within(settings.expire_minutes, *EXPIRE_MINUTES, "expire_minutes")
     _within(settings.rating_range, *RATING_RANGE, "range")
     _within(settings.widen, *WIDEN, "widen")
+    _within(settings.party_max, *PARTY_MAX, "party_max")
+    if settings.party_max > 1 and settings.format == "ffa":
+        raise UserError("party_max must be 1 in a free-for-all queue: parties play as teams")
     if settings.format == "teams" and settings.size % settings.teams:
         raise UserError(
             f"size {settings.size} must be a multiple of teams ({settings.teams}) "
             "so that the teams are equal"
+        )
+    if settings.format == "teams" and settings.party_max > settings.size // settings.teams:
+        raise UserError(
+            f"party_max {settings.party_max} is larger than a team "
+            f"({settings.size // settings.teams}): a party plays on one team"
         )
     order = settings.pick_order.strip().lower() if pick_order_given else snake(settings.teams)
     letters = TEAM_LETTERS[: settings.teams]
@@ -119,25 +128,77 @@ def window(spec: QueueSettings, joined_at: float, now: float) -> float:
 
 
 def pop_choice(
-    spec: QueueSettings, waiting: Sequence[Waiting], ratings: Mapping[int, float], now: float
+    spec: QueueSettings,
+    waiting: Sequence[Waiting],
+    ratings: Mapping[int, float],
+    now: float,
+    party_of: Mapping[int, int] | None = None,
 ) -> list[int] | None:
     """The members (user ids, in queue order) a queue pops now, None: it cannot pop.
     Without a range, the first `size`. With one, the longest-waiting member (ties: the
-    earlier in line) and the earliest joiners whose Elo ratings lie within its window."""
+    earlier in line) and the earliest joiners whose Elo ratings lie within its window.
+    Parties (`party_of`: member to leader) are taken whole or not at all, and only so that
+    the parties taken fit into the teams: the earliest units that fill the lobby so
+    (`_earliest_fill`), later ones passed over only when no fill takes them."""
     if len(waiting) < spec.size:
         return None
-    if spec.rating_range == 0:
-        return [w.user_id for w in waiting[: spec.size]]
-    anchor = min(waiting, key=lambda w: w.joined_at)  # min keeps the first of equals
-    reach = window(spec, anchor.joined_at, now)
-    centre = ratings[anchor.user_id]
-    others = [
-        w.user_id for w in waiting if w is not anchor and abs(ratings[w.user_id] - centre) <= reach
-    ][: spec.size - 1]
-    if len(others) < spec.size - 1:
+    parties = party_of or {}
+    units: dict[int, list[Waiting]] = {}
+    for member in waiting:
+        units.setdefault(parties.get(member.user_id, member.user_id), []).append(member)
+    candidates = list(units.values())
+    if spec.rating_range:
+        anchor = min(waiting, key=lambda w: w.joined_at)  # min keeps the first of equals
+        reach = window(spec, anchor.joined_at, now)
+        centre = ratings[anchor.user_id]
+        first = next(unit for unit in candidates if anchor in unit)  # no larger than a team
+        candidates = [first] + [
+            unit
+            for unit in candidates
+            if unit is not first and all(abs(ratings[w.user_id] - centre) <= reach for w in unit)
+        ]
+    capacities = [spec.size // spec.teams] * spec.teams if spec.format == "teams" else []
+    chosen = _earliest_fill(
+        [len(unit) for unit in candidates], spec.size, capacities, first=bool(spec.rating_range)
+    )
+    if chosen is None:
         return None
-    chosen = {anchor.user_id, *others}
-    return [w.user_id for w in waiting if w.user_id in chosen]
+    taken = {w.user_id for index in chosen for w in candidates[index]}
+    return [w.user_id for w in waiting if w.user_id in taken]
+
+
+SEARCH_STEPS: Final = 10_000
+"""The most choices `_earliest_fill` tries before it gives up until the next change."""
+
+
+def _earliest_fill(
+    sizes: Sequence[int], size: int, capacities: Sequence[int], first: bool
+) -> list[int] | None:
+    """The units (indices) that fill `size` exactly with parties that still fit the teams,
+    preferring earlier units: each unit in turn is taken if some fill with it exists. With
+    `first`, unit 0 must be taken. None: no fill (or none found in SEARCH_STEPS)."""
+    after = [sum(sizes[i:]) for i in range(len(sizes) + 1)]
+    steps = 0
+
+    def search(index: int, taken: list[int], count: int) -> list[int] | None:
+        nonlocal steps
+        steps += 1
+        if count == size:
+            return taken
+        if index == len(sizes) or count + after[index] < size or steps > SEARCH_STEPS:
+            return None
+        unit = sizes[index]
+        if count + unit <= size and (
+            unit == 1 or pack([sizes[i] for i in [*taken, index]], capacities) is not None
+        ):
+            found = search(index + 1, [*taken, index], count + unit)
+            if found is not None:
+                return found
+        if first and index == 0:
+            return None
+        return search(index + 1, taken, count)
+
+    return search(0, [], 0)
 
 
 def draw_map(maps: Sequence[str], previous: str | None, rng: random.Random) -> str | None:
@@ -146,17 +207,51 @@ def draw_map(maps: Sequence[str], previous: str | None, rng: random.Random) -> s
     return rng.choice(choices) if choices else None
 
 
+def unit_of(player: LobbyPlayer) -> int:
+    """The label players share when they must share a team: their party's (its leader's
+    user id), else their own."""
+    return player.user_id if player.party is None else player.party
+
+
 def balanced(players: Sequence[LobbyPlayer], teams: int) -> list[LobbyPlayer]:
-    """The players with teams of the most even split (SPEC 9.5) of their Elo ratings."""
-    result = balance_teams([p.rating for p in players], teams)
+    """The players with teams of the most even split (SPEC 9.5) of their Elo ratings,
+    each party on one team (SPEC 10.5)."""
+    result = balance_teams([p.rating for p in players], teams, [unit_of(p) for p in players])
     team_of = {index: team for team, indices in enumerate(result.teams) for index in indices}
     return [replace(p, team=team_of[index]) for index, p in enumerate(players)]
 
 
 def random_split(players: Sequence[LobbyPlayer], teams: int, seed: int) -> list[LobbyPlayer]:
-    """A uniform split into equal teams: the players shuffled by `seed`, dealt in turn."""
-    order = np.random.default_rng(seed).permutation(len(players)).tolist()
-    team_of = {player: turn % teams for turn, player in enumerate(order)}
+    """A uniform split into equal teams: the players shuffled by `seed`, dealt in turn.
+    With parties: the units (parties, players alone) shuffled by `seed`, the parties placed
+    first (`pack`, in that shuffled order among equal sizes), then the others dealt in turn
+    to the teams with room."""
+    generator = np.random.default_rng(seed)
+    order = generator.permutation(len(players)).tolist()
+    if all(p.party is None for p in players):
+        team_of = {player: turn % teams for turn, player in enumerate(order)}
+        return [replace(p, team=team_of[index]) for index, p in enumerate(players)]
+    units: dict[int, list[int]] = {}
+    for index in order:
+        units.setdefault(unit_of(players[index]), []).append(index)
+    parties = [u for u in units.values() if len(u) > 1]
+    room = team_sizes(len(players), teams)
+    placed = pack([len(u) for u in parties], room)
+    if placed is None:
+        raise UserError("the parties do not fit into the teams")
+    team_of = {}
+    for unit, team in zip(parties, placed, strict=True):
+        team_of.update(dict.fromkeys(unit, team))
+        room[team] -= len(unit)
+    turn = 0
+    for index in order:
+        if index in team_of:
+            continue
+        while not room[turn % teams]:
+            turn += 1
+        team_of[index] = turn % teams
+        room[turn % teams] -= 1
+        turn += 1
     return [replace(p, team=team_of[index]) for index, p in enumerate(players)]
 
 
@@ -166,12 +261,22 @@ def by_strength(players: Sequence[LobbyPlayer]) -> list[LobbyPlayer]:
 
 
 def with_captains(players: Sequence[LobbyPlayer], teams: int) -> list[LobbyPlayer]:
-    """The `teams` strongest captain teams A, B, … in that order; the others wait."""
-    captains = {p.user_id: team for team, p in enumerate(by_strength(players)[:teams])}
-    return [
-        replace(p, captain=p.user_id in captains, team=captains.get(p.user_id), pick=None)
-        for p in players
-    ]
+    """The `teams` strongest players of different parties captain teams A, B, … in that
+    order, each with their party; a party whose captaincy would leave the others unable to
+    fit the teams is passed over. The others wait."""
+    seated = [replace(p, captain=False, team=None, pick=None) for p in players]
+    heads: set[int] = set()
+    for player in by_strength(players):
+        team = len(heads)
+        if team == teams:
+            break
+        unit = unit_of(player)
+        if any(p.team is not None for p in seated if unit_of(p) == unit):
+            continue
+        if _fits(seated, teams, team, unit):
+            seated = [replace(p, team=team) if unit_of(p) == unit else p for p in seated]
+            heads.add(player.user_id)
+    return [replace(p, captain=p.user_id in heads) for p in seated]
 
 
 def _room(players: Sequence[LobbyPlayer], teams: int) -> list[int]:
@@ -180,12 +285,17 @@ def _room(players: Sequence[LobbyPlayer], teams: int) -> list[int]:
     return [size - count for size, count in zip(sizes, counts, strict=True)]
 
 
+def _turn(players: Sequence[LobbyPlayer]) -> int:
+    """Picks made so far (a party picked counts once)."""
+    return len({p.pick for p in players if p.pick is not None})
+
+
 def picking_team(players: Sequence[LobbyPlayer], teams: int, order: str) -> int | None:
     """The team whose captain picks now (None: nothing left to pick)."""
     room = _room(players, teams)
     if not any(room):
         return None
-    turn = sum(1 for p in players if p.pick is not None)
+    turn = _turn(players)
     for step in range(len(order)):
         team = TEAM_LETTERS.index(order[(turn + step) % len(order)])
         if room[team]:
@@ -193,17 +303,39 @@ def picking_team(players: Sequence[LobbyPlayer], teams: int, order: str) -> int 
     raise AssertionError("a pick order names every team")  # checked_settings
 
 
+def _fits(players: Sequence[LobbyPlayer], teams: int, team: int, unit: int) -> bool:
+    """Whether the unit may go to `team` and every unit left still fits a team."""
+    taking = [replace(p, team=team) if unit_of(p) == unit else p for p in players]
+    room = _room(taking, teams)
+    if room[team] < 0:
+        return False
+    left: dict[int, int] = {}
+    for p in taking:
+        if p.team is None:
+            left[unit_of(p)] = left.get(unit_of(p), 0) + 1
+    return pack(list(left.values()), room) is not None
+
+
 def pick(
     players: Sequence[LobbyPlayer], teams: int, order: str, user_id: int | None
 ) -> list[LobbyPlayer]:
-    """The picking captain takes `user_id` (None: the highest-rated left, an auto-pick);
-    then, once a single team has room, the rest go to it without a pick."""
+    """The picking captain takes `user_id` with their party (None: the highest-rated left
+    whose party fits, an auto-pick); then, once a single team has room, the rest go to it
+    without a pick. UserError when the party does not fit the team."""
     team = picking_team(players, teams, order)
     assert team is not None
     waiting = by_strength([p for p in players if p.team is None])
-    chosen = waiting[0].user_id if user_id is None else user_id
-    turn = sum(1 for p in players if p.pick is not None)
-    picked = [replace(p, team=team, pick=turn) if p.user_id == chosen else p for p in players]
+    if user_id is None:
+        chosen = next(p for p in waiting if _fits(players, teams, team, unit_of(p)))
+    else:
+        chosen = next(p for p in waiting if p.user_id == user_id)
+        if not _fits(players, teams, team, unit_of(chosen)):
+            raise UserError(
+                f"<@{user_id}>'s party does not fit team {team_letter(team)} now; pick another"
+            )
+    turn = _turn(players)
+    unit = unit_of(chosen)
+    picked = [replace(p, team=team, pick=turn) if unit_of(p) == unit else p for p in players]
     room = _room(picked, teams)
     if sum(1 for r in room if r) == 1:
         last = room.index(next(r for r in room if r))

@@ -75,7 +75,14 @@ from bot.services.queue_rules import (
     with_captains,
 )
 from bot.storage import Member, MemberInfo, Queries, WriteTransaction
-from bot.storage.queues import Lobby, LobbyPlayer, Queue, QueueSettings
+from bot.storage.queues import (
+    PARTY_IDLE_SECONDS,
+    Lobby,
+    LobbyPlayer,
+    Party,
+    Queue,
+    QueueSettings,
+)
 
 __all__ = [
     "JoinResult",
@@ -388,11 +395,13 @@ class Queues:
                 return JoinResult(queue, place, already=True)
             stored = (await tx.upsert_members(guild_id, [member]))[0]
             await self._may_queue(tx, guild_id, stored)
+            joining = await self._party_joining(tx, queue, member.user_id)
             now = self.context.clock()
-            await tx.add_waiting(guild_id, queue.queue_id, [member.user_id], now, front=False)
-            unit.events.append(
-                PendingEvent("queue.joined", queue_id=queue.queue_id, user_id=member.user_id)
-            )
+            await tx.add_waiting(guild_id, queue.queue_id, joining, now, front=False)
+            for user_id in joining:
+                unit.events.append(
+                    PendingEvent("queue.joined", queue_id=queue.queue_id, user_id=user_id)
+                )
             lobbies, after = await self._pop_full(tx, guild_id, settings, queue.queue_id)
             self._popped(unit, lobbies)
             self._changed(unit, guild_id, member.user_id)
@@ -414,23 +423,60 @@ class Queues:
             return queue
         return self._find(await tx.queues(guild_id), name, channel_id)
 
-    async def _may_queue(self, tx: WriteTransaction, guild_id: int, member: Member) -> None:
+    async def _may_queue(
+        self, tx: WriteTransaction, guild_id: int, member: Member, mate: bool = False
+    ) -> None:
+        """UserError when the member may not queue; `mate`: said of a party member who is
+        not the one joining."""
         user_id = member.user_id
+        who = f"your party member <@{user_id}>" if mate else "you"
         if member.is_bot:
             raise UserError("bots cannot join queues")
         if not member.enabled:
-            raise UserError("you left the ladder; use /ladder join to be rated, then queue")
+            raise UserError(f"{who} left the ladder; use /ladder join to be rated, then queue")
         lobby_id = await tx.open_lobby_of(guild_id, user_id)
         if lobby_id is not None:
             raise UserError(
-                f"you are playing in lobby #{lobby_id}; join again once it has its result"
+                f"{who}: playing in lobby #{lobby_id}; join again once it has its result"
+                if mate
+                else f"you are playing in lobby #{lobby_id}; join again once it has its result"
             )
         now = self.context.clock()
         until = await tx.penalty_until(guild_id, user_id, now)
         if until is not None:
             raise UserError(
-                f"you missed a ready check and cannot queue for {wait_text(until - now)} more"
+                f"{who} missed a ready check and cannot queue for {wait_text(until - now)} more"
             )
+
+    async def _party_joining(self, tx: WriteTransaction, queue: Queue, user_id: int) -> list[int]:
+        """Who joins with the member: their whole party when they lead one (all or none:
+        each must be eligible), else themselves alone (SPEC 10.5)."""
+        guild_id, spec = queue.guild_id, queue.settings
+        party = await tx.party_of(guild_id, user_id)
+        if party is None or len(party.members) < 2:
+            return [user_id]
+        if party.leader_id != user_id:
+            raise UserError(
+                f"you are in <@{party.leader_id}>'s party: its leader joins for it "
+                "(or /queue party leave to queue alone)"
+            )
+        size = len(party.members)
+        if spec.format == "ffa":
+            raise UserError(f"the queue {spec.name} is a free-for-all: parties cannot join it")
+        if size > spec.party_max:
+            takes = (
+                "takes no parties"
+                if spec.party_max == 1
+                else (f"takes parties of up to {spec.party_max}")
+            )
+            raise UserError(f"the queue {spec.name} {takes}; your party has {size} members")
+        # party_max is at most a team's size (checked_settings): the party fits one team
+        mates = [m for m in await tx.members_by_id(guild_id, party.members) if m.user_id != user_id]
+        for mate in mates:
+            if queue.place_of(mate.user_id) is not None:
+                raise UserError(f"your party member <@{mate.user_id}> waits in {spec.name} already")
+            await self._may_queue(tx, guild_id, mate, mate=True)
+        return list(party.members)
 
     async def leave(
         self,
@@ -440,9 +486,12 @@ class Queues:
         *,
         queue_id: int | None = None,
     ) -> LeaveResult:
-        """Leave one queue (by name or number), or every queue the member waits in."""
+        """Leave one queue (by name or number), or every queue the member waits in; the
+        member's party leaves with them (SPEC 10.5)."""
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
+            party = await tx.party_of(guild_id, user_id)
+            leaving = list(party.members) if party is not None else [user_id]
             if queue_id is not None or (name is not None and name.strip()):
                 one = await self._queue_for(tx, guild_id, name, None, queue_id)
                 if one.place_of(user_id) is None:
@@ -455,8 +504,10 @@ class Queues:
                     raise UserError("you are not in any queue")
             left: list[int] = []
             for number in chosen:
-                left += await tx.remove_waiting(guild_id, [user_id], number)
-            self._left(unit, left, [user_id], "left")
+                left += await tx.remove_waiting(guild_id, leaving, number)
+            if party is not None:
+                await tx.touch_parties(guild_id, [party.leader_id], self.context.clock())
+            self._left(unit, left, leaving, "left")
             self._changed(unit, guild_id, user_id)
             after = [await tx.queue(guild_id, number) for number in left]
         return LeaveResult(tuple(q for q in after if q is not None))
@@ -472,6 +523,111 @@ class Queues:
                 self._changed(unit, guild_id, None)
             after = [await tx.queue(guild_id, number) for number in left]
         return LeaveResult(tuple(q for q in after if q is not None))
+
+    # -- parties (SPEC 10.5) ----------------------------------------------------------------
+
+    async def party(self, guild_id: int, user_id: int) -> Party | None:
+        """The member's party, if any."""
+        return await self.context.db.read.party_of(guild_id, user_id)
+
+    @staticmethod
+    def _party_limit(queues: Sequence[Queue]) -> int:
+        """The largest party any queue of the guild takes (1: none takes parties)."""
+        return max((q.settings.party_max for q in queues), default=1)
+
+    async def invite(self, guild_id: int, leader: MemberInfo, invitee: MemberInfo) -> Party:
+        """The leader invites a member into their party (made when the first accepts)."""
+        if invitee.is_bot:
+            raise UserError(f"<@{invitee.user_id}> is a bot; bots cannot join parties")
+        if invitee.user_id == leader.user_id:
+            raise UserError("you cannot invite yourself")
+        async with self.context.write(guild_id) as unit:
+            tx = unit.tx
+            await self._settings(tx, guild_id)
+            queues = await tx.queues(guild_id)
+            limit = self._party_limit(queues)
+            if limit < 2:
+                raise UserError(
+                    "no queue of this server takes parties (a moderator sets party_max)"
+                )
+            await tx.upsert_members(guild_id, [leader, invitee])
+            party = await tx.party_of(guild_id, leader.user_id)
+            members = party.members if party is not None else (leader.user_id,)
+            if party is not None and party.leader_id != leader.user_id:
+                raise UserError(f"you are in <@{party.leader_id}>'s party; only its leader invites")
+            if invitee.user_id in members:
+                raise UserError(f"<@{invitee.user_id}> is in your party already")
+            theirs = await tx.party_of(guild_id, invitee.user_id)
+            if theirs is not None:
+                raise UserError(f"<@{invitee.user_id}> is in <@{theirs.leader_id}>'s party already")
+            if len(members) >= limit:
+                raise UserError(
+                    f"your party has {len(members)} members, the most a queue of this server "
+                    f"takes (party_max {limit})"
+                )
+            if any(q.place_of(leader.user_id) is not None for q in queues):
+                raise UserError("you are in a queue; leave it before inviting")
+            now = self.context.clock()
+            await tx.add_invite(guild_id, leader.user_id, invitee.user_id, now)
+            self._changed(unit, guild_id, leader.user_id)
+            stored = await tx.party(guild_id, leader.user_id)
+        return stored or Party(guild_id, leader.user_id, members, (invitee.user_id,), now)
+
+    async def answer_invite(
+        self, guild_id: int, user_id: int, leader_id: int, accept: bool
+    ) -> Party | None:
+        """The invitee accepts (joins the party) or declines; the party as it is then."""
+        async with self.context.write(guild_id) as unit:
+            tx = unit.tx
+            now = self.context.clock()
+            invited = await tx.invited_at(guild_id, leader_id, user_id)
+            if invited is None:
+                raise UserError("this invitation was already answered or has ended")
+            if invited + PARTY_IDLE_SECONDS <= now:
+                raise UserError("this invitation has expired (after an hour); ask for a new one")
+            if not accept:
+                await tx.drop_invite(guild_id, leader_id, user_id)
+                self._changed(unit, guild_id, user_id)
+                return await tx.party(guild_id, leader_id)
+            queues = await tx.queues(guild_id)
+            theirs = await tx.party_of(guild_id, user_id)
+            if theirs is not None:
+                raise UserError(
+                    f"you are in <@{theirs.leader_id}>'s party; /queue party leave first"
+                )
+            party = await tx.party_of(guild_id, leader_id)
+            if party is not None and party.leader_id != leader_id:
+                raise UserError(f"<@{leader_id}> has joined another party meanwhile")
+            size = len(party.members) if party is not None else 1
+            limit = self._party_limit(queues)
+            if size >= limit:
+                raise UserError(f"<@{leader_id}>'s party is full ({size}, party_max {limit})")
+            for who, user in (("you are", user_id), (f"<@{leader_id}>'s party is", leader_id)):
+                if any(q.place_of(user) is not None for q in queues):
+                    raise UserError(f"{who} in a queue; accept once it has left the queue")
+            if await tx.open_lobby_of(guild_id, leader_id) is not None:
+                raise UserError(f"<@{leader_id}> is playing in a lobby; accept once it is over")
+            await tx.add_party_member(guild_id, leader_id, user_id, now)
+            self._changed(unit, guild_id, user_id)
+            return await tx.party(guild_id, leader_id)
+
+    async def leave_party(self, guild_id: int, user_id: int) -> Party:
+        """The member leaves their party, taking it out of its queues; when the leader
+        leaves, or one member would be left, the party ends. The party as it was."""
+        async with self.context.write(guild_id) as unit:
+            tx = unit.tx
+            party = await tx.party_of(guild_id, user_id)
+            if party is None:
+                raise UserError("you are not in a party")
+            left = await tx.remove_waiting(guild_id, party.members)
+            self._left(unit, left, party.members, "left")
+            if user_id == party.leader_id or len(party.members) <= 2:
+                await tx.end_parties(guild_id, [party.leader_id])
+            else:
+                await tx.remove_party_member(guild_id, user_id)
+                await tx.touch_parties(guild_id, [party.leader_id], self.context.clock())
+            self._changed(unit, guild_id, user_id)
+        return party
 
     # -- the pop ---------------------------------------------------------------------------
 
@@ -502,10 +658,13 @@ class Queues:
         if len(queue.waiting) < queue.settings.size:
             return None
         ratings: dict[int, float] = {}
+        user_ids = [w.user_id for w in queue.waiting]
         if queue.settings.rating_range:
-            user_ids = [w.user_id for w in queue.waiting]
             ratings = await self._elo_ratings(read, queue.guild_id, settings, user_ids)
-        return pop_choice(queue.settings, queue.waiting, ratings, self.context.clock())
+        leaders = (
+            await read.leaders_of(queue.guild_id, user_ids) if queue.settings.party_max > 1 else {}
+        )
+        return pop_choice(queue.settings, queue.waiting, ratings, self.context.clock(), leaders)
 
     async def _not_eligible(
         self, tx: WriteTransaction, guild_id: int, user_ids: Sequence[int]
@@ -526,6 +685,10 @@ class Queues:
         guild_id, spec, now = queue.guild_id, queue.settings, self.context.clock()
         await tx.remove_waiting(guild_id, user_ids)
         players = await self._players(tx, guild_id, settings, user_ids)
+        leaders = await tx.leaders_of(guild_id, user_ids)
+        if leaders:  # the parties go into the lobby together, and end (SPEC 10.5)
+            players = [replace(p, party=leaders.get(p.user_id)) for p in players]
+            await tx.end_parties(guild_id, set(leaders.values()))
         chosen_map = draw_map(spec.maps, queue.previous_map, self.rng)
         if chosen_map is not None:
             await tx.set_queue_notice(guild_id, queue.queue_id, None, previous_map=chosen_map)
@@ -879,7 +1042,24 @@ class Queues:
         for guild_id, queue_id in work.ranged:
             if owned(guild_id):
                 done += await self._pop_widened(guild_id, queue_id)
+        for guild_id, leader_id in work.idle_parties:
+            if owned(guild_id):
+                done += await self._end_idle_party(guild_id, leader_id)
         return done
+
+    async def _end_idle_party(self, guild_id: int, leader_id: int) -> int:
+        """End a party an hour without a queue (looked at again under the lock)."""
+        async with self.context.write(guild_id) as unit:
+            tx = unit.tx
+            party = await tx.party(guild_id, leader_id)
+            now = self.context.clock()
+            if party is None or party.active_at + PARTY_IDLE_SECONDS > now:
+                return 0
+            if any(q.place_of(leader_id) is not None for q in await tx.queues(guild_id)):
+                return 0
+            await tx.end_parties(guild_id, [leader_id])
+            self._changed(unit, guild_id, None, f"<@{leader_id}>'s party ended: an hour idle")
+        return 1
 
     async def _pop_widened(self, guild_id: int, queue_id: int) -> int:
         """Pop a rating-range queue if its window now holds enough members; looked at in a
@@ -913,6 +1093,8 @@ class Queues:
             if not due:
                 return 0
             await tx.remove_waiting(guild_id, due, queue_id)
+            leaders = await tx.leaders_of(guild_id, due)
+            await tx.touch_parties(guild_id, set(leaders.values()), now)
             self._left(unit, [queue_id], due, "expired")
             mentions = ", ".join(f"<@{user_id}>" for user_id in due)
             await tx.set_queue_notice(

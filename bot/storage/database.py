@@ -66,6 +66,9 @@ _DUMPED: Final = {
     "lobbies": "guild_id, lobby_id",
     "lobby_players": "guild_id, lobby_id, user_id",
     "queue_penalties": "guild_id, user_id",
+    "parties": "guild_id, leader_id",
+    "party_members": "guild_id, user_id",
+    "party_invites": "guild_id, leader_id, user_id",
     "webhooks": "guild_id, webhook_id",
     "webhook_outbox": "seq",
 }

@@ -41,6 +41,8 @@ class QueueSettings:
     """Elo: pop only members this near the longest-waiting one's rating (0: any)."""
     widen: int = 0
     """Elo the range grows per minute the longest-waiting member has waited."""
+    party_max: int = 1
+    """The largest party that may join (1: no parties)."""
 
 
 _SETTING_NAMES: Final = tuple(field.name for field in fields(QueueSettings))
@@ -80,6 +82,24 @@ class Queue:
 
 
 @dataclass(frozen=True, slots=True)
+class Party:
+    """Members who queue together (SPEC 10.5), named by their leader."""
+
+    guild_id: int
+    leader_id: int
+    members: tuple[int, ...]
+    """The leader first, then in the order they accepted."""
+    invited: tuple[int, ...]
+    """Members with an invitation not yet answered."""
+    active_at: float
+    """When it last changed or left a queue; an hour later without a queue it ends."""
+
+
+PARTY_IDLE_SECONDS: Final = 3600.0
+"""A party without a queue this long ends; an invitation this old has expired."""
+
+
+@dataclass(frozen=True, slots=True)
 class LobbyPlayer:
     user_id: int
     position: int
@@ -92,6 +112,8 @@ class LobbyPlayer:
     captain: bool = False
     pick: int | None = None
     """The turn at which a captain picked this player (0 first)."""
+    party: int | None = None
+    """The leader of the party the player queued with (SPEC 10.5); None: alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +159,8 @@ LOBBY_COLUMNS: Final = frozenset(
 """The columns of a lobby that change after its pop (`update_lobby`)."""
 _QUEUE_COLUMNS: Final = (
     "guild_id, queue_id, name, channel_id, message_id, size, format, teams, mode, "
-    "ready_seconds, expire_minutes, maps, pick_order, rating_range, widen, previous_map, "
-    "notice, version, shown_version"
+    "ready_seconds, expire_minutes, maps, pick_order, rating_range, widen, party_max, "
+    "previous_map, notice, version, shown_version"
 )
 _LOBBY_COLUMNS: Final = (
     "guild_id, lobby_id, queue_id, queue_name, channel_id, message_id, state, format, teams, "
@@ -146,12 +168,12 @@ _LOBBY_COLUMNS: Final = (
     "match_id, closed_at, notice, version, shown_version"
 )
 _LOBBY_NAMES: Final = tuple(name.strip() for name in _LOBBY_COLUMNS.split(","))
-_PLAYER_COLUMNS: Final = "user_id, position, rating, ready, team, captain, pick"
+_PLAYER_COLUMNS: Final = "user_id, position, rating, ready, team, captain, pick, party"
 MAP_SEPARATOR: Final = ","
 _INSERT_PLAYER: Final = (
     f"INSERT INTO lobby_players (guild_id, lobby_id, {_PLAYER_COLUMNS}, open) "
     "VALUES (:guild_id, :lobby_id, :user_id, :position, :rating, :ready, :team, "
-    ":captain, :pick, :open)"
+    ":captain, :pick, :party, :open)"
 )
 
 
@@ -182,6 +204,7 @@ def _player(row: Row) -> LobbyPlayer:
         row["team"],
         bool(row["captain"]),
         row["pick"],
+        row["party"],
     )
 
 
@@ -205,6 +228,8 @@ class DueWork:
     ranged: tuple[tuple[int, int], ...]
     """(guild, queue) of every queue with a rating range that holds its size: its window
     may have widened enough to pop (SPEC 10.5)."""
+    idle_parties: tuple[tuple[int, int], ...] = ()
+    """(guild, leader) of every party an hour without a queue."""
 
 
 class QueueReads:
@@ -318,11 +343,71 @@ class QueueReads:
             "(SELECT count(*) FROM queue_members w WHERE w.guild_id = q.guild_id "
             "AND w.queue_id = q.queue_id) ORDER BY q.guild_id, q.queue_id"
         )
+        idle = await self._session.all(
+            "SELECT p.guild_id, p.leader_id FROM parties p WHERE p.active_at <= :cutoff "
+            "AND NOT EXISTS (SELECT 1 FROM queue_members w WHERE w.guild_id = p.guild_id "
+            "AND w.user_id = p.leader_id) ORDER BY p.guild_id, p.leader_id",
+            {"cutoff": now - PARTY_IDLE_SECONDS},
+        )
         return DueWork(
             tuple((r["guild_id"], r["queue_id"], r["user_id"]) for r in expired),
             tuple((r["guild_id"], r["lobby_id"]) for r in lobbies),
             tuple((r["guild_id"], r["queue_id"]) for r in ranged),
+            tuple((r["guild_id"], r["leader_id"]) for r in idle),
         )
+
+    async def party_of(self, guild_id: int, user_id: int) -> Party | None:
+        """The party the member is in, if any."""
+        row = await self._session.one(
+            "SELECT leader_id FROM party_members WHERE guild_id = :guild_id AND user_id = :user_id",
+            {"guild_id": guild_id, "user_id": user_id},
+        )
+        return None if row is None else await self.party(guild_id, int(row["leader_id"]))
+
+    @one_state
+    async def party(self, guild_id: int, leader_id: int) -> Party | None:
+        keys = {"guild_id": guild_id, "leader_id": leader_id}
+        row = await self._session.one(
+            "SELECT active_at FROM parties WHERE guild_id = :guild_id AND leader_id = :leader_id",
+            keys,
+        )
+        if row is None:
+            return None
+        members = await self._session.all(
+            "SELECT user_id FROM party_members WHERE guild_id = :guild_id "
+            "AND leader_id = :leader_id ORDER BY user_id <> :leader_id, joined_at, user_id",
+            keys,
+        )
+        invited = await self._session.all(
+            "SELECT user_id FROM party_invites WHERE guild_id = :guild_id "
+            "AND leader_id = :leader_id ORDER BY created_at, user_id",
+            keys,
+        )
+        return Party(
+            guild_id,
+            leader_id,
+            tuple(int(r["user_id"]) for r in members),
+            tuple(int(r["user_id"]) for r in invited),
+            float(row["active_at"]),
+        )
+
+    async def leaders_of(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, int]:
+        """The party leader of each of the members who is in a party."""
+        dialect = self._session.dialect
+        rows = await self._session.all(
+            "SELECT user_id, leader_id FROM party_members WHERE guild_id = :guild_id "
+            f"AND {dialect.in_list('user_id', ':user_ids', 'bigint')}",
+            {"guild_id": guild_id, "user_ids": dialect.encode_list(user_ids)},
+        )
+        return {int(r["user_id"]): int(r["leader_id"]) for r in rows}
+
+    async def invited_at(self, guild_id: int, leader_id: int, user_id: int) -> float | None:
+        row = await self._session.one(
+            "SELECT created_at FROM party_invites WHERE guild_id = :guild_id "
+            "AND leader_id = :leader_id AND user_id = :user_id",
+            {"guild_id": guild_id, "leader_id": leader_id, "user_id": user_id},
+        )
+        return None if row is None else float(row["created_at"])
 
     async def next_deadline(self) -> float | None:
         """The earliest time a timed action falls due (None: nothing waits)."""
@@ -352,6 +437,66 @@ class QueueReads:
 
 
 class QueueWrites(QueueReads):
+    async def add_invite(self, guild_id: int, leader_id: int, user_id: int, now: float) -> None:
+        await self._session.run(
+            "INSERT INTO party_invites (guild_id, leader_id, user_id, created_at) "
+            "VALUES (:guild_id, :leader_id, :user_id, :now) "
+            "ON CONFLICT (guild_id, leader_id, user_id) "
+            "DO UPDATE SET created_at = excluded.created_at",
+            {"guild_id": guild_id, "leader_id": leader_id, "user_id": user_id, "now": now},
+        )
+
+    async def drop_invite(self, guild_id: int, leader_id: int, user_id: int) -> None:
+        await self._session.run(
+            "DELETE FROM party_invites WHERE guild_id = :guild_id AND leader_id = :leader_id "
+            "AND user_id = :user_id",
+            {"guild_id": guild_id, "leader_id": leader_id, "user_id": user_id},
+        )
+
+    async def add_party_member(
+        self, guild_id: int, leader_id: int, user_id: int, now: float
+    ) -> None:
+        """Put the member in the leader's party (made, with the leader, if new)."""
+        keys = {"guild_id": guild_id, "leader_id": leader_id, "now": now}
+        await self._session.run(
+            "INSERT INTO parties (guild_id, leader_id, active_at) "
+            "VALUES (:guild_id, :leader_id, :now) "
+            "ON CONFLICT (guild_id, leader_id) DO UPDATE SET active_at = excluded.active_at",
+            keys,
+        )
+        await self._session.run_many(
+            "INSERT INTO party_members (guild_id, user_id, leader_id, joined_at) "
+            "VALUES (:guild_id, :user_id, :leader_id, :now) ON CONFLICT DO NOTHING",
+            [{**keys, "user_id": leader_id}, {**keys, "user_id": user_id}],
+        )
+        await self.drop_invite(guild_id, leader_id, user_id)
+
+    async def remove_party_member(self, guild_id: int, user_id: int) -> None:
+        await self._session.run(
+            "DELETE FROM party_members WHERE guild_id = :guild_id AND user_id = :user_id",
+            {"guild_id": guild_id, "user_id": user_id},
+        )
+
+    async def touch_parties(self, guild_id: int, leader_ids: Iterable[int], now: float) -> None:
+        """The parties changed or left a queue now: an hour from now they may end."""
+        dialect = self._session.dialect
+        await self._session.run(
+            "UPDATE parties SET active_at = :now WHERE guild_id = :guild_id "
+            f"AND {dialect.in_list('leader_id', ':leader_ids', 'bigint')}",
+            {"now": now, "guild_id": guild_id, "leader_ids": dialect.encode_list(leader_ids)},
+        )
+
+    async def end_parties(self, guild_id: int, leader_ids: Iterable[int]) -> None:
+        """The parties end: their members, invitations and rows go."""
+        dialect = self._session.dialect
+        leaders = list(leader_ids)
+        for table in ("party_members", "party_invites", "parties"):
+            await self._session.run(
+                f"DELETE FROM {table} WHERE guild_id = :guild_id "
+                f"AND {dialect.in_list('leader_id', ':leader_ids', 'bigint')}",
+                {"guild_id": guild_id, "leader_ids": dialect.encode_list(leaders)},
+            )
+
     async def _next_number(self, counter: Literal["last_queue_id", "last_lobby_id"],
                            guild_id: int) -> int:  # fmt: skip
         """The guild's next queue or lobby number: never one it gave before, even to a

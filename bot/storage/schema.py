@@ -397,6 +397,42 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 16: the guild's name as Discord shows it, for its web pages (SPEC 11.2; NULL until the
     # bot has seen the guild).
     ("ALTER TABLE guilds ADD COLUMN name TEXT",),
+    # 17: parties (SPEC 10.5): a queue's `party_max`; each party (named by its leader) with
+    # the time it last waited or changed (an hour idle ends it), its members (a member is in
+    # one party at most), its open invitations; and the party a lobby's player queued with.
+    (
+        "ALTER TABLE queues ADD COLUMN party_max INTEGER NOT NULL DEFAULT 1",
+        "ALTER TABLE lobby_players ADD COLUMN party {bigint}",
+        """
+        CREATE TABLE parties (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            leader_id {bigint} NOT NULL,
+            active_at {real} NOT NULL,
+            PRIMARY KEY (guild_id, leader_id)
+        ) {without_rowid}
+        """,
+        """
+        CREATE TABLE party_members (
+            guild_id {bigint} NOT NULL,
+            user_id {bigint} NOT NULL,
+            leader_id {bigint} NOT NULL,
+            joined_at {real} NOT NULL,
+            PRIMARY KEY (guild_id, user_id),
+            FOREIGN KEY (guild_id, leader_id) REFERENCES parties (guild_id, leader_id)
+                ON DELETE CASCADE
+        ) {without_rowid}
+        """,
+        "CREATE INDEX party_members_leader ON party_members (guild_id, leader_id)",
+        """
+        CREATE TABLE party_invites (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            leader_id {bigint} NOT NULL,
+            user_id {bigint} NOT NULL,
+            created_at {real} NOT NULL,
+            PRIMARY KEY (guild_id, leader_id, user_id)
+        ) {without_rowid}
+        """,
+    ),
 )
 
 

@@ -174,3 +174,33 @@ def test_finding_3_a_stale_join_of_a_deleted_queue_says_so_and_joins_nothing(
     assert stale.ephemeral and "this queue was deleted" in (stale.content or "")
     (queue,) = [q for q in cli(bot, "queue", "list")["queues"] if q["name"] == "reborn"]
     assert queue["waiting"] == []
+
+
+def test_a_party_is_invited_by_button_and_queues_whole(fake: FakeDiscord, bot: BotProcess) -> None:
+    """/queue party invite posts Accept/Decline that only the invitee may click (also
+    after a restart); the leader's Join puts the party in, a member's Leave takes it out."""
+    leader, mate, stranger = take(3)
+    queue_id, queue_message = create(fake, "duos", 4, party_max=2)
+    invite = fake.slash(leader, "queue party invite", member=mate).reply()
+    assert not invite.ephemeral and f"<@{mate.id}>" in (invite.content or "")
+    accept = f"ladderbot:party:accept:{leader.id}:{mate.id}"
+    buttons = [part["custom_id"] for row in invite.components for part in row["components"]]
+    assert buttons == [accept, f"ladderbot:party:decline:{leader.id}:{mate.id}"]
+    message = int(invite.message_id or 0)
+    bot.restart()
+    wrong = click(fake, stranger, message, accept)
+    assert wrong.ephemeral and f"only <@{mate.id}> can answer" in (wrong.content or "")
+    accepted = click(fake, mate, message, accept)
+    assert accepted.kind == "update" and "joined" in (accepted.content or "")
+    assert not accepted.components  # the buttons are gone
+    shown = fake.slash(mate, "queue party show").reply()
+    assert f"Party of <@{leader.id}> (leader) with <@{mate.id}>" in (shown.content or "")
+    refused = click(fake, mate, queue_message, f"ladderbot:queue:join:{queue_id}")
+    assert refused.ephemeral and "its leader joins for it" in (refused.content or "")
+    mark = fake.mark()
+    click(fake, leader, queue_message, f"ladderbot:queue:join:{queue_id}")
+    both = posted(fake, "Queue duos — 2/4", mark)
+    assert f"<@{mate.id}>" in both.payload["embeds"][0]["description"]
+    mark = fake.mark()
+    click(fake, mate, queue_message, f"ladderbot:queue:leave:{queue_id}")
+    posted(fake, "Queue duos — 0/4", mark)

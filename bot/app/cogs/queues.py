@@ -35,6 +35,8 @@ from bot.app.queue_views import (
     lobby_content,
     lobby_embed,
     lobby_view,
+    party_invite_view,
+    party_text,
     queue_embed,
     queue_list_text,
     queue_view,
@@ -49,6 +51,7 @@ from bot.services.queue_rules import (
     MAX_SIZE,
     MIN_SIZE,
     MODES,
+    PARTY_MAX,
     RATING_RANGE,
     READY_SECONDS,
     WIDEN,
@@ -188,6 +191,51 @@ class LobbyButton(
             await interaction.response.send_message(text, ephemeral=True)
         else:
             await report_result(interaction, service, self.lobby_id, self.action, None, None)
+
+
+class PartyButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"ladderbot:party:(?P<action>accept|decline):(?P<leader>\d+):(?P<invitee>\d+)",
+):
+    """Accept or Decline on a party invitation; only the invitee may click (SPEC 10.5)."""
+
+    def __init__(self, action: str, leader_id: int, invitee_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=action, custom_id=f"ladderbot:party:{action}:{leader_id}:{invitee_id}"
+            )
+        )
+        self.action = action
+        self.leader_id = leader_id
+        self.invitee_id = invitee_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str], /,
+    ) -> PartyButton:  # fmt: skip
+        return cls(match["action"], int(match["leader"]), int(match["invitee"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            if interaction.user.id != self.invitee_id:
+                raise UserError(f"only <@{self.invitee_id}> can answer this invitation")
+            accept = self.action == "accept"
+            party = await service_of(interaction.client).answer_invite(
+                guild_of(interaction).id, self.invitee_id, self.leader_id, accept
+            )
+            size = f" ({len(party.members)} members now)" if party is not None else ""
+            text = (
+                f"<@{self.invitee_id}> joined <@{self.leader_id}>'s party{size}."
+                if accept
+                else f"<@{self.invitee_id}> declined <@{self.leader_id}>'s invitation."
+            )
+            note_stored(interaction, text)
+            await interaction.response.edit_message(
+                content=text, view=None, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except Exception as error:
+            await answer_error(interaction, error)
 
 
 class PickSelect(
@@ -490,6 +538,42 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
             queue_list_text(queues, interaction.user.id, windows), ephemeral=True
         )
 
+    party = app_commands.Group(name="party", description="Queue together: invite, leave, show")
+
+    @party.command(name="invite", description="Invite a member into your party")
+    @app_commands.describe(member="Who you invite (they accept or decline with the buttons)")
+    async def party_invite(
+        self, interaction: discord.Interaction[LadderBot], member: discord.Member
+    ) -> None:
+        guild = guild_of(interaction)
+        party = await self.service.invite(
+            guild.id, member_info(interaction.user), member_info(member)
+        )
+        note_stored(interaction, f"{member.mention} was invited into your party.")
+        await interaction.response.send_message(
+            f"{member.mention}, {interaction.user.mention} invites you into their party "
+            f"({len(party.members)} member{'s' if len(party.members) > 1 else ''} now): its "
+            "leader joins queues for the whole party.",
+            view=party_invite_view(interaction.user.id, member.id),
+            allowed_mentions=discord.AllowedMentions(users=[member]),
+        )
+
+    @party.command(name="leave", description="Leave your party (it leaves its queues)")
+    async def party_leave(self, interaction: discord.Interaction[LadderBot]) -> None:
+        user_id = interaction.user.id
+        party = await self.service.leave_party(guild_of(interaction).id, user_id)
+        ended = user_id == party.leader_id or len(party.members) <= 2
+        text = "Your party ended." if ended else f"You left <@{party.leader_id}>'s party."
+        note_stored(interaction, text)
+        await interaction.response.send_message(
+            text + " It was taken out of its queues.", ephemeral=True
+        )
+
+    @party.command(name="show", description="Your party and its open invitations")
+    async def party_show(self, interaction: discord.Interaction[LadderBot]) -> None:
+        party = await self.service.party(guild_of(interaction).id, interaction.user.id)
+        await interaction.response.send_message(party_text(party), ephemeral=True)
+
     @app_commands.command(name="result", description="Report a lobby's result")
     @app_commands.describe(
         lobby="The lobby number",
@@ -537,6 +621,7 @@ class AdminQueue(app_commands.Group):
         pick_order="Captains' pick order, letters a-d (default the snake abba…)",
         range_="Pop only players this near the longest-waiting one's rating (Elo; 0 = off)",
         widen="Elo the range grows per minute that player has waited (0 to 500; default 0)",
+        party_max="Largest party that may queue together (1 = none, at most a team; default 1)",
     )
     @app_commands.rename(range_="range")
     @app_commands.choices(format=choices(FORMATS), mode=choices(MODES))
@@ -555,6 +640,7 @@ class AdminQueue(app_commands.Group):
         pick_order: str | None = None,
         range_: app_commands.Range[int, RATING_RANGE[0], RATING_RANGE[1]] = 0,
         widen: app_commands.Range[int, WIDEN[0], WIDEN[1]] = 0,
+        party_max: app_commands.Range[int, PARTY_MAX[0], PARTY_MAX[1]] = 1,
     ) -> None:
         guild = guild_of(interaction)
         allowed = channel.permissions_for(guild.me)
@@ -565,7 +651,7 @@ class AdminQueue(app_commands.Group):
             )
         settings = QueueSettings(
             name, channel.id, size, cast(Any, format), teams, cast(Any, mode), ready_seconds,
-            expire_minutes, parse_maps(maps or ""), pick_order or "", range_, widen,
+            expire_minutes, parse_maps(maps or ""), pick_order or "", range_, widen, party_max,
         )  # fmt: skip
         queue = await self.service.create_queue(
             guild.id, actor(interaction), settings, pick_order_given=pick_order is not None
@@ -591,6 +677,7 @@ class AdminQueue(app_commands.Group):
         pick_order="Captains' pick order, letters a-d",
         range_="Pop only players this near the longest-waiting one's rating (Elo; 0 = off)",
         widen="Elo the range grows per minute that player has waited (0 to 500)",
+        party_max="Largest party that may queue together (1 = none, at most a team)",
     )
     @app_commands.rename(range_="range")
     @app_commands.choices(format=choices(FORMATS), mode=choices(MODES))
@@ -610,6 +697,7 @@ class AdminQueue(app_commands.Group):
         pick_order: str | None = None,
         range_: app_commands.Range[int, RATING_RANGE[0], RATING_RANGE[1]] | None = None,
         widen: app_commands.Range[int, WIDEN[0], WIDEN[1]] | None = None,
+        party_max: app_commands.Range[int, PARTY_MAX[0], PARTY_MAX[1]] | None = None,
     ) -> None:
         guild = guild_of(interaction)
         given: dict[str, Any] = {
@@ -618,6 +706,7 @@ class AdminQueue(app_commands.Group):
             "ready_seconds": ready_seconds, "expire_minutes": expire_minutes,
             "maps": None if maps is None else parse_maps("" if maps.strip() == "-" else maps),
             "pick_order": pick_order, "rating_range": range_, "widen": widen,
+            "party_max": party_max,
         }  # fmt: skip
         changes = {key: value for key, value in given.items() if value is not None}
         if not changes:
@@ -720,5 +809,5 @@ async def setup(bot: LadderBot) -> None:
     assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
     admin.app_command.add_command(AdminQueue(bot, service))
     admin.app_command.add_command(AdminLobby(service))
-    bot.add_dynamic_items(QueueButton, LobbyButton, PickSelect)
+    bot.add_dynamic_items(QueueButton, LobbyButton, PickSelect, PartyButton)
     await bot.add_cog(QueueCog(bot, service))
