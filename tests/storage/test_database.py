@@ -27,6 +27,7 @@ from bot.storage import (
     Performance,
     logchunks,
     postgres,
+    schema,
     sqlite,
 )
 from bot.storage.schema import MIGRATIONS
@@ -296,23 +297,8 @@ async def test_imports_and_voids_killed_at_random_moments_leave_the_columns_equa
             await db.close()
 
 
-def undoing(migrations: tuple[tuple[str, ...], ...]) -> list[str]:
-    """Statements that take back the tables and columns these (simple) migrations add, the
-    last first, so that a database rewound to before them can run them again."""
-    undo: list[str] = []
-    for statement in (s for migration in migrations for s in migration):
-        words = statement.split()
-        if words[:2] == ["CREATE", "TABLE"]:
-            undo.append(f"DROP TABLE {words[2]}")
-        elif words[:2] == ["ALTER", "TABLE"] and words[3:5] == ["ADD", "COLUMN"]:
-            undo.append(f"ALTER TABLE {words[2]} DROP COLUMN {words[5]}")
-        elif not (words[:2] == ["CREATE", "INDEX"] or words[:3] == ["CREATE", "UNIQUE", "INDEX"]):
-            raise AssertionError(f"a migration this test cannot take back: {statement[:60]}")
-    return undo[::-1]
-
-
 async def test_an_older_database_gets_the_log_columns_on_its_first_open(
-    database_url: str, capfd: pytest.CaptureFixture[str]
+    database_url: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 29: a database from before the columnar log (schema 11) gets it from its rows
     when first opened, saying so on standard error; replays from it equal the rows'."""
@@ -326,8 +312,6 @@ async def test_an_older_database_gets_the_log_columns_on_its_first_open(
     before = await db.read.log_rows(GUILD)
     version = MIGRATIONS.index(next(m for m in MIGRATIONS if "@fill_log_chunks" in m))
     async with db.write(None) as tx:
-        for statement in undoing(MIGRATIONS[version + 1 :]):  # they run again at the open
-            await tx._session.run(statement)
         await tx._session.run("DROP TABLE log_chunks")
         await tx._session.run("ALTER TABLE guilds DROP COLUMN name")  # migration 16's, undone
         if database_url.startswith("postgresql"):
@@ -336,6 +320,8 @@ async def test_an_older_database_gets_the_log_columns_on_its_first_open(
             await tx._session.run(f"PRAGMA user_version = {version}")
     await db.close()
     capfd.readouterr()
+    later = len(MIGRATIONS) - version - 1  # already in place: nothing to do at the open
+    monkeypatch.setattr(schema, "MIGRATIONS", MIGRATIONS[: version + 1] + ((),) * later)
     db = await Database.open(database_url)
     try:
         assert "columnar copy of the match log of 1 server" in capfd.readouterr().err
