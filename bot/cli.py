@@ -39,9 +39,12 @@ from bot.present.lines import (
 )
 from bot.present.objects import card_object, leaderboard_object
 from bot.present.words import (
+    imported_text,
     member_text,
     participant_move,
     rating_text,
+    recompute_text,
+    replayed_text,
     settings_changed,
     team_name,
 )
@@ -423,10 +426,8 @@ def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
         lambda services: services.transfers.import_csv(arguments.guild, CLI_ACTOR, data),
         creates=True,
     )
-    seasons = f", {result.seasons} season starts" if result.seasons else ""
     print(
-        f"imported {result.matches} matches{seasons}, replayed {result.replayed}, "
-        f"skipped {result.skipped} already in the guild",
+        imported_text(result.matches, result.seasons, result.replayed, result.skipped),
         file=streams.stdout,
     )
     return EXIT_OK
@@ -437,7 +438,7 @@ def run_recompute(arguments: argparse.Namespace, streams: Streams) -> int:
     replayed = _with_services(
         arguments, lambda services: services.settings.recompute(arguments.guild, CLI_ACTOR)
     )
-    print(replayed.outcome(), file=streams.stdout)
+    print(recompute_text(replayed), file=streams.stdout)
     return EXIT_OK
 
 
@@ -643,7 +644,7 @@ def run_void(arguments: argparse.Namespace, streams: Streams) -> int:
     )
     return _print_lines(
         [
-            f"match #{result.match.id} is void; {result.replayed} later matches were replayed",
+            f"match #{result.match.id} is void; {replayed_text(result.replayed)}",
             *match_lines(result.match, ())[1:],
         ],
         streams,
@@ -672,7 +673,7 @@ def run_edit(arguments: argparse.Namespace, streams: Streams) -> int:
     return _print_lines(
         [
             f"match #{result.match.id} is edited (it was: {result.old_lineup}); "
-            f"{result.replayed} matches were replayed",
+            f"{replayed_text(result.replayed)}",
             *match_lines(result.match, ())[1:],
         ],
         streams,

@@ -71,7 +71,7 @@ def test_bom_and_cr_line_ends_on_a_real_stdin_are_read(tmp_path: Path) -> None:
     data = b"\xef\xbb\xbf" + csv_bytes(*ROWS, end="\r")
     imported = ladderbot("import", "--guild", "1", "--db", db, "-", stdin=data)
     assert (imported.returncode, imported.stderr) == (0, b"")
-    assert imported.stdout == b"imported 1 matches, replayed 1, skipped 0 already in the guild\n"
+    assert imported.stdout == b"imported 1 match, replayed 1, skipped 0 already in the guild\n"
     exported = ladderbot("export", "--guild", "1", "--db", db)
     assert exported.returncode == 0
     assert b",'=1+1,1,3.0,20.0,applied,500.0," in exported.stdout

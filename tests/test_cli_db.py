@@ -162,7 +162,7 @@ def test_leaderboard_of_a_closed_season_and_its_refusals(tmp_path: Path) -> None
     status, out, _ = run("import", *db_args(db), str(csv_file))
     assert (status, out.strip()) == (
         0,
-        "imported 2 matches, 1 season starts, replayed 2, skipped 0 already in the guild",
+        "imported 2 matches, 1 season start, replayed 2, skipped 0 already in the guild",
     )
     closed = json.loads(run("leaderboard", *db_args(db), "--season", "first", "--json")[1])
     assert [(row["user_id"], row["games"], row["wins"]) for row in closed] == [(1, 1, 1), (2, 1, 0)]

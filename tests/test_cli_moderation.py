@@ -69,7 +69,7 @@ def test_a_mistyped_report_is_voided_from_the_command_line(database_url: str) ->
     ok(database_url, "report", "<@2> 30 | <@1> 1")  # the typo: 30 for 3
     ok(database_url, "report", "<@1> 2 | <@3> 1")
     out = ok(database_url, "void", "2", "--reason", "typo: 30 for 3")
-    assert out.splitlines()[0] == "match #2 is void; 1 later matches were replayed"
+    assert out.splitlines()[0] == "match #2 is void; 1 later match was replayed"
     shown = as_json(database_url, "match", "2")
     assert (shown["status"], shown["void_reason"]) == ("void", "typo: 30 for 3")
     voided = ratings(database_url)
@@ -106,7 +106,7 @@ def test_match_shows_one_match_with_its_earlier_lineups(database_url: str) -> No
     ok(database_url, "report", "<@1> 3 | <@2> 1")
     out = ok(database_url, "edit", "1", "<@1> 3 | <@3> 1")
     assert out.splitlines()[0] == (
-        "match #1 is edited (it was: <@1> 3 20 | <@2> 1 20); 1 matches were replayed"
+        "match #1 is edited (it was: <@1> 3 20 | <@2> 1 20); 1 later match was replayed"
     )
     lines = ok(database_url, "match", "1").splitlines()
     assert lines[0].startswith("match #1 applied, played ")

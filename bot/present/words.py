@@ -21,6 +21,8 @@ from typing import Final
 from bot.ratings.gamelist import Game, format_games
 from bot.services import Participant
 from bot.services.changes import COMMAND_LINE_ID
+from bot.services.errors import plural as plural  # the one plural, shared with the services
+from bot.services.replaying import Replayed
 
 INFINITY_TEXT: Final = {True: "+inf", False: "-inf"}
 """A performance rating of ±∞ (only wins or only losses), in text and in JSON (SPEC 9.5)."""
@@ -100,11 +102,6 @@ def score_text(score: float) -> str:
     return f"{score:g} {'point' if score == 1 else 'points'}"
 
 
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """`1 game`, `2 games`, `0 games` (with thousands separators)."""
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
-
-
 def actor_text(actor_id: int | None) -> str:
     """Who did something: a Discord user as a mention, the command line and the bot itself
     (None: an automatic confirmation, say) by those names."""
@@ -159,6 +156,31 @@ def settings_changed(changed: Mapping[str, object], replayed: int | None) -> str
     if replayed is None:
         return f"changed {values}"
     return f"changed {values}; the guild was replayed ({plural(replayed, 'match', 'matches')})"
+
+
+def replayed_text(count: int) -> str:
+    """What a void or an edit replayed: `1 later match was replayed`, `3 … were …`."""
+    verb = "was" if count == 1 else "were"
+    return f"{plural(count, 'later match', 'later matches')} {verb} replayed"
+
+
+def recompute_text(replayed: Replayed) -> str:
+    """What a recompute tells its caller: how much it replayed and whether that changed
+    anything stored (SPEC 2.5: a replay of an intact log changes nothing)."""
+    matches = plural(replayed.matches, "match", "matches")
+    if not replayed.changed:
+        return f"replayed {matches}; nothing stored changed"
+    members = "1 member's" if len(replayed.changed) == 1 else f"{len(replayed.changed)} members'"
+    return f"replayed {matches}; {members} ratings or records changed"
+
+
+def imported_text(matches: int, seasons: int, replayed: int, skipped: int) -> str:
+    """What an import did."""
+    starts = f", {plural(seasons, 'season start')}" if seasons else ""
+    return (
+        f"imported {plural(matches, 'match', 'matches')}{starts}, replayed {replayed}, "
+        f"skipped {skipped} already in the guild"
+    )
 
 
 def number_text(value: float) -> str:

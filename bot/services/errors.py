@@ -16,6 +16,12 @@ QUOTE_LIMIT: Final = 80
 """Characters of user input a message quotes at most (a refusal may quote twice)."""
 
 
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """`1 game`, `2 games`, `0 games`; bot.present.words gives it to the front ends, the
+    services' own sentences (refusals, mod log details) use it."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def shorten(text: str, limit: int) -> str:
     """text, cut to at most `limit` characters with a final "…" when it is longer."""
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -320,17 +320,6 @@ class Replayed:
     """Members whose stored rating, record or games (their own or an opponent's rating in a
     match) differed from the replay: empty when the replay changed nothing."""
 
-    def outcome(self) -> str:
-        """What a recompute tells its caller: how much it replayed and whether that changed
-        anything stored (SPEC 2.5: a replay of an intact log changes nothing)."""
-        if not self.changed:
-            return f"replayed {self.matches} matches; nothing stored changed"
-        members = "member's" if len(self.changed) == 1 else "members'"
-        return (
-            f"replayed {self.matches} matches; {len(self.changed)} {members} "
-            "ratings or records changed"
-        )
-
 
 NOTHING_REPLAYED: Final = Replayed(0, frozenset())
 

@@ -16,7 +16,7 @@ from bot.services import seasons
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate
-from bot.services.errors import UserError, quoted
+from bot.services.errors import UserError, plural, quoted
 from bot.services.lineup import Lineup
 from bot.services.matchcsv.building import imported_columns, member_ids
 from bot.services.matchcsv.columns import read_csv
@@ -107,8 +107,8 @@ class Transfers:
                 replayed.member_ids,
                 everyone=bool(starts),
                 actor_id=actor.user_id,
-                detail=f"{len(new)} matches imported"
-                + (f", {len(starts)} season starts" if starts else "")
+                detail=f"{plural(len(new), 'match', 'matches')} imported"
+                + (f", {plural(len(starts), 'season start')}" if starts else "")
                 + f", {replayed.matches} replayed",
             )
         return ImportResult(len(new), replayed.matches, len(starts), skipped)

@@ -28,7 +28,7 @@ def shown_lines(reply: Reply) -> list[str]:
     return [
         line
         for field in reply.embeds[0]["fields"]
-        if field["name"].startswith("Side")
+        if field["name"].startswith("Team")
         for line in field["value"].split("\n")
     ]
 
@@ -44,7 +44,8 @@ def test_a_32_player_free_for_all_is_reported_shown_confirmed_and_voided(
     reported = fits(fake.slash(reporter, "report scores", lineup=lineup).reply(timeout=20))
     assert not reported.ephemeral and "pending" in reported.embeds[0]["description"]
     number = match_id(reported)
-    places = [f"**{place}** · <@{p.id}>" for place, p in enumerate(group, start=1)]
+    letters = [*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "AA", "AB", "AC", "AD", "AE", "AF"]
+    places = [f"**{letter}** · <@{p.id}>" for letter, p in zip(letters, group, strict=True)]
     assert [line.split(" — ")[0] for line in shown_lines(reported)] == places
     assert all(f"<@{p.id}>" in (reported.content or "") for p in group[1:])
     assert reported.custom_ids() == [

@@ -41,7 +41,7 @@ def test_finding_11_one_decimal_for_every_rating_and_moves_that_add_up() -> None
 
 
 @pytest.mark.parametrize(
-    ("count", "shown"), [(0, "0 games"), (1, "1 game"), (2, "2 games"), (1500, "1,500 games")]
+    ("count", "shown"), [(0, "0 games"), (1, "1 game"), (2, "2 games"), (1500, "1500 games")]
 )
 def test_finding_11_plurals(count: int, shown: str) -> None:
     assert plural(count, "game") == shown

@@ -141,7 +141,7 @@ async def test_import_reports_the_replayed_members(
         "imported",
         frozenset({1, 2, 3, 4}),
         actor_id=MOD.user_id,
-        detail=f"1 matches imported, {result.replayed} replayed",
+        detail=f"1 match imported, {result.replayed} replayed",
     )
 
 

@@ -57,8 +57,8 @@ def test_the_setting_web_from_the_command_line(tmp_path: Path) -> None:
     database = str(tmp_path / "ladder.sqlite3")
     assert run("report", "--guild", GUILD, "--db", database, "<@1> 3 | <@2> 1")[0] == 0
     status, out, err = run("settings", "--guild", GUILD, "--db", database)
-    assert "web = False" in out.splitlines()
-    for value, shown in [("true", "True"), ("off", "False"), ("yes", "True")]:
+    assert "web = off" in out.splitlines()  # as a moderator types it (issue 23 finding 11)
+    for value, shown in [("true", "on"), ("off", "off"), ("yes", "on")]:
         status, out, err = run("settings", "--guild", GUILD, "--db", database, f"web={value}")
         assert status == 0 and out.startswith(f"changed web = {shown}\n"), err
     status, out, err = run("settings", "--guild", GUILD, "--db", database, "web=perhaps")

@@ -25,7 +25,7 @@ from bot.app.options import MatchId, choices
 from bot.app.replies import defer, note_stored
 from bot.app.uploads import send_file
 from bot.config import CONFIRM_MODES, VARIANTS
-from bot.present.words import settings_changed
+from bot.present.words import recompute_text, replayed_text, settings_changed
 from bot.ratings.evaluation import DEFAULT_LAST
 from bot.services import UserError
 from bot.services.evaluation import MAX_LAST
@@ -61,7 +61,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         result = await self.bot.services.matches.void(guild_id, actor(interaction), id, reason)
         note_stored(interaction, match_stored(result.match))
         await interaction.edit_original_response(
-            content=f"Match #{id} is void; {result.replayed} later matches were replayed.",
+            content=f"Match #{id} is void; {replayed_text(result.replayed)}.",
             embed=match_embed(
                 result.match, await self.bot.web_page(guild_id, match_path(result.match))
             ),
@@ -177,7 +177,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
         replayed = await self.bot.services.settings.recompute(guild_id, actor(interaction))
-        outcome = replayed.outcome().capitalize() + "."
+        outcome = recompute_text(replayed).capitalize() + "."
         note_stored(interaction, outcome)
         await interaction.edit_original_response(content=outcome)
 

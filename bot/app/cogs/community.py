@@ -20,7 +20,7 @@ from bot.app.members import actor, guild_of, resolve_members
 from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, note_stored
 from bot.app.roles import RankRoles
-from bot.present.words import actor_text
+from bot.present.words import actor_text, replayed_text
 from bot.services import UserError, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID, Change
 from bot.services.community import RoleCall
@@ -207,7 +207,7 @@ async def edit(
         guild.id, actor(interaction), id, parsed, minutes=minutes, members=members
     )
     note_stored(interaction, match_stored(result.match))
-    replayed = f"; {result.replayed} matches were replayed" if result.replayed else ""
+    replayed = f"; {replayed_text(result.replayed)}" if result.replayed else ""
     edits = await bot.services.matches.edits(guild.id, id)
     await interaction.edit_original_response(
         content=f"Match #{id} was edited{replayed}.",
