@@ -117,12 +117,17 @@ class LadderBot(commands.Bot):
         self.live.start()
         self.add_listener(self.live.on_ladder_change)
         self.add_listener(MatchMessages(self).on_ladder_change)
-        for module in COG_MODULES:
-            await self.load_extension(module)
-        self.add_dynamic_items(MatchButton, PageButton)
+        await self.load_commands()
         await self.webhook_delivery.start()
         await self.feed.start()
         await self.sync_commands()
+
+    async def load_commands(self) -> None:
+        """The cogs and their persistent buttons: the command tree sync_commands sends (the
+        docs' command table is checked against it, tests/test_docs.py)."""
+        for module in COG_MODULES:
+            await self.load_extension(module)
+        self.add_dynamic_items(MatchButton, PageButton)
 
     async def sync_commands(self) -> None:
         """Globally, or to the configured guild only (instant, for testing a bot)."""
