@@ -102,12 +102,16 @@ def score_text(score: float) -> str:
     return f"{score:g} {'point' if score == 1 else 'points'}"
 
 
+NAMED_ACTORS: Final[dict[int | None, str]] = {
+    COMMAND_LINE_ID: "the command line",
+    None: "the bot",  # the bot itself: an automatic confirmation, say
+}
+
+
 def actor_text(actor_id: int | None) -> str:
-    """Who did something: a Discord user as a mention, the command line and the bot itself
-    (None: an automatic confirmation, say) by those names."""
-    if actor_id == COMMAND_LINE_ID:
-        return "the command line"
-    return "the bot" if actor_id is None else f"<@{actor_id}>"
+    """Who did something: the command line and the bot by those names, a Discord user as a
+    mention."""
+    return NAMED_ACTORS.get(actor_id, f"<@{actor_id}>")
 
 
 def side_name(label: str) -> str:

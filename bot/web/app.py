@@ -30,7 +30,7 @@ from aiohttp import web
 from multidict import MultiMapping
 
 from bot.config import VARIANTS
-from bot.present.words import UNDEFINED, move_text, plural, side_name
+from bot.present.words import UNDEFINED, measure_text, move_text, plural, side_name
 from bot.services import Services, UserError
 from bot.services.lineup import parse_id
 from bot.services.standings import MEASURES
@@ -232,7 +232,7 @@ class WebSite:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.templates.filters["fixed"] = _fixed
+        self.templates.filters["measure"] = _measure
         self.templates.filters["plural"] = plural
         self.templates.filters["move"] = _move
         self.templates.filters["sides"] = _sides
@@ -511,12 +511,12 @@ class WebSite:
             return self.error(request, 500, "something went wrong on our side")
 
 
-def _fixed(value: float | str | None, digits: int) -> str:
-    """A number of the API's JSON with `digits` decimals; "+inf" / "-inf" as they are, and
-    null as "undefined" (SPEC 9.5)."""
+def _measure(value: float | str | None, by: str = "ladder") -> str:
+    """A rating (or with `by` "ra", RA) of the API's JSON as every front end shows it
+    (bot.present.words): one decimal; "+inf" / "-inf" as they are; null as "undefined"."""
     if value is None:
         return UNDEFINED
-    return value if isinstance(value, str) else f"{value:.{digits}f}"
+    return value if isinstance(value, str) else measure_text(by, value)
 
 
 def _isolated(text: str) -> str:
