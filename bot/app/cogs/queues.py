@@ -494,10 +494,29 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
     async def on_raw_member_remove(self, payload: discord.RawMemberRemoveEvent) -> None:
         """A member who left the server leaves every queue at once (SPEC 10.1); the event
         comes to the process that owns the guild, cached member or not."""
-        try:
-            await self.service.left_server(payload.guild_id, payload.user.id)
-        except (DatabaseBusy, DatabaseUnavailable) as error:
-            log.warning("could not take member %s out of the queues: %s", payload.user.id, error)
+        await self._left_server(payload.guild_id, [payload.user.id])
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Members who left a server while the bot was away leave its queues too: each
+        waiting member the server's member list (complete once chunked) no longer holds."""
+        for guild in self.bot.guilds:
+            if not guild.chunked:
+                continue
+            try:
+                queues = await self.service.queues(guild.id)
+            except (DatabaseBusy, DatabaseUnavailable) as error:
+                log.warning("could not read the queues of %s: %s", guild.id, error)
+                continue
+            waiting = {w.user_id for queue in queues for w in queue.waiting}
+            await self._left_server(guild.id, sorted(u for u in waiting if not guild.get_member(u)))
+
+    async def _left_server(self, guild_id: int, user_ids: list[int]) -> None:
+        for user_id in user_ids:
+            try:
+                await self.service.left_server(guild_id, user_id)
+            except (DatabaseBusy, DatabaseUnavailable) as error:
+                log.warning("could not take member %s out of the queues: %s", user_id, error)
 
     @app_commands.command(name="join", description="Join a queue (no name: this channel's)")
     @app_commands.describe(name="The queue's name")
