@@ -23,7 +23,15 @@ from bot.ratings.evaluation import Evaluation, evaluate
 from bot.ratings.ladder import LadderSettings, side_codes
 from bot.ratings.replay import MatchLog, Seasons, check_log, check_seasons, replay, replay_waves
 from bot.ratings.replay import records as season_records
-from bot.storage import LOG_START, LogColumns, LogKey, MemberColumns, Season, WriteTransaction
+from bot.storage import (
+    LOG_START,
+    LogColumns,
+    LogKey,
+    MemberColumns,
+    NewMatchColumns,
+    Season,
+    WriteTransaction,
+)
 from bot.storage.database import NO_RECORD
 from bot.storage.models import FloatArray, IntArray
 
@@ -331,12 +339,15 @@ async def replay_guild(
     start: LogKey | None,
     seed: Mapping[int, float] | None = None,
     touched: Collection[int] = (),
+    unwritten: tuple[NewMatchColumns, Sequence[int]] | None = None,
 ) -> Replayed:
     """Replay the applied matches from `start` (None: the whole guild) and store what
     differs. A member's start rating: `seed`, else the rating_before of their first match in
     the replayed part, else their current rating (or initial_rating). `touched`: the members
     whose matches were added, voided or edited; their cached measures go, and a partial
-    replay recounts their records (a whole-guild one counts everyone's)."""
+    replay recounts their records (a whole-guild one counts everyone's). `unwritten`:
+    matches just imported whose participants the replay's write inserts with their
+    ratings (each row written once)."""
     log = await tx.log_columns(guild_id, LOG_START if start is None else start)
     crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
     members = await tx.member_columns(guild_id)
@@ -355,7 +366,9 @@ async def replay_guild(
     records = None if result.records is None else result.records[-1]
     writes = await asyncio.to_thread(_differences, log, result, members, final, records)
     replayed = (LOG_START if start is None else start, result.before, result.after)
-    await tx.write_replay(guild_id, replayed, writes.rows, writes.ratings, writes.records)
+    await tx.write_replay(
+        guild_id, replayed, writes.rows, writes.ratings, writes.records, unwritten
+    )
     await store_closings(tx, guild_id, crossed, result)
     if start is not None and touched:
         await tx.recount_records(guild_id, list(touched))

@@ -92,7 +92,7 @@ class Transfers:
             ids: list[int] = []
             if len(new):
                 ids = await tx.new_match_ids(len(new))
-                await tx.insert_applied_columns(guild_id, new, ids)
+                await tx.insert_imported_matches(guild_id, new, ids)
             replayed = await replay_guild(
                 tx,
                 guild_id,
@@ -100,6 +100,7 @@ class Transfers:
                 None if whole_guild else (float(new.played_at[0]), ids[0]),
                 {},
                 touched=await asyncio.to_thread(member_ids, new.user_ids[new.enabled]),
+                unwritten=(new, ids) if len(new) else None,
             )
             unit.change = Change(
                 guild_id,

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from bot.config import GuildSettings
 from bot.storage import logchunks
 from bot.storage.changes import ChangeReads, ChangeWrites
@@ -37,6 +39,7 @@ from bot.storage.models import (
     Match,
     MatchEdit,
     NewMatch,
+    NewMatchColumns,
     NewParticipant,
     Outcome,
 )
@@ -291,14 +294,28 @@ class WriteTransaction(
         changed: tuple[IntArray, IntArray, FloatArray, FloatArray],
         ratings: Mapping[int, float | None],
         records: Mapping[int, tuple[int, int, int, int]],
+        unwritten: tuple[NewMatchColumns, Sequence[int]] | None = None,
     ) -> None:
         """Store what a replay changed (bot.services.replaying decides what): `replayed`,
         the log key it started at and the ratings before and after of every entry from
         there (the log's chunks take them); `changed`, the entries whose ratings differ
         (match_id, position, before, after); members' ratings (None: no rated match left)
-        and records. The caller marks the guild changed and drops the cached performances
-        that no longer hold."""
+        and records; `unwritten`, matches just imported (insert_imported_matches) whose
+        participants are inserted here, once, with their ratings. The caller marks the
+        guild changed and drops the cached performances that no longer hold."""
         match_id, position, before, after = changed
+        if unwritten is not None:
+            fresh = np.isin(match_id, np.asarray(unwritten[1], np.int64))
+            await self.insert_imported_participants(
+                *unwritten, (match_id[fresh], position[fresh], before[fresh], after[fresh])
+            )
+            kept = ~fresh
+            match_id, position, before, after = (
+                match_id[kept],
+                position[kept],
+                before[kept],
+                after[kept],
+            )
         if len(match_id):
             await self._session.update_rows(
                 "participants",
@@ -306,6 +323,7 @@ class WriteTransaction(
                 ("rating_before", "rating_after"),
                 (match_id, position, before, after),
             )
+        if len(changed[0]):
             await logchunks.set_ratings_from(self._session, guild_id, *replayed)
         await self.set_ratings(guild_id, ratings)
         await self.set_records(guild_id, records)

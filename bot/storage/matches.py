@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from bot.storage import logchunks
 from bot.storage.engine import Row, Session, one_state
@@ -400,11 +401,13 @@ class MatchWrites(MatchReads):
             await self._session.run(refresh)
         return list(ids)
 
-    async def insert_applied_columns(
+    async def insert_imported_matches(
         self, guild_id: int, matches: NewMatchColumns, ids: Sequence[int]
     ) -> None:
-        """Insert applied matches with their participants in bulk from columns (an import:
-        applied_at = played_at), with the ids in order (from `new_match_ids`)."""
+        """Insert applied matches in bulk from columns (an import: applied_at = played_at),
+        with the ids in order (from `new_match_ids`), and their entries into the log's
+        chunks (no ratings yet). Their participants are written once, with the ratings
+        the replay that follows gives them: `insert_imported_participants`."""
         count = len(matches)
 
         def match_columns() -> list[Sequence[Any]]:
@@ -419,10 +422,22 @@ class MatchWrites(MatchReads):
                 matches.import_keys,
             ]
 
+        await self._session.insert_columns("matches", _IMPORTED_MATCH, match_columns)
+        entries = await asyncio.to_thread(_imported_entries, matches, ids)
+        await logchunks.merge(self._session, guild_id, entries)
+
+    async def insert_imported_participants(
+        self, matches: NewMatchColumns, ids: Sequence[int], rated: _RatedEntries
+    ) -> None:
+        """The participants of matches inserted by `insert_imported_matches`, each enabled
+        one with its rating before and after from `rated` (match_id, position, before,
+        after of at least every enabled participant)."""
+
         def participant_columns() -> list[Sequence[Any]]:
             sizes = np.diff(matches.firsts)
             match_of_row = np.repeat(np.asarray(ids, dtype=np.int64), sizes)
             position = np.arange(len(matches.user_ids)) - np.repeat(matches.firsts[:-1], sizes)
+            before, after = _ratings_of(rated, match_of_row, position, matches.enabled)
             return [
                 match_of_row.tolist(),
                 position.tolist(),
@@ -433,22 +448,13 @@ class MatchWrites(MatchReads):
                 matches.minutes.tolist(),
                 matches.enabled.tolist(),
                 matches.outcomes.tolist(),
+                before,
+                after,
             ]
 
-        await self._session.insert_columns(
-            "matches",
-            _IMPORTED_MATCH,
-            match_columns,
-        )
-        await self._session.insert_columns(
-            "participants",
-            _NEW_PARTICIPANT[:-2],
-            participant_columns,
-        )
-        entries = await asyncio.to_thread(_imported_entries, matches, ids)
-        await logchunks.merge(self._session, guild_id, entries)
+        await self._session.insert_columns("participants", _NEW_PARTICIPANT, participant_columns)
         refresh = self._session.dialect.after_bulk_insert
-        if refresh is not None and count >= BULK_MATCHES:
+        if refresh is not None and len(matches) >= BULK_MATCHES:
             await self._session.run(refresh)
 
     async def set_status(
@@ -566,6 +572,34 @@ def _new_entries(
             "played_at": [row[4] for row in rows],
         }
     )
+
+
+_RatedEntries = tuple[IntArray, IntArray, FloatArray, FloatArray]
+"""match_id, position, rating before, rating after of log entries."""
+
+
+def _ratings_of(
+    rated: _RatedEntries, match_id: IntArray, position: IntArray, enabled: npt.NDArray[Any]
+) -> tuple[list[float | None], list[float | None]]:
+    """The rating before and after of each (match_id, position) from `rated`; None for a
+    participant not enabled."""
+    keys = rated[0] * 65_536 + rated[1]
+    order = np.argsort(keys)
+    wanted = match_id * 65_536 + position
+    found = order[np.searchsorted(keys, wanted, sorter=order).clip(max=max(len(keys) - 1, 0))]
+    on = enabled.astype(bool)
+    if len(keys) and not (keys[found][on] == wanted[on]).all():
+        raise ValueError("an enabled participant of an imported match was not replayed")
+    ratings = []
+    for column in (rated[2], rated[3]):
+        values = np.full(len(wanted), np.nan) if not len(keys) else column[found]
+        ratings.append(
+            [
+                value if flag else None
+                for value, flag in zip(values.tolist(), on.tolist(), strict=True)
+            ]
+        )
+    return ratings[0], ratings[1]
 
 
 def _imported_entries(matches: NewMatchColumns, ids: Sequence[int]) -> logchunks.Entries:
