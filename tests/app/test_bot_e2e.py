@@ -135,6 +135,9 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
                 ("expire_minutes", INTEGER, False, None),
                 ("maps", STRING, False, None),
                 ("pick_order", STRING, False, None),
+                ("range", INTEGER, False, None),  # SPEC 10.5
+                ("widen", INTEGER, False, None),
+                ("party_max", INTEGER, False, None),
             ],
             "edit": [
                 ("name", STRING, True, None),
@@ -148,6 +151,9 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
                 ("expire_minutes", INTEGER, False, None),
                 ("maps", STRING, False, None),
                 ("pick_order", STRING, False, None),
+                ("range", INTEGER, False, None),  # SPEC 10.5
+                ("widen", INTEGER, False, None),
+                ("party_max", INTEGER, False, None),
             ],
             "delete": [("name", STRING, True, None)],
         },
@@ -158,6 +164,12 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
                 ("in", USER, True, None),
             ],
             "cancel": [("id", INTEGER, True, None)],
+        },
+        "webhook": {  # SPEC 14
+            "add": [("url", STRING, True, None), ("events", STRING, False, None)],
+            "remove": [("id", INTEGER, True, None)],
+            "list": [],
+            "test": [("id", INTEGER, True, None)],
         },
     },
     "queue": {  # SPEC 10.1, 10.3
@@ -170,6 +182,11 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
             ("order", STRING, False, None),
             ("minutes", NUMBER, False, None),
         ],
+        "party": {  # SPEC 10.5
+            "invite": [("member", USER, True, None)],
+            "leave": [],
+            "show": [],
+        },
     },
 }
 """A subcommand of a group is named "group subcommand"."""
