@@ -297,7 +297,7 @@ def leaderboard_embed(
         colour=discord.Colour.blurple(),
         timestamp=datetime.now(UTC),
     )
-    embed.set_footer(text=leaderboard_footer(page))
+    embed.set_footer(text=leaderboard_footer(page, on_the_web=url is not None))
     return embed
 
 
@@ -311,15 +311,15 @@ def match_path(match: Match) -> str:
     return f"/matches/{match.id}"
 
 
-def leaderboard_footer(page: LeaderboardPage) -> str:
-    """Which page of how many, and where the next one is (the live board has no buttons)."""
+def leaderboard_footer(page: LeaderboardPage, *, on_the_web: bool = False) -> str:
+    """Which page of how many, and where the next one is (the live board has no buttons;
+    `on_the_web`: the title links to the whole board)."""
     pages = max(page.pages, 1)
-    more = (
-        f" · next: /leaderboard page:{page.page + 1}"
-        + (f" season:{page.season}" if page.season is not None else "")
-        if page.page < pages
-        else ""
-    )
+    more = ""
+    if page.page < pages:
+        season = f" season:{page.season}" if page.season is not None else ""
+        web = " or the title's web page" if on_the_web else ""
+        more = f" · next: /leaderboard page:{page.page + 1}{season}{web}"
     return f"page {page.page} of {pages} · {plural(page.total, 'player')}{more} · updated"
 
 

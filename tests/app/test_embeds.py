@@ -124,3 +124,4 @@ def test_finding_11_the_leaderboard_footer_says_where_the_next_page_is() -> None
     assert "next" not in leaderboard_footer(last)
     assert "page:2 season:spring" in leaderboard_footer(replace(last, page=1))
     assert "1 player ·" in leaderboard_footer(LeaderboardPage("ladder", 1, 1, 1, ()))
+    assert "page:2 or the title's web page" in leaderboard_footer(page, on_the_web=True)
