@@ -66,6 +66,7 @@ async def _showcase(services: Services, clock: Clock) -> tuple[int, int]:
             clock.now += DAY
             await services.seasons.start(GUILD, MOD, "Winter cup", 0.5)
     await services.settings.change(GUILD, MOD, {"web": True, "provisional_games": 12})
+    await services.settings.learn_guild_name(GUILD, "Northern Ladder League")  # as Discord shows it
     return 100, team_match
 
 
