@@ -48,8 +48,11 @@ def test_finding_5_config_paths_are_relative_to_the_config_folder_not_the_shell(
         ["gr", "1"],
         ["matches"],
         ["queue", "list"],
+        ["webhook", "add", "https://hooks.example.org/in"],
+        ["webhook", "list"],
+        ["evaluate"],
     ],
-    ids=lambda argv: argv[0] if argv[0] not in ("season", "queue") else "-".join(argv[:2]),
+    ids=lambda argv: "-".join(argv[:2]) if argv[0] in ("season", "queue", "webhook") else argv[0],
 )
 def test_finding_5_no_config_and_no_db_is_refused_naming_both_ways(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
