@@ -168,7 +168,7 @@ def test_finding_4_a_member_who_leaves_the_server_leaves_the_queue(
     assert "You joined the queue leavers" in (joined.content or "")  # no pop with the leaver
 
 
-def test_finding_3_a_stale_join_of_a_deleted_queue_says_so_and_joins_nothing(
+def test_finding_3_a_stale_join_of_a_deleted_queue_says_it_was_deleted(
     fake: FakeDiscord, bot: BotProcess
 ) -> None:
     (player,) = take(1)
@@ -179,8 +179,7 @@ def test_finding_3_a_stale_join_of_a_deleted_queue_says_so_and_joins_nothing(
     assert new_id != old_id
     stale = fake.click(player, old_message, f"ladderbot:queue:join:{old_id}", seen).reply()
     assert stale.ephemeral and "this queue was deleted" in (stale.content or "")
-    (queue,) = [q for q in cli(bot, "queue", "list")["queues"] if q["name"] == "reborn"]
-    assert queue["waiting"] == []
+    # that it changed nothing, on both engines: tests/services/test_queue_issue24.py
 
 
 def test_a_party_is_invited_by_button_and_queues_whole(fake: FakeDiscord, bot: BotProcess) -> None:
