@@ -26,10 +26,11 @@ COPY bot ./bot
 RUN pip install . && rm -rf /src/build
 
 # The data folder (config, SQLite database, backups) belongs to uid 10001, the image's user.
-RUN useradd --create-home --uid 10001 ladderbot \
+RUN groupadd --gid 10001 ladderbot \
+    && useradd --create-home --uid 10001 --gid 10001 ladderbot \
     && mkdir /data \
     && chown 10001:10001 /data
-USER 10001
+USER 10001:10001
 WORKDIR /data
 VOLUME ["/data"]
 # The web pages and read API when [web] enabled = true (LADDERBOT_WEB_HOST: on every interface).

@@ -45,8 +45,9 @@ def test_finding_13_docker_image_is_pinned_reachable_and_owns_its_data_folder() 
     environment = " ".join(argument for name, argument in instructions if name == "ENV")
     assert f"{WEB_HOST_ENV}=0.0.0.0" in environment.split()
     run = " ".join(argument for name, argument in instructions if name == "RUN")
-    assert "--uid 10001" in run and "chown 10001:10001 /data" in run
-    assert [argument for name, argument in instructions if name == "USER"] == ["10001"]
+    assert "--gid 10001" in run and "--uid 10001 --gid 10001" in run
+    assert "chown 10001:10001 /data" in run
+    assert [argument for name, argument in instructions if name == "USER"] == ["10001:10001"]
     assert ("WORKDIR", "/data") in instructions and ("VOLUME", '["/data"]') in instructions
     port = load_config(DEPLOY.parent / "config.example.toml").web.port
     assert port == 8080  # what EXPOSE says
