@@ -244,7 +244,7 @@ def test_finding_14_start_log_is_quiet_about_voice_and_says_ready_with_the_invit
     """The start of the log: no PyNaCl/davey voice warnings (the bot plays no audio), and one
     line once connected naming the bot and its invite link with the features' permissions."""
     ready = re.compile(r"ready as \S+ in 1 servers; invite it with (\S+)")
-    for _ in range(200):  # the line follows the members the harness waits for
+    for _ in range(600):  # the line follows the members the harness waits for (at most 30 s)
         found = ready.search(bot.output_since(0))
         if found:
             break
