@@ -1,0 +1,1 @@
+"""The Discord front end (discord.py): cogs, embeds, views; started through bot.app.run."""
