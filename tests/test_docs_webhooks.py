@@ -69,8 +69,9 @@ async def test_the_documented_receiver_verifies_a_real_signed_delivery(tmp_path:
         await services.seasons.start(GUILD, MOD, "Documented")
         await delivery.start()
         await delivery.catch_up()
-        while not all(hook.last_status for hook in await services.webhooks.list(GUILD)):
-            await asyncio.sleep(0.02)
+        async with asyncio.timeout(30):
+            while not all(hook.last_status for hook in await services.webhooks.list(GUILD)):
+                await asyncio.sleep(0.02)
         statuses = [hook.last_status for hook in await services.webhooks.list(GUILD)]
         assert statuses == ["204", "401"]
     finally:

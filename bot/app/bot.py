@@ -99,7 +99,7 @@ class LadderBot(commands.Bot):
         wakes the webhook delivery of a guild this process owns (the change may have
         written events)."""
         if self.config.discord.owns_guild(change.guild_id):
-            self.webhook_delivery.wake()
+            self.webhook_delivery.wake(change.guild_id)
         self.dispatch("ladder_change", change)
 
     async def web_page(self, guild_id: int, path: str = "") -> str | None:

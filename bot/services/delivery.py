@@ -158,6 +158,8 @@ class WebhookDelivery:
         self._again: set[tuple[int, int]] = set()
         """Workers to look once more before they end (a delivery written meanwhile)."""
         self._wake = asyncio.Event()
+        self._woken: set[int | None] = set()
+        """The guilds woken since the last look (None: any)."""
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -173,8 +175,9 @@ class WebhookDelivery:
         )
         self._task = asyncio.create_task(self._run())
 
-    def wake(self) -> None:
-        """Something may have been written to the outbox (a change of the feed)."""
+    def wake(self, guild_id: int | None = None) -> None:
+        """The guild (None: any) may have written to the outbox (a change of the feed)."""
+        self._woken.add(guild_id)
         self._wake.set()
 
     async def stop(self) -> None:
@@ -190,18 +193,28 @@ class WebhookDelivery:
             self._session = None
 
     async def _run(self) -> None:
+        polled = True
         while True:
             self._wake.clear()
+            woken, self._woken = self._woken, set()
             try:
-                await self.catch_up()
+                if polled or None in woken:
+                    await self.catch_up()
+                else:
+                    for guild_id in woken:
+                        await self.catch_up(guild_id)
             except Exception:
                 log.exception("could not read the webhook outbox; trying again")
-            with contextlib.suppress(TimeoutError):
+            try:
                 await asyncio.wait_for(self._wake.wait(), self.timing.poll_seconds)
+                polled = False
+            except TimeoutError:
+                polled = True
 
-    async def catch_up(self) -> None:
-        """A worker for each owned webhook with deliveries waiting."""
-        for key in await self.context.db.read.waiting_webhooks():
+    async def catch_up(self, guild_id: int | None = None) -> None:
+        """A worker for each owned webhook (of the guild; None: of every guild) with
+        deliveries waiting."""
+        for key in await self.context.db.read.waiting_webhooks(guild_id):
             if not self.owned(key[0]):
                 continue
             if key in self._workers:

@@ -129,11 +129,20 @@ class WebhookReads:
         )
         return [(int(row["webhook_id"]), tuple(row["events"].split(","))) for row in rows]
 
-    async def waiting_webhooks(self) -> list[tuple[int, int]]:
-        """(guild, webhook) of every webhook with deliveries waiting."""
-        rows = await self._session.all(
-            "SELECT DISTINCT guild_id, webhook_id FROM webhook_outbox ORDER BY guild_id, webhook_id"
-        )
+    async def waiting_webhooks(self, guild_id: int | None = None) -> list[tuple[int, int]]:
+        """(guild, webhook) of every webhook (of the guild; None: of every guild) with
+        deliveries waiting."""
+        if guild_id is None:
+            rows = await self._session.all(
+                "SELECT DISTINCT guild_id, webhook_id FROM webhook_outbox "
+                "ORDER BY guild_id, webhook_id"
+            )
+        else:
+            rows = await self._session.all(
+                "SELECT DISTINCT guild_id, webhook_id FROM webhook_outbox "
+                "WHERE guild_id = :guild_id ORDER BY webhook_id",
+                {"guild_id": guild_id},
+            )
         return [(int(row["guild_id"]), int(row["webhook_id"])) for row in rows]
 
     async def next_deliveries(self, guild_id: int, webhook_id: int, limit: int) -> list[Delivery]:

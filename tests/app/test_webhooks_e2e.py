@@ -6,7 +6,7 @@ while a delivery is under way, it sends that delivery again after its restart wi
 
 from __future__ import annotations
 
-import json
+import asyncio
 import re
 import subprocess
 import sys
@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 
+from bot.config import Config
+from bot.services import Services
+from bot.services.shapes import match_object
 from tests.app.fakediscord import GUILD_ID, FakeDiscord
 from tests.app.harness import MOD, BotProcess, bot_environment, running, write_config
 from tests.app.queue_scenario import (  # noqa: F401 (queue_fake: the module's fake Discord)
@@ -57,6 +60,13 @@ def cli(bot: BotProcess, *args: str) -> str:
         check=True,
     )
     return done.stdout
+
+
+async def api_match(bot: BotProcess, match_id: int) -> dict[str, Any]:
+    """The match as the read API (and `ladderbot match --json`) shapes it now."""
+    async with await Services.open(bot.database, Config(), create=False) as services:
+        found = await services.matches.show(GUILD_ID, match_id)
+        return match_object(found, await services.matches.edits(GUILD_ID, match_id))
 
 
 def add_webhook(fake: FakeDiscord, url: str, events: str | None = None) -> tuple[int, str]:
@@ -114,7 +124,7 @@ def test_discord_and_command_line_changes_arrive_once_in_order_signed(
     assert all(r.answered == 200 and r.signed_by(secret) for r in mine)
     assert len({r.json["id"] for r in mine}) == len(mine)  # each once
     assert receiver.events("/teams") == ["lobby.teams"]
-    shown = json.loads(cli(bot, "match", str(edited), "--json"))
+    shown = asyncio.run(api_match(bot, edited))
     edit_event = mine[EXPECTED.index("match.edited")].json
     assert edit_event["data"]["match"] == shown  # the API's shape, as it stood then
     assert edit_event["guild_id"] == GUILD_ID

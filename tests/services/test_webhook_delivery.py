@@ -66,10 +66,11 @@ async def setup(tmp_path: Path) -> AsyncIterator[tuple[Services, WebhookDelivery
 
 async def deliver(delivery: WebhookDelivery) -> None:
     """Let the delivery catch up with what was written, and finish it."""
-    delivery.wake()
+    delivery.wake(GUILD)
     await asyncio.sleep(0)
-    await delivery.catch_up()
-    await delivery.idle()
+    async with asyncio.timeout(30):
+        await delivery.catch_up(GUILD)
+        await delivery.idle()
 
 
 def bodies(received: list[Received]) -> list[tuple[str, str]]:
@@ -153,12 +154,13 @@ async def test_receiver_down_for_a_while_then_everything_in_order(
     try:
         for number in range(3):
             await services.seasons.start(GUILD, MOD, f"S{number}")
-        delivery.wake()
-        while True:  # until a try failed against the closed port
-            (hook,) = await services.webhooks.list(GUILD)
-            if hook.last_status is not None:
-                break
-            await asyncio.sleep(0.02)
+        delivery.wake(GUILD)
+        async with asyncio.timeout(30):
+            while True:  # until a try failed against the closed port
+                (hook,) = await services.webhooks.list(GUILD)
+                if hook.last_status is not None:
+                    break
+                await asyncio.sleep(0.02)
         assert hook.last_status.startswith("failed") and hook.waiting == 3
     finally:
         fresh.start()
@@ -230,9 +232,10 @@ async def test_a_name_that_now_resolves_to_a_private_address_is_refused_at_deliv
         await services.webhooks.add(GUILD, MOD, f"https://hooks.example.org:{fresh.port}/dns")
         addresses["hooks.example.org"] = ["127.0.0.1"]  # DNS changed after the add
         await services.seasons.start(GUILD, MOD, "Rebound")
-        delivery.wake()
-        while not (await services.webhooks.list(GUILD))[0].last_status:
-            await asyncio.sleep(0.02)
+        delivery.wake(GUILD)
+        async with asyncio.timeout(30):
+            while not (await services.webhooks.list(GUILD))[0].last_status:
+                await asyncio.sleep(0.02)
         (hook,) = await services.webhooks.list(GUILD)
         assert hook.last_status == (
             "refused: webhooks only go to public addresses: "
