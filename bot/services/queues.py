@@ -164,16 +164,29 @@ def _must_be_open(lobby: Lobby, *states: str) -> None:
 async def take_out_of_queues(
     tx: WriteTransaction, guild_id: int, user_ids: Sequence[int], why: str
 ) -> list[int]:
-    """Take members out of every queue of the guild at once, each queue's message saying
-    `why` after their mentions (SPEC 10.1: left the ladder, left the server); the queues
-    they left."""
+    """Take members out of every queue of the guild at once, with their parties (a party
+    member's leave takes the whole party out, SPEC 10.5), each queue's message saying `why`
+    after their mentions (SPEC 10.1: left the ladder, left the server); the queues they
+    left."""
     if not user_ids:
         return []
-    left = await tx.remove_waiting(guild_id, user_ids)
-    mentions = ", ".join(f"<@{user_id}>" for user_id in user_ids)
+    leaving = list(dict.fromkeys(user_ids))
+    mates: list[int] = []
+    for user_id in leaving:
+        party = await tx.party_of(guild_id, user_id)
+        if party is not None:
+            mates += [m for m in party.members if m not in leaving and m not in mates]
+    left = await tx.remove_waiting(guild_id, [*leaving, *mates])
+    notice = f"{_mentions(leaving)} {why}"
+    if mates:
+        notice += f"; their party ({_mentions(mates)}) left with them"
     for queue_id in left:
-        await tx.set_queue_notice(guild_id, queue_id, f"{mentions} {why}")
+        await tx.set_queue_notice(guild_id, queue_id, notice)
     return left
+
+
+def _mentions(user_ids: Sequence[int]) -> str:
+    return ", ".join(f"<@{user_id}>" for user_id in user_ids)
 
 
 def _check_name_free(queues: Sequence[Queue], name: str, renamed: int | None = None) -> None:

@@ -137,3 +137,17 @@ async def test_finding_4_a_pop_leaves_out_a_member_who_may_no_longer_play(
     assert queue.notice == "<@1> may not play now and left the queue"
     (lobby,) = (await queues.join(GUILD, member(3), queue_id=duel)).lobbies
     assert [p.user_id for p in lobby.players] == [2, 3]
+
+
+async def test_finding_4_leaving_the_ladder_takes_the_members_party_out_with_them(
+    queues: Queues, services: Services
+) -> None:
+    fours = await make(queues, "4s", 4, party_max=2)
+    await queues.invite(GUILD, member(1), member(2))
+    await queues.answer_invite(GUILD, 2, 1, accept=True)
+    await queues.join(GUILD, member(1), queue_id=fours)  # the leader joins for the party
+    await queues.join(GUILD, member(3), queue_id=fours)
+    await services.members.leave(GUILD, member(2))
+    queue = await queues.queue(GUILD, fours)
+    assert queue is not None and [w.user_id for w in queue.waiting] == [3]
+    assert queue.notice == "<@2> left the ladder and the queue; their party (<@1>) left with them"
