@@ -59,12 +59,17 @@ CONTENT_POLICY: Final = (
 SECURITY_HEADERS: Final = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 API_HEADERS: Final = {"Access-Control-Allow-Origin": "*"}
 """The API's data is public and read-only (no credentials): any site may read it."""
-WORKING: Final = 4
-"""Responses of guilds made at once (each reads, and may compute, on the web's threads)."""
+WORKING: Final = 2
+"""Responses of guilds made at once (each reads, and may compute, on the web's threads).
+Fewer than the database's read snapshots at once (SQLite's 4): a board read holds one while
+it computes, and the bot's own reads must find one free."""
 WAITING: Final = 32
 """Responses waiting for a turn; one more is refused with 503 (SPEC 11.1: the web's load is
 bounded; a response asked again while it is being made waits for that one, no turn)."""
 BUSY_SECONDS: Final = 5
+HANDLING: Final = 2
+"""Requests handled at once; the others wait their turn (in arrival order) before anything
+of theirs runs, so each of the bot's own steps waits behind at most this many of theirs."""
 JSON_TYPE: Final = "application/json"
 HTML_TYPE: Final = "text/html"
 NOT_FOUND_MESSAGE: Final = "not found"
@@ -219,6 +224,9 @@ class WebSite:
         self.reads = WebReads(services, clock)
         self.cache = ResponseCache()
         self.turns = Turns()
+        self.handling = asyncio.Semaphore(HANDLING)
+        """Requests handled on the event loop at once (their waits for a response being made
+        excluded): the loop the bot shares is never queued up with web requests."""
         self.thread_pool = thread_pool
         embedders = " ".join(frame_ancestors) or "'none'"
         self.headers = {
@@ -280,7 +288,11 @@ class WebSite:
             repr((stamp, request.path, asked)).encode(), digest_size=16
         ).hexdigest()
         tag = f'"{key}"'
-        rendered = await self.cache.get(key, lambda: self.turns.run(make))
+        self.handling.release()  # waiting for a response to be made takes no handling slot
+        try:
+            rendered = await self.cache.get(key, lambda: self.turns.run(make))
+        finally:
+            await self.handling.acquire()
         headers = {"ETag": tag, "Cache-Control": f"public, max-age={CACHE_SECONDS}"}
         if rendered.status == 200 and _matches(request.headers.get("If-None-Match"), tag):
             return web.Response(status=304, headers=headers)
@@ -455,7 +467,8 @@ class WebSite:
         the security headers on everything; the request's thread work on the web's pool."""
         if self.thread_pool is not None:
             THREAD_POOL.set(self.thread_pool)  # this request's task (and those it starts)
-        response = await self._answer(request, handler)
+        async with self.handling:
+            response = await self._answer(request, handler)
         response.headers.update(self.headers)
         if _is_api(request):
             response.headers.update(API_HEADERS)

@@ -18,7 +18,9 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextvars import ContextVar
 from typing import Any, Final, TypeVar
 
-WEB_THREADS: Final = 2
+WEB_THREADS: Final = 1
+"""One thread: the web's computations take at most one core's worth of the interpreter's
+lock, and queue behind each other, never behind or in front of the bot's."""
 THREAD_POOL: ContextVar[Executor | None] = ContextVar("web_thread_pool", default=None)
 """The pool of the web request being served in this context (None: not a web request)."""
 

@@ -11,14 +11,16 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 import bot.services.standings
 from bot.config import WebConfig
 from bot.services import Services
-from bot.web.app import OverloadedError, Rendered, Turns
+from bot.web.app import SITE, OverloadedError, Rendered, Turns
 from bot.web.serving import WebServer
+from tests.web.conftest import Client
 from tests.web.data import GUILD
 
 MALFORMED = [
@@ -114,3 +116,29 @@ async def test_responses_past_the_line_are_refused_not_queued() -> None:
         await turns.run(slow)
     release.set()
     assert [r.status for r in await asyncio.gather(first, second)] == [200, 200]
+
+
+async def test_requests_waiting_for_a_response_being_made_hold_no_handling_slot(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24 finding 2: the web handles HANDLING requests at once on the bot's loop, but
+    one waiting for its board to be computed does not hold one of those."""
+    release = asyncio.Event()
+    reads = client.app[SITE].reads
+    board = reads.leaderboard
+
+    async def slow_board(*args: Any) -> Any:
+        await release.wait()
+        return await board(*args)
+
+    monkeypatch.setattr(reads, "leaderboard", slow_board)
+    waiting = [
+        asyncio.ensure_future(client.get(f"/api/v1/guilds/{GUILD}/leaderboard?by={by}"))
+        for by in ["p1", "p2", "p3", "ladder"]
+    ]
+    while client.app[SITE].turns.waiting < 2:
+        await asyncio.sleep(0.01)
+    index = await asyncio.wait_for(client.get("/"), 10)  # answered while four boards wait
+    assert index.status == 200
+    release.set()
+    assert [(await answer).status for answer in waiting] == [200] * 4
