@@ -19,7 +19,13 @@ from bot.app.members import shown_name
 from bot.present.words import rating_text, team_name
 from bot.ratings.elo import EloBridge
 from bot.services.errors import shorten
-from bot.services.queue_rules import chances, picking_team, team_letter
+from bot.services.queue_rules import (
+    banning_captain,
+    chances,
+    picking_team,
+    team_letter,
+    vote_counts,
+)
 from bot.services.queues import Window
 from bot.storage.queues import Lobby, LobbyPlayer, Party, Queue
 
@@ -27,6 +33,8 @@ QUEUE_ID: Final = "ladderbot:queue:{action}:{queue_id}"
 LOBBY_ID: Final = "ladderbot:lobby:{action}:{lobby_id}"
 PICK_ID: Final = "ladderbot:pick:{lobby_id}:{part}"
 PARTY_ID: Final = "ladderbot:party:{action}:{leader_id}:{invitee_id}"
+VOTE_ID: Final = "ladderbot:map:vote:{lobby_id}:{choice}"
+BAN_ID: Final = "ladderbot:map:ban:{lobby_id}"
 SELECT_OPTIONS: Final = 25
 """Discord's most options in one select menu; more players are split over two menus."""
 CONTENT_LIMIT: Final = 2000
@@ -131,10 +139,42 @@ def lobby_content(lobby: Lobby) -> str | None:
         if team is not None and captain is not None:
             deadline = f" (auto-pick {when(lobby.pick_deadline)})" if lobby.pick_deadline else ""
             return f"<@{captain.user_id}>, pick a player for team {team_letter(team)}{deadline}."
+    if lobby.state == "playing" and lobby.choosing_map and lobby.map_deadline:
+        closes = when(lobby.map_deadline)
+        if lobby.map_pick == "ban":
+            captain = banning_captain(lobby.players, len(lobby.map_banned))
+            letter = team_letter(len(lobby.map_banned) % 2)
+            return (
+                f"<@{captain.user_id}>, ban a map for team {letter} (else a random ban {closes})."
+            )
+        mentions = " ".join(f"<@{p.user_id}>" for p in lobby.players if p.vote is None)
+        return shorten(f"{mentions} — vote for the map (closes {closes}).", CONTENT_LIMIT)
     if lobby.state == "playing":
         mentions = " ".join(f"<@{p.user_id}>" for p in lobby.players)
         return shorten(f"{mentions} — teams are made: good luck!", CONTENT_LIMIT)
     return None
+
+
+def map_text(lobby: Lobby) -> str | None:
+    """The map and how it was (or is being) chosen: drawn, voted (the tally) or banned."""
+    tally = " · ".join(
+        f"{shorten(m, 40)} {count}"
+        for m, count in zip(
+            lobby.map_candidates, vote_counts(lobby.map_candidates, lobby.players), strict=True
+        )
+    )
+    bans = ", ".join(
+        f"{team_letter(turn % 2)} {shorten(m, 40)}" for turn, m in enumerate(lobby.map_banned)
+    )
+    if lobby.map is None and lobby.choosing_map and lobby.map_deadline:
+        if lobby.map_pick == "vote":
+            return f"Map vote: {tally} — closes {when(lobby.map_deadline)}"
+        left = ", ".join(shorten(m, 40) for m in lobby.map_candidates)
+        return shorten(f"Map bans: {bans or 'none yet'}; left: {left}", 900)
+    if lobby.map is None:
+        return None
+    how = {"random": "drawn at random", "vote": f"voted: {tally}", "ban": f"bans: {bans}"}
+    return shorten(f"Map: {lobby.map} ({how[lobby.map_pick]})", 900)
 
 
 def lobby_embed(lobby: Lobby, bridge: EloBridge) -> discord.Embed:
@@ -145,8 +185,9 @@ def lobby_embed(lobby: Lobby, bridge: EloBridge) -> discord.Embed:
         colour=discord.Colour.green() if lobby.is_open else discord.Colour.light_grey(),
     )
     lines: list[str] = []
-    if lobby.map:
-        lines.append(f"Map: {lobby.map}")
+    shown_map = map_text(lobby)
+    if shown_map:
+        lines.append(shown_map)
     if lobby.seed is not None:
         lines.append(f"Random split, seed {lobby.seed}")
     if lobby.state == "ready" and lobby.ready_deadline:
@@ -227,6 +268,8 @@ def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> dis
                 ],
             )
             view.add_item(select)
+    elif lobby.state == "playing" and lobby.choosing_map:
+        _map_choice(view, lobby)
     elif lobby.state == "playing" and lobby.format == "teams":
         for team in range(lobby.teams):
             letter = team_letter(team)
@@ -235,6 +278,30 @@ def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> dis
     else:
         return None
     return view
+
+
+def _map_choice(view: discord.ui.View, lobby: Lobby) -> None:
+    """A button per candidate map (vote: the tally on each), or the ban menu of the maps
+    left; the result buttons follow once the map is chosen."""
+    if lobby.map_pick == "vote":
+        counts = vote_counts(lobby.map_candidates, lobby.players)
+        for choice, (name, count) in enumerate(zip(lobby.map_candidates, counts, strict=True)):
+            view.add_item(
+                discord.ui.Button(
+                    label=f"{name} · {count}",
+                    style=discord.ButtonStyle.primary,
+                    custom_id=VOTE_ID.format(lobby_id=lobby.lobby_id, choice=choice),
+                )
+            )
+        return
+    letter = team_letter(len(lobby.map_banned) % 2)
+    view.add_item(
+        discord.ui.Select(
+            custom_id=BAN_ID.format(lobby_id=lobby.lobby_id),
+            placeholder=f"Team {letter}'s best player: ban a map",
+            options=[discord.SelectOption(label=m, value=m) for m in lobby.map_candidates],
+        )
+    )
 
 
 def party_invite_view(leader_id: int, invitee_id: int) -> discord.ui.View:

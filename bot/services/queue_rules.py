@@ -40,6 +40,10 @@ EXPIRE_MINUTES: Final = (1, 1440)
 RATING_RANGE: Final = (0, 2000)
 WIDEN: Final = (0, 500)
 PARTY_MAX: Final = (1, 16)
+MAP_PICKS: Final = ("random", "vote", "ban")
+MAP_SECONDS: Final = 30.0
+"""How long a map vote, or each captain's ban, lasts (SPEC 10.5)."""
+VOTE_CANDIDATES: Final = 3
 PICK_SECONDS: Final = 60.0
 """A captain who has not picked within this long gets the highest-rated player left."""
 TEAM_LETTERS: Final = "abcd"
@@ -95,6 +99,14 @@ def checked_settings(settings: QueueSettings, pick_order_given: bool) -> QueueSe
     _within(settings.rating_range, *RATING_RANGE, "range")
     _within(settings.widen, *WIDEN, "widen")
     _within(settings.party_max, *PARTY_MAX, "party_max")
+    if settings.map_pick not in MAP_PICKS:
+        raise UserError(
+            f"map_pick {quoted(settings.map_pick)} must be one of {', '.join(MAP_PICKS)}"
+        )
+    if settings.map_pick != "random" and len(settings.maps) < 2:
+        raise UserError(f"map_pick {settings.map_pick} needs at least 2 maps (give maps)")
+    if settings.map_pick == "ban" and (settings.format != "teams" or settings.teams != 2):
+        raise UserError("map_pick ban is for two teams: team A's and B's best players ban")
     if settings.party_max > 1 and settings.format == "ffa":
         raise UserError("party_max must be 1 in a free-for-all queue: parties play as teams")
     if settings.format == "teams" and settings.size % settings.teams:
@@ -201,10 +213,46 @@ def _earliest_fill(
     return search(0, [], 0)
 
 
+def _fresh_maps(maps: Sequence[str], previous: str | None) -> list[str]:
+    """The maps, without the previous lobby's when there are two or more."""
+    return [m for m in maps if m != previous] if len(maps) >= 2 else list(maps)
+
+
 def draw_map(maps: Sequence[str], previous: str | None, rng: random.Random) -> str | None:
     """A map drawn uniformly, never the previous one when there are two or more."""
-    choices = [m for m in maps if m != previous] if len(maps) >= 2 else list(maps)
+    choices = _fresh_maps(maps, previous)
     return rng.choice(choices) if choices else None
+
+
+def map_candidates(
+    pick: str, maps: Sequence[str], previous: str | None, rng: random.Random
+) -> tuple[str, ...]:
+    """The maps in the running (SPEC 10.5): a vote's up to 3 drawn (never the previous
+    map while two or more exist), in the queue's order; a ban's every map."""
+    if pick == "ban":
+        return tuple(maps)
+    fresh = _fresh_maps(maps, previous)
+    drawn = set(rng.sample(fresh, min(VOTE_CANDIDATES, len(fresh))))
+    return tuple(m for m in fresh if m in drawn)
+
+
+def vote_counts(candidates: Sequence[str], players: Sequence[LobbyPlayer]) -> list[int]:
+    return [sum(1 for p in players if p.vote == m) for m in candidates]
+
+
+def vote_winner(
+    candidates: Sequence[str], players: Sequence[LobbyPlayer], rng: random.Random
+) -> str:
+    """The map with the most votes; a tie (no votes: every map) drawn at random."""
+    counts = vote_counts(candidates, players)
+    top = max(counts)
+    return rng.choice([m for m, count in zip(candidates, counts, strict=True) if count == top])
+
+
+def banning_captain(players: Sequence[LobbyPlayer], banned: int) -> LobbyPlayer:
+    """Whose turn it is to ban: the highest-rated player of team A, then of B, in turn."""
+    team = banned % 2
+    return by_strength([p for p in players if p.team == team])[0]
 
 
 def unit_of(player: LobbyPlayer) -> int:

@@ -57,12 +57,15 @@ from bot.services.errors import UserError, quoted
 from bot.services.events import PendingEvent
 from bot.services.matches import Matches, ReportResult
 from bot.services.queue_rules import (
+    MAP_SECONDS,
     MAX_QUEUES,
     PICK_SECONDS,
     TEAM_LETTERS,
     balanced,
+    banning_captain,
     checked_settings,
     draw_map,
+    map_candidates,
     parse_maps,
     pick,
     picking_team,
@@ -70,6 +73,7 @@ from bot.services.queue_rules import (
     random_split,
     result_lineup,
     team_letter,
+    vote_winner,
     wait_text,
     window,
     with_captains,
@@ -206,12 +210,15 @@ class Queues:
         *,
         rng: random.Random | None = None,
         pick_seconds: float = PICK_SECONDS,
+        map_seconds: float = MAP_SECONDS,
     ) -> None:
         self.context = context
         self.matches = matches
         self.rng = rng or random.SystemRandom()
         self.pick_seconds = pick_seconds
         """How long a captain has to pick (tests make it short)."""
+        self.map_seconds = map_seconds
+        """How long a map vote, or a captain's ban, lasts (tests make it short)."""
 
     async def _settings(self, tx: WriteTransaction, guild_id: int) -> GuildSettings:
         return await tx.ensure_guild(guild_id, self.context.defaults)
@@ -702,7 +709,12 @@ class Queues:
         if leaders:  # the parties go into the lobby together, and end (SPEC 10.5)
             players = [replace(p, party=leaders.get(p.user_id)) for p in players]
             await tx.end_parties(guild_id, set(leaders.values()))
-        chosen_map = draw_map(spec.maps, queue.previous_map, self.rng)
+        chosen_map: str | None = None
+        candidates: tuple[str, ...] = ()
+        if spec.map_pick == "random":
+            chosen_map = draw_map(spec.maps, queue.previous_map, self.rng)
+        else:  # voted or banned once the teams are made
+            candidates = map_candidates(spec.map_pick, spec.maps, queue.previous_map, self.rng)
         if chosen_map is not None:
             await tx.set_queue_notice(guild_id, queue.queue_id, None, previous_map=chosen_map)
         seed = self.rng.getrandbits(32) if spec.mode == "random" else None
@@ -723,6 +735,8 @@ class Queues:
             pick_deadline=None,
             close_deadline=now + settings.lobby_hours * 3600.0,
             map=chosen_map,
+            map_pick=spec.map_pick,
+            map_candidates=candidates,
             seed=seed,
             match_id=None,
             closed_at=None,
@@ -780,7 +794,14 @@ class Queues:
                     players=tuple(players),
                     pick_deadline=now + self.pick_seconds,
                 )
-        return replace(lobby, state="playing", players=tuple(players), pick_deadline=None)
+        return self._playing(replace(lobby, players=tuple(players)))
+
+    def _playing(self, lobby: Lobby) -> Lobby:
+        """The lobby with its teams made: it plays, and a map vote or ban begins."""
+        deadline = None
+        if lobby.map_pick != "random" and lobby.map is None:
+            deadline = self.context.clock() + self.map_seconds
+        return replace(lobby, state="playing", pick_deadline=None, map_deadline=deadline)
 
     async def _store(self, tx: WriteTransaction, before: Lobby, after: Lobby) -> Lobby:
         """Store what changed between two states of an open lobby; the lobby as stored."""
@@ -789,10 +810,13 @@ class Queues:
             await tx.set_players(after.guild_id, after.lobby_id, changed)
         values = {
             name: getattr(after, name)
-            for name in ("state", "ready_deadline", "pick_deadline", "closed_at", "notice")
+            for name in ("state", "ready_deadline", "pick_deadline", "closed_at", "notice", "map",
+                         "map_candidates", "map_banned", "map_deadline")
             if getattr(after, name) != getattr(before, name)
-        }
+        }  # fmt: skip
         await tx.update_lobby(after.guild_id, after.lobby_id, **values)
+        if after.map is not None and before.map is None:  # never the same map twice in a row
+            await tx.set_queue_notice(after.guild_id, after.queue_id, None, previous_map=after.map)
         stored = await tx.lobby(after.guild_id, after.lobby_id)
         assert stored is not None
         return stored
@@ -893,10 +917,72 @@ class Queues:
         players = pick(lobby.players, lobby.teams, lobby.pick_order, picked_id)
         after = replace(lobby, players=tuple(players))
         if picking_team(players, lobby.teams, lobby.pick_order) is None:
-            after = replace(after, state="playing", pick_deadline=None)
+            after = self._playing(after)
         else:
             after = replace(after, pick_deadline=self.context.clock() + self.pick_seconds)
         return await self._store(tx, lobby, after)
+
+    # -- map vote and ban (SPEC 10.5) -------------------------------------------------------
+
+    @staticmethod
+    def _must_choose(lobby: Lobby, pick: str) -> None:
+        _must_be_open(lobby, "playing")
+        if lobby.map_pick != pick or not lobby.choosing_map:
+            chosen = f": its map is {lobby.map}" if lobby.map else ""
+            raise UserError(f"lobby #{lobby.lobby_id} has no map {pick} under way{chosen}")
+
+    async def vote_map(
+        self, guild_id: int, user_id: int, lobby_id: int, choice: int
+    ) -> LobbyUpdate:
+        """A player votes for the candidate map `choice` (or changes their vote); once every
+        player has voted, the most votes win."""
+        async with self.context.write(guild_id) as unit:
+            tx = unit.tx
+            lobby = await self._open_lobby(tx, guild_id, lobby_id)
+            self._must_choose(lobby, "vote")
+            player = _player_of(lobby, user_id)
+            if not 0 <= choice < len(lobby.map_candidates):
+                raise UserError(f"that map is not on lobby #{lobby_id}'s ballot")
+            voted = lobby.map_candidates[choice]
+            if player.vote == voted:
+                return LobbyUpdate(lobby, already=True)
+            players = tuple(replace(p, vote=voted) if p is player else p for p in lobby.players)
+            after = replace(lobby, players=players)
+            if all(p.vote is not None for p in players):
+                after = self._vote_closed(after)
+            stored = await self._store(tx, lobby, after)
+            self._changed(unit, guild_id, user_id)
+        return LobbyUpdate(stored)
+
+    def _vote_closed(self, lobby: Lobby) -> Lobby:
+        chosen = vote_winner(lobby.map_candidates, lobby.players, self.rng)
+        return replace(lobby, map=chosen, map_deadline=None)
+
+    async def ban_map(self, guild_id: int, user_id: int, lobby_id: int, banned: str) -> LobbyUpdate:
+        """The captain whose turn it is bans one of the maps left."""
+        async with self.context.write(guild_id) as unit:
+            tx = unit.tx
+            lobby = await self._open_lobby(tx, guild_id, lobby_id)
+            self._must_choose(lobby, "ban")
+            captain = banning_captain(lobby.players, len(lobby.map_banned))
+            if captain.user_id != user_id:
+                raise UserError(
+                    f"it is <@{captain.user_id}>'s turn to ban a map (team "
+                    f"{team_letter(len(lobby.map_banned) % 2)})"
+                )
+            if banned not in lobby.map_candidates:
+                raise UserError(f"{quoted(banned)} is not among the maps left")
+            stored = await self._store(tx, lobby, self._banned(lobby, banned))
+            self._changed(unit, guild_id, user_id)
+        return LobbyUpdate(stored)
+
+    def _banned(self, lobby: Lobby, banned: str) -> Lobby:
+        """The lobby after a ban: the last map left is chosen, else the other team's turn."""
+        left = tuple(m for m in lobby.map_candidates if m != banned)
+        after = replace(lobby, map_candidates=left, map_banned=(*lobby.map_banned, banned))
+        if len(left) == 1:
+            return replace(after, map=left[0], map_deadline=None)
+        return replace(after, map_deadline=self.context.clock() + self.map_seconds)
 
     # -- moderators ------------------------------------------------------------------------
 
@@ -979,6 +1065,10 @@ class Queues:
                     f"lobby #{lobby_id} already has its result: match #{lobby.match_id}"
                 )
             _must_be_open(lobby, "playing")
+            if lobby.choosing_map:
+                raise UserError(
+                    f"lobby #{lobby_id} is still choosing its map; report once it is chosen"
+                )
             if not actor.is_moderator and lobby.player(actor.user_id) is None:
                 raise UserError(
                     f"only the players of lobby #{lobby_id} or a moderator can report its result"
@@ -1144,6 +1234,12 @@ class Queues:
                 after, popped = update.lobby, update.lobbies
             elif lobby.state == "picking" and (lobby.pick_deadline or 0.0) <= now:
                 after = await self._picked(tx, lobby, None)
+            elif lobby.map_deadline is not None and lobby.map_deadline <= now:
+                if lobby.map_pick == "vote":
+                    chosen = self._vote_closed(lobby)
+                else:  # the captain whose turn it was gets a random ban
+                    chosen = self._banned(lobby, self.rng.choice(lobby.map_candidates))
+                after = await self._store(tx, lobby, chosen)
             else:
                 return 0
             self._lobby_moved(unit, lobby, after)
@@ -1153,10 +1249,11 @@ class Queues:
 
 
 def _step_deadline(lobby: Lobby) -> float | None:
-    """The deadline of the lobby's current step (ready check, captain's pick), if any: after
-    downtime, one that fell due before the lobby timeout is acted on first (SPEC 10.4)."""
+    """The deadline of the lobby's current step (ready check, captain's pick, map vote or
+    ban), if any: after downtime, one that fell due before the lobby timeout is acted on
+    first (SPEC 10.4)."""
     if lobby.state == "ready":
         return lobby.ready_deadline
     if lobby.state == "picking":
         return lobby.pick_deadline
-    return None
+    return lobby.map_deadline

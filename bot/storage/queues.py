@@ -17,6 +17,7 @@ from bot.storage.engine import Row, Session, one_state
 
 QueueFormat = Literal["teams", "ffa"]
 TeamMode = Literal["balance", "captains", "random"]
+MapPick = Literal["random", "vote", "ban"]
 LobbyState = Literal["ready", "picking", "playing", "reported", "cancelled", "dissolved"]
 OPEN_STATES: Final[tuple[LobbyState, ...]] = ("ready", "picking", "playing")
 _OPEN: Final = "('ready', 'picking', 'playing')"
@@ -43,6 +44,8 @@ class QueueSettings:
     """Elo the range grows per minute the longest-waiting member has waited."""
     party_max: int = 1
     """The largest party that may join (1: no parties)."""
+    map_pick: MapPick = "random"
+    """How a lobby's map is chosen: drawn, voted by its players, or banned by two captains."""
 
 
 _SETTING_NAMES: Final = tuple(field.name for field in fields(QueueSettings))
@@ -114,6 +117,8 @@ class LobbyPlayer:
     """The turn at which a captain picked this player (0 first)."""
     party: int | None = None
     """The leader of the party the player queued with (SPEC 10.5); None: alone."""
+    vote: str | None = None
+    """The map the player votes for (map_pick vote)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +148,17 @@ class Lobby:
     shown_version: int
     players: tuple[LobbyPlayer, ...]
     """In queue order (position)."""
+    map_pick: MapPick = "random"
+    map_candidates: tuple[str, ...] = ()
+    """The maps still in the running of a vote or ban."""
+    map_banned: tuple[str, ...] = ()
+    """The maps banned so far, in order (team A's first)."""
+    map_deadline: float | None = None
+    """When the vote closes, or the ban whose turn it is is made for its captain."""
+
+    @property
+    def choosing_map(self) -> bool:
+        return self.map_deadline is not None
 
     @property
     def is_open(self) -> bool:
@@ -154,33 +170,34 @@ class Lobby:
 
 LOBBY_COLUMNS: Final = frozenset(
     {"message_id", "state", "ready_deadline", "pick_deadline", "map", "seed", "match_id",
-     "closed_at", "notice"}
+     "closed_at", "notice", "map_candidates", "map_banned", "map_deadline"}
 )  # fmt: skip
 """The columns of a lobby that change after its pop (`update_lobby`)."""
 _QUEUE_COLUMNS: Final = (
     "guild_id, queue_id, name, channel_id, message_id, size, format, teams, mode, "
     "ready_seconds, expire_minutes, maps, pick_order, rating_range, widen, party_max, "
-    "previous_map, notice, version, shown_version"
+    "map_pick, previous_map, notice, version, shown_version"
 )
 _LOBBY_COLUMNS: Final = (
     "guild_id, lobby_id, queue_id, queue_name, channel_id, message_id, state, format, teams, "
     "mode, pick_order, created_at, ready_deadline, pick_deadline, close_deadline, map, seed, "
-    "match_id, closed_at, notice, version, shown_version"
+    "match_id, closed_at, notice, version, shown_version, map_pick, map_candidates, map_banned, "
+    "map_deadline"
 )
 _LOBBY_NAMES: Final = tuple(name.strip() for name in _LOBBY_COLUMNS.split(","))
-_PLAYER_COLUMNS: Final = "user_id, position, rating, ready, team, captain, pick, party"
+_PLAYER_COLUMNS: Final = "user_id, position, rating, ready, team, captain, pick, party, vote"
 MAP_SEPARATOR: Final = ","
 _INSERT_PLAYER: Final = (
     f"INSERT INTO lobby_players (guild_id, lobby_id, {_PLAYER_COLUMNS}, open) "
     "VALUES (:guild_id, :lobby_id, :user_id, :position, :rating, :ready, :team, "
-    ":captain, :pick, :party, :open)"
+    ":captain, :pick, :party, :vote, :open)"
 )
 
 
 def _queue(row: Row, waiting: Sequence[Waiting]) -> Queue:
     settings = QueueSettings(
         **{name: row[name] for name in _SETTING_NAMES if name != "maps"},
-        maps=tuple(row["maps"].split(MAP_SEPARATOR)) if row["maps"] else (),
+        maps=split_maps(row["maps"]),
     )
     return Queue(
         row["guild_id"],
@@ -205,12 +222,29 @@ def _player(row: Row) -> LobbyPlayer:
         bool(row["captain"]),
         row["pick"],
         row["party"],
+        row["vote"],
     )
+
+
+_MAP_LISTS: Final = ("map_candidates", "map_banned")
+
+
+def split_maps(text: str) -> tuple[str, ...]:
+    return tuple(text.split(MAP_SEPARATOR)) if text else ()
 
 
 def _lobby(row: Row, players: Sequence[LobbyPlayer]) -> Lobby:
     values = {name: row[name] for name in _LOBBY_NAMES}
+    values.update({name: split_maps(row[name]) for name in _MAP_LISTS})
     return Lobby(**values, players=tuple(players))
+
+
+def _lobby_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A lobby's values as stored (lists of maps joined)."""
+    return {
+        name: MAP_SEPARATOR.join(value) if name in _MAP_LISTS else value
+        for name, value in values.items()
+    }
 
 
 def _settings_row(settings: QueueSettings) -> dict[str, Any]:
@@ -335,7 +369,8 @@ class QueueReads:
         lobbies = await self._session.all(
             f"SELECT guild_id, lobby_id FROM lobbies WHERE state IN {_OPEN} "
             "AND (close_deadline <= :now OR (state = 'ready' AND ready_deadline <= :now) "
-            "OR (state = 'picking' AND pick_deadline <= :now)) ORDER BY guild_id, lobby_id",
+            "OR (state = 'picking' AND pick_deadline <= :now) OR map_deadline <= :now) "
+            "ORDER BY guild_id, lobby_id",
             {"now": now},
         )
         ranged = await self._session.all(
@@ -417,7 +452,8 @@ class QueueReads:
             "JOIN queues q ON q.guild_id = w.guild_id AND q.queue_id = w.queue_id "
             f"UNION ALL SELECT min(close_deadline) FROM lobbies WHERE state IN {_OPEN} "
             "UNION ALL SELECT min(ready_deadline) FROM lobbies WHERE state = 'ready' "
-            "UNION ALL SELECT min(pick_deadline) FROM lobbies WHERE state = 'picking'"
+            "UNION ALL SELECT min(pick_deadline) FROM lobbies WHERE state = 'picking' "
+            f"UNION ALL SELECT min(map_deadline) FROM lobbies WHERE state IN {_OPEN}"
             ") AS deadlines"
         )
         return None if row is None or row["at"] is None else float(row["at"])
@@ -610,7 +646,7 @@ class QueueWrites(QueueReads):
         """Store a lobby just popped (its number is taken here) with its players, who are in
         it while it is open."""
         lobby_id = await self._next_number("last_lobby_id", lobby.guild_id)
-        values = {name: getattr(lobby, name) for name in _LOBBY_NAMES}
+        values = _lobby_values({name: getattr(lobby, name) for name in _LOBBY_NAMES})
         values.update(lobby_id=lobby_id, version=1, shown_version=0)
         await self._session.run(
             f"INSERT INTO lobbies ({_LOBBY_COLUMNS}) "
@@ -630,7 +666,7 @@ class QueueWrites(QueueReads):
         """Change some of LOBBY_COLUMNS; leaving the open states frees its players."""
         unknown = values.keys() - LOBBY_COLUMNS
         assert not unknown, unknown
-        await self._update("lobbies", "lobby_id", guild_id, lobby_id, values)
+        await self._update("lobbies", "lobby_id", guild_id, lobby_id, _lobby_values(values))
         if "state" in values and values["state"] not in OPEN_STATES:
             await self._session.run(
                 "UPDATE lobby_players SET open = :closed WHERE guild_id = :guild_id "
@@ -644,7 +680,7 @@ class QueueWrites(QueueReads):
         """Store the ready flags, teams, captains and picks of players of an open lobby."""
         await self._session.run_many(
             "UPDATE lobby_players SET ready = :ready, team = :team, captain = :captain, "
-            "pick = :pick WHERE guild_id = :guild_id AND lobby_id = :lobby_id "
+            "pick = :pick, vote = :vote WHERE guild_id = :guild_id AND lobby_id = :lobby_id "
             "AND user_id = :user_id",
             [
                 {
@@ -655,6 +691,7 @@ class QueueWrites(QueueReads):
                     "team": p.team,
                     "captain": p.captain,
                     "pick": p.pick,
+                    "vote": p.vote,
                 }
                 for p in players
             ],

@@ -433,6 +433,17 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         ) {without_rowid}
         """,
     ),
+    # 18: map vote and ban (SPEC 10.5): how a queue picks its lobbies' maps; a lobby's way,
+    # the maps still in the running, those banned in order, the deadline of the vote or of
+    # the ban whose turn it is, and each player's vote.
+    (
+        "ALTER TABLE queues ADD COLUMN map_pick TEXT NOT NULL DEFAULT 'random'",
+        "ALTER TABLE lobbies ADD COLUMN map_pick TEXT NOT NULL DEFAULT 'random'",
+        "ALTER TABLE lobbies ADD COLUMN map_candidates TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE lobbies ADD COLUMN map_banned TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE lobbies ADD COLUMN map_deadline {real}",
+        "ALTER TABLE lobby_players ADD COLUMN vote TEXT",
+    ),
 )
 
 

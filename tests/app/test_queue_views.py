@@ -111,3 +111,23 @@ def test_picking_menus_hold_every_player_left() -> None:
     shown = lobby("picking", players=players)
     embed = lobby_embed(shown, BRIDGE)
     assert [f["name"] for f in embed.to_dict()["fields"]][-1] == "Still to pick"
+
+
+@pytest.mark.parametrize("pick", ["vote", "ban"])
+def test_a_lobby_choosing_its_map_fits(pick: str) -> None:
+    """The ban menu of 25 maps of 32 characters, a vote of 3 such maps, and afterwards the
+    map with its tally or its 24 bans."""
+    maps = tuple(f"{'m' * 30}{n:02d}" for n in range(25 if pick == "ban" else 3))
+    players = [
+        LobbyPlayer(BIG_ID + n, n, 1500.0 + 7 * n, vote=maps[n % len(maps)]) for n in range(32)
+    ]
+    shown = replace(
+        lobby("playing", players=balanced(players, 4)), teams=4, map=None, map_pick=pick,
+        map_candidates=maps, map_deadline=NOW + 30,
+    )  # fmt: skip
+    if pick == "ban":
+        shown = replace(shown, teams=2, players=tuple(balanced(players, 2)))
+    check(lobby_content(shown), lobby_embed(shown, BRIDGE), lobby_view(shown, BRIDGE, NAMES))
+    done = replace(shown, map=maps[0], map_deadline=None, map_banned=maps[1:])
+    check(lobby_content(done), lobby_embed(done, BRIDGE), lobby_view(done, BRIDGE, NAMES))
+    assert "Map: " in (lobby_embed(done, BRIDGE).description or "")

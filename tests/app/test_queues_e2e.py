@@ -210,3 +210,31 @@ def test_a_party_is_invited_by_button_and_queues_whole(fake: FakeDiscord, bot: B
     mark = fake.mark()
     click(fake, mate, queue_message, f"ladderbot:queue:leave:{queue_id}")
     posted(fake, "Queue duos — 0/4", mark)
+
+
+def test_a_map_vote_by_buttons_survives_a_restart(fake: FakeDiscord, bot: BotProcess) -> None:
+    """map_pick vote: the lobby shows a button per candidate; a vote before a restart counts
+    after it; the last vote chooses the map, shown with its tally, then the result buttons."""
+    first, second = take(2)
+    queue_id, queue_message = create(
+        fake, "voted", 2, ready_seconds=0, maps="dust,nuke", map_pick="vote"
+    )
+    mark = fake.mark()
+    for player in (first, second):
+        click(fake, player, queue_message, f"ladderbot:queue:join:{queue_id}")
+    lobby_post = posted(fake, "Lobby #", mark, new=True)
+    lobby_id = int(title(lobby_post).split("#")[1].split()[0])
+    votes = custom_ids(lobby_post)
+    assert votes == [f"ladderbot:map:vote:{lobby_id}:{n}" for n in (0, 1)]
+    assert "Map vote: dust 0 · nuke 0" in lobby_post.payload["embeds"][0]["description"]
+    message = int(lobby_post.message_id or 0)
+    assert "Your vote: nuke." in (click(fake, first, message, votes[1]).content or "")
+    bot.restart()
+    mark = fake.mark()
+    last = click(fake, second, message, votes[1])
+    assert "The map is nuke." in (last.content or "")
+    chosen = fake.wait_for(
+        lambda e: e.message_id == message and "Map: nuke" in str(e.payload.get("embeds")), 10, mark
+    )
+    assert "Map: nuke (voted: dust 0 · nuke 2)" in chosen.payload["embeds"][0]["description"]
+    assert custom_ids(chosen)[0] == f"ladderbot:lobby:a:{lobby_id}"

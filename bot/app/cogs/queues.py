@@ -35,6 +35,7 @@ from bot.app.queue_views import (
     lobby_content,
     lobby_embed,
     lobby_view,
+    map_text,
     party_invite_view,
     party_text,
     queue_embed,
@@ -48,6 +49,7 @@ from bot.services.core import elo_bridge
 from bot.services.queue_rules import (
     EXPIRE_MINUTES,
     FORMATS,
+    MAP_PICKS,
     MAX_SIZE,
     MIN_SIZE,
     MODES,
@@ -238,6 +240,77 @@ class PartyButton(
             await answer_error(interaction, error)
 
 
+class MapVoteButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"ladderbot:map:vote:(?P<lobby_id>\d+):(?P<choice>\d+)",
+):
+    """A candidate map's button in a lobby's map vote (SPEC 10.5)."""
+
+    def __init__(self, lobby_id: int, choice: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="map", custom_id=f"ladderbot:map:vote:{lobby_id}:{choice}")
+        )
+        self.lobby_id = lobby_id
+        self.choice = choice
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str], /,
+    ) -> MapVoteButton:  # fmt: skip
+        return cls(int(match["lobby_id"]), int(match["choice"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            update = await service_of(interaction.client).vote_map(
+                guild_of(interaction).id, interaction.user.id, self.lobby_id, self.choice
+            )
+            voted = update.lobby.player(interaction.user.id)
+            choice = voted.vote if voted is not None else None
+            text = f"Your vote: {choice}." if not update.already else f"You vote {choice} already."
+            if update.lobby.map is not None:
+                text += f" The map is {update.lobby.map}."
+            note_stored(interaction, text)
+            await interaction.response.send_message(text, ephemeral=True)
+        except Exception as error:
+            await answer_error(interaction, error)
+
+
+class MapBanSelect(
+    discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
+    template=r"ladderbot:map:ban:(?P<lobby_id>\d+)",
+):
+    """The ban menu of a lobby's map ban: the captain whose turn it is bans a map."""
+
+    def __init__(self, lobby_id: int) -> None:
+        super().__init__(discord.ui.Select(custom_id=f"ladderbot:map:ban:{lobby_id}"))
+        self.lobby_id = lobby_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str], /,
+    ) -> MapBanSelect:  # fmt: skip
+        return cls(int(match["lobby_id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            data = cast(dict[str, Any], interaction.data or {})
+            values = cast(list[str], data.get("values") or [])
+            if not values:
+                raise UserError("choose one map to ban from the menu")
+            update = await service_of(interaction.client).ban_map(
+                guild_of(interaction).id, interaction.user.id, self.lobby_id, values[0]
+            )
+            text = f"You banned {values[0]}."
+            if update.lobby.map is not None:
+                text += f" The map is {update.lobby.map}."
+            note_stored(interaction, text)
+            await interaction.response.send_message(text, ephemeral=True)
+        except Exception as error:
+            await answer_error(interaction, error)
+
+
 class PickSelect(
     discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
     template=r"ladderbot:pick:(?P<lobby_id>\d+):(?P<part>\d+)",
@@ -290,8 +363,13 @@ async def report_result(
         guild_id, actor(interaction), lobby_id, winner=winner, order=order, minutes=minutes
     )
     match = done.report.match
+    played = map_text(done.lobby)
+    on_map = f" {played}." if played else ""
     await answer_recorded(
-        interaction, guild_id, match, f"Lobby #{lobby_id}: result recorded as match #{match.id}."
+        interaction,
+        guild_id,
+        match,
+        f"Lobby #{lobby_id}: result recorded as match #{match.id}.{on_map}",
     )
 
 
@@ -641,9 +719,10 @@ class AdminQueue(app_commands.Group):
         range_="Pop only players this near the longest-waiting one's rating (Elo; 0 = off)",
         widen="Elo the range grows per minute that player has waited (0 to 500; default 0)",
         party_max="Largest party that may queue together (1 = none, at most a team; default 1)",
+        map_pick="How a lobby's map is chosen: random (default), vote, or ban (two teams)",
     )
     @app_commands.rename(range_="range")
-    @app_commands.choices(format=choices(FORMATS), mode=choices(MODES))
+    @app_commands.choices(format=choices(FORMATS), mode=choices(MODES), map_pick=choices(MAP_PICKS))
     async def create(
         self,
         interaction: discord.Interaction[LadderBot],
@@ -660,6 +739,7 @@ class AdminQueue(app_commands.Group):
         range_: app_commands.Range[int, RATING_RANGE[0], RATING_RANGE[1]] = 0,
         widen: app_commands.Range[int, WIDEN[0], WIDEN[1]] = 0,
         party_max: app_commands.Range[int, PARTY_MAX[0], PARTY_MAX[1]] = 1,
+        map_pick: str = "random",
     ) -> None:
         guild = guild_of(interaction)
         allowed = channel.permissions_for(guild.me)
@@ -671,6 +751,7 @@ class AdminQueue(app_commands.Group):
         settings = QueueSettings(
             name, channel.id, size, cast(Any, format), teams, cast(Any, mode), ready_seconds,
             expire_minutes, parse_maps(maps or ""), pick_order or "", range_, widen, party_max,
+            cast(Any, map_pick),
         )  # fmt: skip
         queue = await self.service.create_queue(
             guild.id, actor(interaction), settings, pick_order_given=pick_order is not None
@@ -697,9 +778,10 @@ class AdminQueue(app_commands.Group):
         range_="Pop only players this near the longest-waiting one's rating (Elo; 0 = off)",
         widen="Elo the range grows per minute that player has waited (0 to 500)",
         party_max="Largest party that may queue together (1 = none, at most a team)",
+        map_pick="How a lobby's map is chosen: random, vote, or ban (two teams)",
     )
     @app_commands.rename(range_="range")
-    @app_commands.choices(format=choices(FORMATS), mode=choices(MODES))
+    @app_commands.choices(format=choices(FORMATS), mode=choices(MODES), map_pick=choices(MAP_PICKS))
     async def edit(
         self,
         interaction: discord.Interaction[LadderBot],
@@ -717,6 +799,7 @@ class AdminQueue(app_commands.Group):
         range_: app_commands.Range[int, RATING_RANGE[0], RATING_RANGE[1]] | None = None,
         widen: app_commands.Range[int, WIDEN[0], WIDEN[1]] | None = None,
         party_max: app_commands.Range[int, PARTY_MAX[0], PARTY_MAX[1]] | None = None,
+        map_pick: str | None = None,
     ) -> None:
         guild = guild_of(interaction)
         given: dict[str, Any] = {
@@ -725,7 +808,7 @@ class AdminQueue(app_commands.Group):
             "ready_seconds": ready_seconds, "expire_minutes": expire_minutes,
             "maps": None if maps is None else parse_maps("" if maps.strip() == "-" else maps),
             "pick_order": pick_order, "rating_range": range_, "widen": widen,
-            "party_max": party_max,
+            "party_max": party_max, "map_pick": map_pick,
         }  # fmt: skip
         changes = {key: value for key, value in given.items() if value is not None}
         if not changes:
@@ -828,5 +911,7 @@ async def setup(bot: LadderBot) -> None:
     assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
     admin.app_command.add_command(AdminQueue(bot, service))
     admin.app_command.add_command(AdminLobby(service))
-    bot.add_dynamic_items(QueueButton, LobbyButton, PickSelect, PartyButton)
+    bot.add_dynamic_items(
+        QueueButton, LobbyButton, PickSelect, PartyButton, MapVoteButton, MapBanSelect
+    )
     await bot.add_cog(QueueCog(bot, service))

@@ -50,6 +50,8 @@ if _pick_seconds:
 
     # the captains' pick timeout (60 s) made short, so a test need not wait a minute
     bot.services.queue_rules.PICK_SECONDS = float(_pick_seconds)
+    # and the map vote's and each ban's 30 s
+    bot.services.queue_rules.MAP_SECONDS = float(_pick_seconds)
 
 _webhook_timing = os.environ.get("LADDERBOT_TEST_WEBHOOK_TIMING")
 if _webhook_timing:
