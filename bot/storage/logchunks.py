@@ -278,17 +278,44 @@ async def _insert(session: Session, guild_id: int, entries: Entries) -> None:
     )
 
 
-TAIL_LOOK: Final = 32
-"""Chunks at the end of the log an append looks at to merge with (sizes at most double
-from one to the one before, so this reaches past CHUNK_ENTRIES)."""
+MERGED_AT_ONCE: Final = 16
+"""Chunks at the end of the log of one size class that an append merges into one."""
+TAIL_LOOK: Final = 64
+"""Chunks at the end of the log an append looks at: fewer than MERGED_AT_ONCE of each
+size class below CHUNK_ENTRIES'."""
+
+
+def _size_class(entries: int) -> int:
+    """floor(log_MERGED_AT_ONCE(entries)): chunks of a class are merged MERGED_AT_ONCE at
+    a time into one of a higher class, so each entry is rewritten a few times at most."""
+    size_class = 0
+    while entries >= MERGED_AT_ONCE:
+        entries //= MERGED_AT_ONCE
+        size_class += 1
+    return size_class
+
+
+def _merged_at_end(sizes: Sequence[int], added: int) -> int:
+    """How many of the last chunks (sizes: newest first) an append of `added` entries
+    merges with: while the MERGED_AT_ONCE - 1 before what is merged so far are of its size
+    class, and that class is below CHUNK_ENTRIES'."""
+    merged, taken = added, 0
+    while _size_class(merged) < _size_class(CHUNK_ENTRIES):
+        run = sizes[taken : taken + MERGED_AT_ONCE - 1]
+        if len(run) < MERGED_AT_ONCE - 1 or any(
+            _size_class(size) != _size_class(merged) for size in run
+        ):
+            break
+        merged, taken = merged + sum(run), taken + len(run)
+    return taken
 
 
 async def merge(session: Session, guild_id: int, new: Entries) -> None:
     """Add the entries of matches new to the log (in log order), wherever they fall. At the
-    end (a report), a chunk of their own, merged with the last chunks while those are no
-    bigger than what is merged (a binary counter: few small chunks, and each entry
-    rewritten a few times at most); inside the log (an import), the chunks from the one
-    they fall in on are merged with them and written again."""
+    end (a report), a chunk of their own, merged with the last chunks when they complete a
+    run of MERGED_AT_ONCE of one size class (two statements for most reports); inside the
+    log (an import), the chunks from the one they fall in on are merged with them and
+    written again."""
     if not len(new):
         return
     tails = await session.all(
@@ -297,11 +324,7 @@ async def merge(session: Session, guild_id: int, new: Entries) -> None:
         {"guild_id": guild_id, "count": TAIL_LOOK},
     )
     if not tails or (tails[0]["last_at"], tails[0]["last_id"]) < new.first_key():
-        size, taken = len(new), 0
-        for row in tails:
-            if row["entries"] > size or row["entries"] + size > CHUNK_ENTRIES:
-                break
-            size, taken = size + row["entries"], taken + 1
+        taken = _merged_at_end([row["entries"] for row in tails], len(new))
         merged = []
         if taken:
             first = tails[taken - 1]

@@ -394,7 +394,11 @@ class MatchWrites(MatchReads):
             (match_id, new.participants) for match_id, new in zip(ids, matches, strict=True)
         )
         if status == "applied":
-            entries = await asyncio.to_thread(_new_entries, matches, ids, stamps)
+            entries = (
+                _new_entries(matches, ids, stamps)  # a report: less than a thread's hop
+                if len(matches) == 1
+                else await asyncio.to_thread(_new_entries, matches, ids, stamps)
+            )
             await logchunks.merge(self._session, guild_id, entries)
         refresh = self._session.dialect.after_bulk_insert
         if refresh is not None and len(matches) >= BULK_MATCHES:
@@ -551,7 +555,30 @@ class MatchWrites(MatchReads):
 def _new_entries(
     matches: Sequence[NewMatch], ids: Sequence[int], applied_at: Sequence[float | None]
 ) -> logchunks.Entries:
-    """The log entries of applied matches stored from NewMatch (worker-thread work)."""
+    """The log entries of applied matches stored from NewMatch (worker-thread work for
+    many; one match, already in log order, is built directly)."""
+    if len(matches) == 1:
+        new, stamp = matches[0], applied_at[0]
+        rated = [(position, p) for position, p in enumerate(new.participants) if p.enabled]
+        codes: dict[str, int] = {}
+        return logchunks.Entries(
+            {
+                "match_id": np.full(len(rated), ids[0], np.int64),
+                "position": np.array([position for position, _ in rated], np.int64),
+                "user_id": np.array([p.user_id for _, p in rated], np.int64),
+                "side": np.array([codes.setdefault(p.side, len(codes)) for _, p in rated]),
+                "score": np.array([p.score for _, p in rated], np.float64),
+                "minutes": np.array([p.minutes for _, p in rated], np.float64),
+                "rating_before": np.array(
+                    [np.nan if p.rating_before is None else p.rating_before for _, p in rated]
+                ),
+                "rating_after": np.array(
+                    [np.nan if p.rating_after is None else p.rating_after for _, p in rated]
+                ),
+                "applied_at": np.full(len(rated), np.nan if stamp is None else stamp),
+                "played_at": np.full(len(rated), new.played_at),
+            }
+        )
     rows = [
         (match_id, position, p, stamp, new.played_at)
         for match_id, new, stamp in zip(ids, matches, applied_at, strict=True)

@@ -117,6 +117,7 @@ through several operations before they are checked again."""
 def small_log_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of a few entries, so that random use splits, merges and rewrites many."""
     monkeypatch.setattr(logchunks, "CHUNK_ENTRIES", 6)
+    monkeypatch.setattr(logchunks, "MERGED_AT_ONCE", 3)
 
 
 @settings(

@@ -73,6 +73,7 @@ async def assert_recompute_rewrites_nothing(services: Services, guild_id: int) -
 def small_log_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of a few entries, so that random use splits, merges and rewrites many."""
     monkeypatch.setattr(logchunks, "CHUNK_ENTRIES", 6)
+    monkeypatch.setattr(logchunks, "MERGED_AT_ONCE", 3)
 
 
 async def test_recompute_after_reports_rewrites_no_rating_bit(services: Services) -> None:

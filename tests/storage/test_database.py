@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from bot.config import GuildSettings
-from bot.services import Actor, ServiceContext, Services
+from bot.services import Actor, ServiceContext, Services, parse_lineup
 from bot.services.matchcsv.format import format_time
 from bot.storage import (
     LOG_START,
@@ -245,7 +245,7 @@ async def test_settings_seen_in_a_rolled_back_transaction_are_forgotten(
 KILLED_BULK = """
 import asyncio, sys
 from bot.config import GuildSettings
-from bot.services import Actor, ServiceContext, Services
+from bot.services import Actor, ServiceContext, Services, parse_lineup
 from bot.services.matchcsv.format import format_time
 from bot.storage import Database
 
@@ -329,3 +329,20 @@ async def test_an_older_database_gets_the_log_columns_on_its_first_open(
         await assert_log_is_truth(Services.build(ServiceContext(db, GuildSettings())), GUILD)
     finally:
         await db.close()
+
+
+async def test_reports_leave_few_log_chunks(database: Database) -> None:
+    """Issue 29: each report appends a chunk of its own, and every run of MERGED_AT_ONCE
+    chunks of one size class at the end of the log is merged into one, so 300 duels
+    leave at most MERGED_AT_ONCE - 1 chunks of each class (300 = 1·256 + 2·16 + 12 in
+    base 16: 15 chunks)."""
+    services = Services.build(ServiceContext(database, GuildSettings(confirm="none")))
+    for number in range(300):
+        lineup = parse_lineup(f"<@{1 + number % 7}> 1 | <@{10 + number % 5}> 0")
+        await services.matches.report(GUILD, MOD, lineup, request_id=str(number))
+    rows = await database.read._session.all(
+        "SELECT entries FROM log_chunks WHERE guild_id = :guild_id ORDER BY first_at, first_id",
+        {"guild_id": GUILD},
+    )
+    assert [row["entries"] for row in rows] == [512] + [32] * 2 + [2] * 12
+    assert len(await database.read.log_entries(GUILD)) == 600
