@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib.metadata
 import json
 import os
 import sys
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final, NoReturn, TextIO, TypeVar
+from typing import Any, Final, NoReturn, TextIO, TypeVar
 
 from bot.config import (
     Config,
@@ -60,6 +61,7 @@ from bot.services.changes import COMMAND_LINE_ID
 from bot.services.evaluation import MAX_LAST, GuildEvaluation
 from bot.services.lineup import Player, parse_id
 from bot.services.matchups import TeamBalance, parse_players
+from bot.services.progress import shown_by
 from bot.services.seasons import CARRY_RULE
 from bot.services.settings import SETTING_NAMES
 from bot.services.shapes import match_object, season_object
@@ -403,9 +405,11 @@ def run_leaderboard(arguments: argparse.Namespace, streams: Streams) -> int:
 
 def run_export(arguments: argparse.Namespace, streams: Streams) -> int:
     """`export`: every match of the guild as CSV on stdout."""
-    streams.stdout.write(
-        _with_services(arguments, lambda services: services.transfers.export_csv(arguments.guild))
-    )
+    with _stages_on(streams.stderr):
+        text = _with_services(
+            arguments, lambda services: services.transfers.export_csv(arguments.guild)
+        )
+    streams.stdout.write(text)
     return EXIT_OK
 
 
@@ -421,11 +425,12 @@ def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
             data = streams.stdin.read()
     except OSError as error:
         raise UsageError(f"cannot read {arguments.file}: {error}") from None
-    result = _with_services(
-        arguments,
-        lambda services: services.transfers.import_csv(arguments.guild, CLI_ACTOR, data),
-        creates=True,
-    )
+    with _stages_on(streams.stderr):
+        result = _with_services(
+            arguments,
+            lambda services: services.transfers.import_csv(arguments.guild, CLI_ACTOR, data),
+            creates=True,
+        )
     print(
         imported_text(result.matches, result.seasons, result.replayed, result.skipped),
         file=streams.stdout,
@@ -435,9 +440,10 @@ def run_import(arguments: argparse.Namespace, streams: Streams) -> int:
 
 def run_recompute(arguments: argparse.Namespace, streams: Streams) -> int:
     """`recompute`: replays the guild from its log."""
-    replayed = _with_services(
-        arguments, lambda services: services.settings.recompute(arguments.guild, CLI_ACTOR)
-    )
+    with _stages_on(streams.stderr):
+        replayed = _with_services(
+            arguments, lambda services: services.settings.recompute(arguments.guild, CLI_ACTOR)
+        )
     print(recompute_text(replayed), file=streams.stdout)
     return EXIT_OK
 
@@ -492,12 +498,13 @@ def _no_numbered_guests(players: Iterable[Player]) -> None:
 def run_evaluate(arguments: argparse.Namespace, streams: Streams) -> int:
     """`evaluate [--last N] [--tune] [--json]`: how well each measure predicted the guild's
     last N matches (SPEC 12), and with --tune the ladder's constants tried."""
-    found: GuildEvaluation = _with_services(
-        arguments,
-        lambda services: services.evaluation.evaluate(
-            arguments.guild, arguments.last, tune=arguments.tune
-        ),
-    )
+    with _stages_on(streams.stderr):
+        found: GuildEvaluation = _with_services(
+            arguments,
+            lambda services: services.evaluation.evaluate(
+                arguments.guild, arguments.last, tune=arguments.tune
+            ),
+        )
     if arguments.json:
         print(json.dumps(found.as_json()), file=streams.stdout)
         return EXIT_OK
@@ -780,21 +787,42 @@ def _add_moderation_commands(commands: argparse._SubParsersAction[_Parser]) -> N
     _describe_commands(season_commands)
 
 
-class _ProgressBar:
-    """migrate-db's progress on a terminal: one line redrawn in place on stderr."""
-
-    WIDTH = 30
+class _RowsBar:
+    """migrate-db's progress on a terminal: rows copied of all, by table (tqdm, stderr)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self.bar: Any = None
 
     def __call__(self, table: str, done: int, total: int) -> None:
-        filled = self.WIDTH * done // max(total, 1)
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        self.stream.write(f"\r[{bar}] {done}/{total} rows ({table})\x1b[K")
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(total=total, file=self.stream, unit=" rows")
+        self.bar.set_description(table, refresh=False)
+        self.bar.update(done - self.bar.n)
         if done == total:
-            self.stream.write("\n")
-        self.stream.flush()
+            self.bar.close()
+
+
+@contextlib.contextmanager
+def _stages_on(stream: TextIO) -> Iterator[None]:
+    """A bulk command's stages (bot.services.progress) on a terminal, one line on stderr
+    redrawn as each starts, with the time it has taken so far (tqdm); nothing when stderr
+    is not a terminal."""
+    if not stream.isatty():
+        yield
+        return
+    from tqdm import tqdm
+
+    line = tqdm(
+        total=None, file=stream, desc="opening the database", bar_format="{desc} [{elapsed}]"
+    )
+    try:
+        with shown_by(lambda name: line.set_description(name)):
+            yield
+    finally:
+        line.close()
 
 
 def run_migrate_db(arguments: argparse.Namespace, streams: Streams) -> int:
@@ -802,7 +830,7 @@ def run_migrate_db(arguments: argparse.Namespace, streams: Streams) -> int:
     from bot.services.migrating import migrate_database
 
     source, target = arguments.source, arguments.target
-    progress = _ProgressBar(streams.stderr) if streams.stderr.isatty() else None
+    progress = _RowsBar(streams.stderr) if streams.stderr.isatty() else None
     try:
         counts = asyncio.run(migrate_database(source, target, progress))
     except ConnectionLost:  # during the copy: the target is left as it was

@@ -60,6 +60,28 @@ def test_the_progress_bar_is_drawn_on_a_terminal_only(tmp_path: Path) -> None:
     )
     assert status == 0
     drawn = terminal.getvalue()
-    assert drawn.startswith("\r[") and drawn.endswith("] 13/13 rows (participants)\x1b[K\n")
+    assert drawn.startswith("\r") and "participants: 100%" in drawn
+    assert drawn.endswith("\n") and "| 14/14 [" in drawn
     status, _, err = run("migrate-db", "--from", str(source), "--to", str(tmp_path / "b"))
     assert (status, err) == (0, "")
+
+
+def test_an_import_and_a_recompute_show_their_stages_on_a_terminal_only(tmp_path: Path) -> None:
+    """Issue 29: a bulk command names each stage as it starts, with the time taken so far,
+    on one line of stderr redrawn in place (tqdm); off a terminal, stderr stays empty."""
+    database = tmp_path / "ladder.sqlite3"
+    csv = tmp_path / "matches.csv"
+    csv.write_text(
+        "match,played_at,side,player,score,minutes\n"
+        "m1,2024-01-01T00:00:00Z,a,1,1,20\nm1,2024-01-01T00:00:00Z,b,2,0,20\n",
+        encoding="utf-8",
+    )
+    terminal = Terminal()
+    arguments = ["import", "--guild", "7", "--db", str(database), str(csv)]
+    assert main(arguments, Streams(io.StringIO(), io.StringIO(), terminal)) == 0
+    drawn = terminal.getvalue()
+    stages = ["reading the CSV", "storing the matches (1)", "replaying the matches (1)"]
+    assert all(f"\r{stage}:  [00:0" in drawn for stage in stages), drawn
+    assert drawn.endswith("]\n")
+    status, out, err = run("recompute", "--guild", "7", "--db", str(database))
+    assert (status, err) == (0, "") and "replayed 1 match" in out

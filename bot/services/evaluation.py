@@ -24,6 +24,7 @@ from bot.ratings.evaluation import BASELINE, DEFAULT_LAST, Evaluation, MeasureSc
 from bot.ratings.variants import VARIANTS
 from bot.services.context import ServiceContext, use_cases
 from bot.services.errors import UserError
+from bot.services.progress import stage
 from bot.services.replaying import boundaries, evaluate_log, ladder_settings
 from bot.storage import LOG_START
 
@@ -229,6 +230,7 @@ class Evaluations:
         tuning of the ladder's constants when `tune`; UserError for a bad `last` or a guild
         with fewer than MIN_MATCHES applied matches."""
         count = checked_last(last)
+        stage("reading the log")
         async with self.context.db.snapshot() as read:
             settings = await self.context.settings(guild_id)
             log = await read.log_columns(guild_id)
@@ -239,6 +241,10 @@ class Evaluations:
                 f"an evaluation needs at least {MIN_MATCHES} applied matches; this server has "
                 f"{matches}: report {MIN_MATCHES - matches} more first"
             )
+        stage(
+            f"evaluating the last matches ({min(count, matches):,})"
+            + (", tuning t and game_mult" if tune else "")
+        )
         evaluation = await asyncio.get_running_loop().run_in_executor(
             EVALUATIONS,
             evaluate_log,

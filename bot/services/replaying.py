@@ -23,6 +23,7 @@ from bot.ratings.evaluation import Evaluation, evaluate
 from bot.ratings.ladder import LadderSettings, side_codes
 from bot.ratings.replay import MatchLog, Seasons, check_log, check_seasons, replay, replay_waves
 from bot.ratings.replay import records as season_records
+from bot.services.progress import stage
 from bot.storage import (
     LOG_START,
     LogColumns,
@@ -348,6 +349,7 @@ async def replay_guild(
     replay recounts their records (a whole-guild one counts everyone's). `unwritten`:
     matches just imported whose participants the replay's write inserts with their
     ratings (each row written once)."""
+    stage("reading the log")
     log = await tx.log_columns(guild_id, LOG_START if start is None else start)
     crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
     members = await tx.member_columns(guild_id)
@@ -359,12 +361,14 @@ async def replay_guild(
     else:
         starts = await asyncio.to_thread(_starts, log, members, seed or {})
     # numpy work, off the event loop (SPEC 8.5)
+    stage(f"replaying the matches ({len(log.match_firsts()):,})")
     result = await asyncio.to_thread(
         replay_log, log, starts, ladder_settings(settings), seasons, records=start is None
     )
     final: dict[int, float | None] = {**(seed or {}), **result.final}
     records = None if result.records is None else result.records[-1]
     writes = await asyncio.to_thread(_differences, log, result, members, final, records)
+    stage(f"writing the ratings that changed ({len(writes.rows[0]):,})")
     replayed = (LOG_START if start is None else start, result.before, result.after)
     await tx.write_replay(
         guild_id, replayed, writes.rows, writes.ratings, writes.records, unwritten

@@ -23,6 +23,7 @@ from bot.services.matchcsv.columns import read_csv
 from bot.services.matchcsv.export import export_matches
 from bot.services.matchcsv.format import format_time, match_key, native_id
 from bot.services.matchcsv.parsed import CsvMatches, CsvSeason
+from bot.services.progress import stage
 from bot.services.replaying import replay_guild
 from bot.storage import KeyedMatch, Season, WriteTransaction
 
@@ -45,8 +46,10 @@ class Transfers:
         self.context = context
 
     async def export_csv(self, guild_id: int) -> str:
+        stage("reading the matches")
         async with self.context.db.snapshot() as read:
             matches, listed = await read.all_matches(guild_id), await read.seasons(guild_id)
+        stage(f"writing the matches as CSV ({len(matches):,})")
         return export_matches(matches, listed)
 
     async def import_csv(self, guild_id: int, actor: Actor, data: bytes | str) -> ImportResult:
@@ -58,6 +61,7 @@ class Transfers:
         _must_moderate(actor, "import matches")
         # Reading the file and building the matches is work per row: off the event loop,
         # and before the write transaction (which holds the guild's lock).
+        stage("reading the CSV")
         parsed, parsed_starts = await asyncio.to_thread(read_csv, data, self.context.clock())
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
@@ -91,6 +95,7 @@ class Transfers:
             whole_guild = bool(starts) or await tx.newest_log_key(guild_id) is None
             ids: list[int] = []
             if len(new):
+                stage(f"storing the matches ({len(new):,})")
                 ids = await tx.new_match_ids(len(new))
                 await tx.insert_imported_matches(guild_id, new, ids)
             replayed = await replay_guild(
