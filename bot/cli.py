@@ -56,7 +56,17 @@ from bot.ratings.performance import format_stability, rating_accuracy, stability
 from bot.ratings.rep import RepError, rep
 from bot.ratings.testit import testit
 from bot.ratings.variants import VARIANTS, Variant, variant_named
-from bot.services import Actor, Services, UserError, parse_lineup
+from bot.services import (
+    Actor,
+    ConnectionLost,
+    DatabaseBusy,
+    DatabaseUnavailable,
+    Match,
+    Services,
+    UserError,
+    parse_lineup,
+    redacted,
+)
 from bot.services.changes import COMMAND_LINE_ID
 from bot.services.evaluation import MAX_LAST, GuildEvaluation
 from bot.services.lineup import Player, parse_id
@@ -66,14 +76,6 @@ from bot.services.seasons import CARRY_RULE
 from bot.services.settings import SETTING_NAMES
 from bot.services.shapes import match_object, season_object
 from bot.services.standings import MEASURES, LeaderboardPage, RatingCard
-from bot.storage import (
-    ConnectionLost,
-    DatabaseBusy,
-    DatabaseUnavailable,
-    Match,
-    MatchEdit,
-    redacted,
-)
 
 PROGRAM = "ladderbot"
 DEFAULT_CONFIG = "config.toml"
@@ -324,10 +326,7 @@ def _with_services(
         except DatabaseUnavailable as error:
             raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
         try:
-            if (
-                not creates
-                and await services.context.db.read.guild_settings(arguments.guild) is None
-            ):
+            if not creates and await services.settings.stored(arguments.guild) is None:
                 raise UsageError(
                     f"the database {redacted(location)} has no guild {arguments.guild} "
                     "(a command that only reads creates none)"
@@ -630,15 +629,12 @@ def run_matches(arguments: argparse.Namespace, streams: Streams) -> int:
 def run_match(arguments: argparse.Namespace, streams: Streams) -> int:
     """`match ID`: one match as /match show shows it, with its earlier lineups."""
 
-    async def shown(services: Services) -> tuple[Match, list[MatchEdit]]:
-        async with services.context.db.snapshot():  # the match and its edits as of one moment
-            match = await services.matches.show(arguments.guild, arguments.match)
-            return match, await services.matches.edits(arguments.guild, arguments.match)
-
-    match, edits = _with_services(arguments, shown)
+    shown = _with_services(
+        arguments, lambda services: services.matches.shown(arguments.guild, arguments.match)
+    )
     if arguments.json:
-        return _print_json(match_object(match, edits), streams)
-    return _print_lines(match_lines(match, edits), streams)
+        return _print_json(match_object(shown.match, shown.edits), streams)
+    return _print_lines(match_lines(shown.match, shown.edits), streams)
 
 
 def run_void(arguments: argparse.Namespace, streams: Streams) -> int:

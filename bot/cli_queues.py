@@ -4,31 +4,26 @@ members, and the open lobbies."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
 
 from bot.services import Services
 from bot.services.matchcsv.format import format_time
 from bot.services.queue_rules import wait_text
+from bot.services.queues import Queue
 from bot.services.shapes import lobby_object
-from bot.storage.queues import Queue
 
 
 async def queue_view(services: Services, guild_id: int) -> dict[str, Any]:
     """The queues and open lobbies as plain data (the --json output)."""
-    async with services.context.db.snapshot() as read:
-        queues = await read.queues(guild_id)
-        lobbies = await read.open_lobbies(guild_id)
-        user_ids = {w.user_id for q in queues for w in q.waiting}
-        user_ids |= {p.user_id for lobby in lobbies for p in lobby.players}
-        names = {m.user_id: m.name for m in await read.members_by_id(guild_id, user_ids)}
-    now = services.context.clock()
+    board = await services.queues.board(guild_id)
     return {
-        "queues": [_queue(queue, names, now) for queue in queues],
-        "lobbies": [lobby_object(lobby, names) for lobby in lobbies],
+        "queues": [_queue(queue, board.names, board.read_at) for queue in board.queues],
+        "lobbies": [lobby_object(lobby, board.names) for lobby in board.lobbies],
     }
 
 
-def _queue(queue: Queue, names: dict[int, str], now: float) -> dict[str, Any]:
+def _queue(queue: Queue, names: Mapping[int, str], now: float) -> dict[str, Any]:
     spec = queue.settings
     return {
         "id": queue.queue_id,

@@ -23,7 +23,7 @@ from bot.app.replies import answer_error, note_stored
 from bot.services import LeaderboardPage, Match, UserError
 from bot.services.changes import Change
 from bot.services.match_rules import opponents_to_ask
-from bot.services.matchups import MatchPage
+from bot.services.matches import MatchPage
 
 if TYPE_CHECKING:
     from bot.app.bot import LadderBot
@@ -247,13 +247,14 @@ class PageButton(
     async def _turn(self, interaction: discord.Interaction[Any]) -> None:
         bot: LadderBot = interaction.client
         guild_id = guild_of(interaction).id
-        matchups = bot.services.matchups
         if self.topic.startswith(MATCHES_TOPIC):
             _, _, member = self.topic.partition("-")
-            found = await matchups.match_page(guild_id, int(member) if member else None, self.page)
+            found = await bot.services.matches.page(
+                guild_id, int(member) if member else None, self.page
+            )
             embed, view = match_page_embed(found), match_page_view(self.owner_id, found)
         elif self.kind == "mine":
-            mine = await matchups.leaderboard_page_of(guild_id, self.topic, interaction.user.id)
+            mine = await bot.services.standings.page_of(guild_id, self.topic, interaction.user.id)
             if mine is None:
                 await interaction.response.send_message(not_ranked(self.topic), ephemeral=True)
                 return

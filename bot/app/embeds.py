@@ -30,13 +30,21 @@ from bot.present.words import (
 )
 from bot.ratings.balance import EXACT_MAX_PLAYERS
 from bot.ratings.ladder import Outcome
-from bot.services import FormEntry, LeaderboardPage, Match, Prediction, RatingCard
+from bot.services import (
+    FormEntry,
+    LeaderboardPage,
+    Match,
+    MatchEdit,
+    Participant,
+    Prediction,
+    RatingCard,
+    Season,
+)
 from bot.services.errors import shorten
 from bot.services.evaluation import GuildEvaluation
-from bot.services.matchups import HeadToHead, MatchPage, TeamBalance, TeamMember
+from bot.services.matches import MatchPage
+from bot.services.matchups import HeadToHead, TeamBalance, TeamMember
 from bot.services.seasons import SeasonSummary
-from bot.storage import Season
-from bot.storage.models import MatchEdit, Participant
 
 STATUS_TEXT = {
     "pending": "pending — waiting for an opponent to confirm",

@@ -26,8 +26,7 @@ from bot.services.queue_rules import (
     team_letter,
     vote_counts,
 )
-from bot.services.queues import Window
-from bot.storage.queues import Lobby, LobbyPlayer, Party, Queue
+from bot.services.queues import Lobby, LobbyPlayer, Party, Queue, Window
 
 QUEUE_ID: Final = "ladderbot:queue:{action}:{queue_id}"
 LOBBY_ID: Final = "ladderbot:lobby:{action}:{lobby_id}"

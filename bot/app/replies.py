@@ -9,9 +9,8 @@ from typing import Any, Final
 import discord
 from discord import app_commands
 
-from bot.services import UserError
+from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
 from bot.services.errors import quoted, shorten
-from bot.storage import DatabaseBusy, DatabaseUnavailable
 
 log = logging.getLogger(__name__)
 

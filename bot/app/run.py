@@ -15,8 +15,7 @@ import discord
 
 from bot.app.bot import create_bot
 from bot.config import Config, ConfigError, load_config
-from bot.services import Services
-from bot.storage import DatabaseBusy, DatabaseUnavailable, redacted
+from bot.services import DatabaseBusy, DatabaseUnavailable, Services, redacted
 
 EXIT_OK = 0
 EXIT_BAD_SETUP = 2

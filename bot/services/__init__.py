@@ -1,4 +1,6 @@
-"""Use cases of the bot (no Discord): the Discord front end and the CLI both call these."""
+"""Use cases of the bot (no Discord): the Discord front end, the command line and the web
+call these. The storage types they return (a Match, the database's errors, ...) are
+re-exported here: front ends never import bot.storage (the import contracts in pyproject)."""
 
 from bot.services.card import CardStats, FormEntry, RatingPoint
 from bot.services.changes import Change, ChangeListener
@@ -20,7 +22,20 @@ from bot.services.services import Services
 from bot.services.settings import SettingsResult
 from bot.services.standings import LeaderboardPage, LeaderboardRow, Prediction, RatingCard
 from bot.services.transfers import ImportResult
-from bot.storage import LiveBoard, Match, Member, MemberInfo, Participant
+from bot.storage import (
+    ConnectionLost,
+    DatabaseBusy,
+    DatabaseUnavailable,
+    LiveBoard,
+    Match,
+    MatchEdit,
+    Member,
+    MemberInfo,
+    Participant,
+    Season,
+    WebStamp,
+    redacted,
+)
 
 __all__ = [
     "Actor",
@@ -28,6 +43,9 @@ __all__ = [
     "Change",
     "ChangeListener",
     "ConfirmResult",
+    "ConnectionLost",
+    "DatabaseBusy",
+    "DatabaseUnavailable",
     "FormEntry",
     "ImportResult",
     "LeaderboardPage",
@@ -36,6 +54,7 @@ __all__ = [
     "LineupEntry",
     "LiveBoard",
     "Match",
+    "MatchEdit",
     "Member",
     "MemberInfo",
     "Participant",
@@ -44,14 +63,17 @@ __all__ = [
     "RatingCard",
     "RatingPoint",
     "ReportResult",
+    "Season",
     "ServiceContext",
     "Services",
     "SettingsResult",
     "UserError",
     "VoidResult",
+    "WebStamp",
     "duel_lineup",
     "ffa_lineup",
     "parse_lineup",
     "parse_team",
+    "redacted",
     "team_lineup",
 ]

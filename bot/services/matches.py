@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -65,6 +66,35 @@ class VoidResult:
     match: Match
     replayed: int
     """How many later matches were replayed."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchShown:
+    """A match with the lineups it had before each edit, read as of one moment."""
+
+    match: Match
+    edits: tuple[MatchEdit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPage:
+    user_id: int | None
+    """Whose matches (None: everyone's)."""
+    name: str | None
+    """Their display name as last seen."""
+    page: int
+    pages: int
+    total: int
+    matches: tuple[Match, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchesBefore:
+    """The newest matches below an id, and the id the next (older) page starts below."""
+
+    matches: tuple[Match, ...]
+    next_before: int | None
+    """None: these are the oldest."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +446,35 @@ class Matches:
         if match is None:
             raise not_found(match_id)
         return match
+
+    async def shown(self, guild_id: int, match_id: int) -> MatchShown:
+        """The match and its earlier lineups as of one moment (/match show, `ladderbot match`,
+        the web's match page)."""
+        async with self.context.db.snapshot():
+            match = await self.show(guild_id, match_id)
+            return MatchShown(match, tuple(await self.edits(guild_id, match_id)))
+
+    async def page(self, guild_id: int, user_id: int | None, page: int = 1) -> MatchPage:
+        """One page of the newest matches (of one member), the page size the Discord lists
+        use; out-of-range pages are clamped so previous/next never fail."""
+        size = self.context.page_size
+        async with self.context.db.snapshot() as read:
+            total = await read.match_count(guild_id, user_id)
+            pages = max(1, math.ceil(total / size))
+            page = min(max(1, page), pages)
+            matches = await read.recent_matches(guild_id, user_id, size, (page - 1) * size)
+            name = None
+            if user_id is not None:
+                member = await read.member(guild_id, user_id)
+                name = member.name if member is not None else f"<@{user_id}>"
+        return MatchPage(user_id, name, page, pages, total, tuple(matches))
+
+    async def before(self, guild_id: int, before: int | None, limit: int) -> MatchesBefore:
+        """The newest `limit` matches with an id below `before` (None: the newest), paged by
+        id so new reports never shift a page already read (the web's list)."""
+        found = await self.context.db.read.matches_before(guild_id, before, limit + 1)
+        listed = tuple(found[:limit])
+        return MatchesBefore(listed, listed[-1].id if len(found) > limit else None)
 
     async def list_matches(
         self, guild_id: int, user_id: int | None = None, limit: int | None = 10

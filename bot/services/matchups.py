@@ -1,6 +1,5 @@
-"""Use cases around who plays whom (SPEC 9.5): head to head, team balance, match-list pages,
-and the leaderboard page a member is on. They read the log and change nothing in it; they
-build on the standings (reusing /predict and the leaderboard).
+"""Use cases around who plays whom (SPEC 9.5): head to head and team balance. They read the
+log and change nothing in it; they build on the standings (reusing /predict).
 
 Decisions the spec leaves open:
 - Head to head counts applied matches in which both members were rated on different sides
@@ -12,7 +11,6 @@ Decisions the spec leaves open:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -25,7 +23,7 @@ from bot.services.context import ServiceContext, use_cases
 from bot.services.core import elo_bridge, ladder_rating
 from bot.services.errors import UserError
 from bot.services.lineup import Player, parse_team
-from bot.services.standings import LeaderboardPage, Prediction, Standings
+from bot.services.standings import Prediction, Standings
 from bot.storage import Match, Member
 
 RECENT_MEETINGS: Final = 5
@@ -76,18 +74,6 @@ class TeamBalance:
     """False beyond bot.ratings.balance.EXACT_MAX_PLAYERS: the heuristic's answer."""
 
 
-@dataclass(frozen=True, slots=True)
-class MatchPage:
-    user_id: int | None
-    """Whose matches (None: everyone's)."""
-    name: str | None
-    """Their display name as last seen."""
-    page: int
-    pages: int
-    total: int
-    matches: tuple[Match, ...]
-
-
 def parse_players(text: str) -> tuple[Player, ...]:
     """The players of /balance: mentions and guest names, split by spaces or commas."""
     if not text.strip():
@@ -125,7 +111,7 @@ def meeting_results(matches: Sequence[Match], a: int, b: int) -> list[Outcome]:
 
 @use_cases()
 class Matchups:
-    """Head to head, team balance, match-list pages, the leaderboard page of a member."""
+    """Head to head and team balance."""
 
     def __init__(self, context: ServiceContext, standings: Standings) -> None:
         self.context = context
@@ -179,33 +165,6 @@ class Matchups:
             ),
             result.exact,
         )
-
-    async def match_page(self, guild_id: int, user_id: int | None, page: int = 1) -> MatchPage:
-        """One page of the newest matches (of one member); out-of-range pages are clamped so
-        previous/next never fail."""
-        size = self.context.page_size
-        async with self.context.db.snapshot() as read:
-            total = await read.match_count(guild_id, user_id)
-            pages = max(1, math.ceil(total / size))
-            page = min(max(1, page), pages)
-            matches = await read.recent_matches(guild_id, user_id, size, (page - 1) * size)
-            name = None
-            if user_id is not None:
-                member = await read.member(guild_id, user_id)
-                name = member.name if member is not None else f"<@{user_id}>"
-        return MatchPage(user_id, name, page, pages, total, tuple(matches))
-
-    async def leaderboard_page_of(
-        self, guild_id: int, by: str, user_id: int
-    ) -> LeaderboardPage | None:
-        """The leaderboard page the member is on, or None if they are not ranked."""
-        async with self.context.db.snapshot():
-            everyone = await self.standings.leaderboard(guild_id, by, page_size=0)
-            rank = next((row.rank for row in everyone.rows if row.user_id == user_id), None)
-            if rank is None:
-                return None
-            page = math.ceil(rank / self.context.page_size)
-            return await self.standings.leaderboard(guild_id, by, page)
 
 
 def _refuse_bot(member: Member) -> None:

@@ -91,7 +91,13 @@ from bot.storage.queues import (
 __all__ = [
     "JoinResult",
     "LeaveResult",
+    "Lobby",
+    "LobbyPlayer",
     "LobbyUpdate",
+    "Party",
+    "Queue",
+    "QueueBoard",
+    "QueueSettings",
     "Queues",
     "ResultOfLobby",
     "Window",
@@ -107,6 +113,17 @@ _STATE_WORDS: Final = {
     "cancelled": "was cancelled",
     "dissolved": "was dissolved",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class QueueBoard:
+    """The queues with their waiting members and the open lobbies, as of one moment."""
+
+    queues: tuple[Queue, ...]
+    lobbies: tuple[Lobby, ...]
+    names: Mapping[int, str]
+    """The display names of everyone in them, as last seen."""
+    read_at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +291,17 @@ class Queues:
             ]
             for q in ranged
         }
+
+    async def board(self, guild_id: int) -> QueueBoard:
+        """The queues and open lobbies with the names of everyone in them, as of one moment
+        (`ladderbot queue list`)."""
+        async with self.context.db.snapshot() as read:
+            queues = await read.queues(guild_id)
+            lobbies = await read.open_lobbies(guild_id)
+            user_ids = {w.user_id for q in queues for w in q.waiting}
+            user_ids |= {p.user_id for lobby in lobbies for p in lobby.players}
+            names = {m.user_id: m.name for m in await read.members_by_id(guild_id, user_ids)}
+        return QueueBoard(tuple(queues), tuple(lobbies), names, self.context.clock())
 
     async def open_lobbies(self, guild_id: int) -> list[Lobby]:
         return await self.context.db.read.open_lobbies(guild_id)

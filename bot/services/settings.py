@@ -14,6 +14,7 @@ from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate
 from bot.services.errors import UserError
 from bot.services.replaying import Replayed, replay_guild
+from bot.storage import WebStamp
 
 SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
 LISTING_SETTINGS: Final = ("min_games", "provisional_games")
@@ -66,6 +67,15 @@ class Settings:
                 detail=", ".join(f"{name} = {getattr(changed, name)}" for name in sorted(differ)),
             )
         return SettingsResult(changed, replayed)
+
+    async def stored(self, guild_id: int) -> GuildSettings | None:
+        """The guild's settings as stored; None for a guild not stored yet."""
+        return await self.context.db.read.guild_settings(guild_id)
+
+    async def web_stamp(self, guild_id: int) -> WebStamp | None:
+        """What the guild's web pages depend on (their ETags); None for a guild that is
+        unknown or not shown on the web."""
+        return await self.context.db.read.web_stamp(guild_id)
 
     async def learn_guild_name(self, guild_id: int, name: str) -> bool:
         """Store the guild's name as Discord shows it (its web pages show it), writing only

@@ -343,6 +343,34 @@ class Standings:
             by, page, pages, len(ranked), rows, None if closed is None else season
         )
 
+    async def whole_board(
+        self, guild_id: int, by: str, season: str | None
+    ) -> tuple[LeaderboardPage, GuildSettings]:
+        """Every row of the leaderboard (or of a closed season's closing standings) and the
+        settings it was ranked under, read in one snapshot (the web cuts its pages from it)."""
+        async with self.context.db.snapshot():
+            board = await self.leaderboard(guild_id, by, 1, 0, season)
+            return board, await self.context.settings(guild_id)
+
+    async def page_of(self, guild_id: int, by: str, user_id: int) -> LeaderboardPage | None:
+        """The leaderboard page the member is on, or None if they are not ranked."""
+        async with self.context.db.snapshot():
+            everyone = await self.leaderboard(guild_id, by, page_size=0)
+            rank = next((row.rank for row in everyone.rows if row.user_id == user_id), None)
+            if rank is None:
+                return None
+            page = math.ceil(rank / self.context.page_size)
+            return await self.leaderboard(guild_id, by, page)
+
+    async def member_card(
+        self, guild_id: int, user_id: int, variant: str | None = None
+    ) -> RatingCard | None:
+        """The member's card; None for one without a ladder record (read in one snapshot)."""
+        async with self.context.db.snapshot() as read:
+            if await read.member(guild_id, user_id) is None:
+                return None
+            return await self.rating_card(guild_id, user_id, variant)
+
     async def rating_card(
         self, guild_id: int, user_id: int, variant: str | None = None, recent: int = 5
     ) -> RatingCard:

@@ -31,10 +31,9 @@ from multidict import MultiMapping
 
 from bot.config import VARIANTS
 from bot.present.words import UNDEFINED, measure_text, move_text, plural, side_name
-from bot.services import Services, UserError
+from bot.services import DatabaseBusy, DatabaseUnavailable, Services, UserError
 from bot.services.lineup import parse_id
 from bot.services.standings import MEASURES
-from bot.storage import DatabaseBusy, DatabaseUnavailable
 from bot.web.chart import rating_chart
 from bot.web.executor import THREAD_POOL
 from bot.web.openapi import openapi_document

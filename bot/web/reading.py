@@ -1,4 +1,5 @@
-"""What the web pages and the read API show (SPEC 11), read through the services.
+"""What the web pages and the read API show (SPEC 11), read through the services (this
+module never opens the database).
 
 Each read returns the API's JSON object (the fields of the command line's `--json`
 outputs, bot.present.objects and bot.services.shapes); the pages render the same objects, so
@@ -27,12 +28,11 @@ from typing import Any, Final, TypeVar
 
 from bot.config import GuildSettings
 from bot.present.objects import card_object, leaderboard_object
-from bot.services import Services, UserError
+from bot.services import Services, UserError, WebStamp
 from bot.services.card import RatingPoint
 from bot.services.matchcsv.format import format_time
 from bot.services.shapes import match_object, season_object
 from bot.services.standings import LeaderboardPage
-from bot.storage import WebStamp
 
 PAGE_SIZE: Final = 50
 MAX_PAGE: Final = 1_000_000
@@ -98,7 +98,7 @@ class WebReads:
     async def stamp(self, guild_id: int) -> tuple[object, ...]:
         """What the guild's pages depend on, for their ETags; GuildHiddenError for a guild that is
         unknown or not shown."""
-        found: WebStamp | None = await self.services.context.db.read.web_stamp(guild_id)
+        found = await self.services.settings.web_stamp(guild_id)
         if found is None:
             raise GuildHiddenError
         settings = found.settings
@@ -164,12 +164,11 @@ class WebReads:
         """The whole board (every row ranked) and the settings it was ranked under, read in
         one snapshot once per stamp of the guild."""
 
-        async def read() -> tuple[LeaderboardPage, GuildSettings]:
-            async with self.services.context.db.snapshot():
-                board = await self.services.standings.leaderboard(guild_id, by, 1, 0, season)
-                return board, await self.services.settings.current(guild_id)
-
-        return await self._kept(("board", guild_id, by, season), guild_id, read)
+        return await self._kept(
+            ("board", guild_id, by, season),
+            guild_id,
+            lambda: self.services.standings.whole_board(guild_id, by, season),
+        )
 
     async def _kept(
         self, key: tuple[object, ...], guild_id: int, read: Callable[[], Awaitable[Kept]]
@@ -200,40 +199,40 @@ class WebReads:
 
     async def player(self, guild_id: int, user_id: int, variant: str | None) -> PlayerView:
         """The member's rating card (NotFoundError for one without a ladder record)."""
-        async with self.services.context.db.snapshot() as read:
-            if await read.member(guild_id, user_id) is None:
-                raise NotFoundError(f"member {user_id} has no ladder record in this server")
-            try:
-                card = await self.services.standings.rating_card(guild_id, user_id, variant)
-            except UserError as error:  # a bot: not rated
-                raise NotFoundError(str(error)) from None
+        try:
+            card = await self.services.standings.member_card(guild_id, user_id, variant)
+        except UserError as error:  # a bot: not rated
+            raise NotFoundError(str(error)) from None
+        if card is None:
+            raise NotFoundError(f"member {user_id} has no ladder record in this server")
         shown = {"guild_id": guild_id, **card_object(card), "read_at": self._read_at()}
         return PlayerView(json_safe(shown), card.stats.start, card.stats.history)
 
     async def matches(self, guild_id: int, before: int | None, limit: int) -> JsonObject:
         """The newest `limit` matches with an id below `before` (None: the newest)."""
-        found = await self.services.context.db.read.matches_before(guild_id, before, limit + 1)
-        listed = found[:limit]
+        found = await self.services.matches.before(guild_id, before, limit)
         return json_safe(
             {
                 "guild_id": guild_id,
                 "before": before,
                 "limit": limit,
-                "next_before": listed[-1].id if len(found) > limit else None,
+                "next_before": found.next_before,
                 "read_at": self._read_at(),
-                "matches": [match_object(match) for match in listed],
+                "matches": [match_object(match) for match in found.matches],
             }
         )
 
     async def match(self, guild_id: int, match_id: int) -> JsonObject:
         """One match with its earlier lineups (NotFoundError when the guild has no such match)."""
-        async with self.services.context.db.snapshot():
-            try:
-                found = await self.services.matches.show(guild_id, match_id)
-            except UserError:
-                raise NotFoundError(f"there is no match #{match_id} in this server") from None
-            edits = await self.services.matches.edits(guild_id, match_id)
-        shown = {"guild_id": guild_id, **match_object(found, edits), "read_at": self._read_at()}
+        try:
+            found = await self.services.matches.shown(guild_id, match_id)
+        except UserError:
+            raise NotFoundError(f"there is no match #{match_id} in this server") from None
+        shown = {
+            "guild_id": guild_id,
+            **match_object(found.match, found.edits),
+            "read_at": self._read_at(),
+        }
         return json_safe(shown)
 
     async def seasons(self, guild_id: int) -> JsonObject:

@@ -206,17 +206,17 @@ async def test_match_pages_cover_the_matches_newest_first(services: Services) ->
         await services.matches.report(
             GUILD, MOD, parse_lineup(f"<@1> 1 | <@{n + 2}> 0"), request_id=f"{n}"
         )
-    matchups = services.matchups
+    matches = services.matches
     newest_first = [m.id for m in await services.context.db.read.recent_matches(GUILD, None, 100)]
-    pages = [await matchups.match_page(GUILD, None, page) for page in (1, 2, 3)]
+    pages = [await matches.page(GUILD, None, page) for page in (1, 2, 3)]
     assert [m.id for page in pages for m in page.matches] == newest_first
     assert [(p.page, p.pages, p.total) for p in pages] == [(1, 3, 7), (2, 3, 7), (3, 3, 7)]
-    assert (await matchups.match_page(GUILD, None, 99)).page == 3
-    own = await matchups.match_page(GUILD, 4, 1)
+    assert (await matches.page(GUILD, None, 99)).page == 3
+    own = await matches.page(GUILD, 4, 1)
     member = await services.context.db.read.member(GUILD, 4)
     assert member is not None and (own.total, own.name) == (1, member.name)
     assert all(any(p.user_id == 4 for p in m.participants) for m in own.matches)
-    nobody = await matchups.match_page(GUILD, 50, 1)
+    nobody = await matches.page(GUILD, 50, 1)
     assert (nobody.total, nobody.pages, nobody.matches) == (0, 1, ())
 
 
@@ -225,10 +225,10 @@ async def test_leaderboard_page_of_a_member(services: Services) -> None:
     for n in range(3):
         text = f"<@{10 + n}> 1 | <@{20 + n}> 0"
         await services.matches.report(GUILD, MOD, parse_lineup(text), request_id=f"{n}")
-    matchups = services.matchups
+    standings = services.standings
     everyone = (await services.standings.leaderboard(GUILD, "ladder", page_size=0)).rows
     for row in everyone:
-        page = await matchups.leaderboard_page_of(GUILD, "ladder", row.user_id)
+        page = await standings.page_of(GUILD, "ladder", row.user_id)
         assert page is not None and page.page == math.ceil(row.rank / 2)
         assert row.user_id in [r.user_id for r in page.rows]
-    assert await matchups.leaderboard_page_of(GUILD, "ladder", 999) is None
+    assert await standings.page_of(GUILD, "ladder", 999) is None

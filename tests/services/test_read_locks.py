@@ -102,12 +102,10 @@ async def run_command(
         await services.members.upsert(GUILD, infos(1, 2, renamed=renamed))
         await services.standings.predict(GUILD, 1, 2)
     elif command == "match show":
-        async with services.context.db.snapshot():
-            await services.matches.show(GUILD, match_id)
-            assert await services.matches.edits(GUILD, match_id)
+        assert (await services.matches.shown(GUILD, match_id)).edits
     elif command == "match list":
         await services.members.upsert(GUILD, infos(1, renamed=renamed))
-        await matchups.match_page(GUILD, 1)
+        await services.matches.page(GUILD, 1)
     else:
         await services.members.upsert(GUILD, infos(1, 2, 3, 4, renamed=renamed))
         await matchups.balance(GUILD, parse_players("<@1> <@2> <@3> <@4>"), 2)

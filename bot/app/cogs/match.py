@@ -46,11 +46,10 @@ class Matches(
     @app_commands.describe(id="The match number")
     async def show(self, interaction: discord.Interaction[LadderBot], id: MatchId) -> None:
         guild_id = guild_of(interaction).id
-        async with self.bot.services.context.db.snapshot():  # the match and its edits of one moment
-            match = await self.bot.services.matches.show(guild_id, id)
-            edits = await self.bot.services.matches.edits(guild_id, id)
-        url = await self.bot.web_page(guild_id, match_path(match))
-        await interaction.response.send_message(embed=add_edits(match_embed(match, url), edits))
+        shown = await self.bot.services.matches.shown(guild_id, id)
+        url = await self.bot.web_page(guild_id, match_path(shown.match))
+        embed = add_edits(match_embed(shown.match, url), shown.edits)
+        await interaction.response.send_message(embed=embed)
 
     @app_commands.command(
         name="confirm", description="Apply a pending match (opponent or moderator)"
@@ -74,7 +73,7 @@ class Matches(
         guild_id = guild_of(interaction).id
         if member is not None:
             await self.bot.services.members.upsert(guild_id, [member_info(member)])
-        page = await self.bot.services.matchups.match_page(
+        page = await self.bot.services.matches.page(
             guild_id, member.id if member is not None else None
         )
         await interaction.response.send_message(

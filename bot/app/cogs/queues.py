@@ -43,7 +43,7 @@ from bot.app.queue_views import (
     queue_view,
 )
 from bot.app.replies import answer_error, note_stored
-from bot.services import UserError
+from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
 from bot.services.changes import Change
 from bot.services.core import elo_bridge
 from bot.services.queue_rules import (
@@ -60,9 +60,7 @@ from bot.services.queue_rules import (
     parse_maps,
     team_letter,
 )
-from bot.services.queues import JoinResult, Queues
-from bot.storage import DatabaseBusy, DatabaseUnavailable
-from bot.storage.queues import Queue, QueueSettings
+from bot.services.queues import JoinResult, Queue, Queues, QueueSettings
 
 log = logging.getLogger(__name__)
 
