@@ -64,7 +64,16 @@ class Receiver:
 
     def close(self) -> None:
         self.stop()
+        asyncio.run_coroutine_threadsafe(self._cancel_the_rest(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
+
+    @staticmethod
+    async def _cancel_the_rest() -> None:
+        """End the answers still under way (a "slow" one) before the loop stops."""
+        rest = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in rest:
+            task.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
 
     async def _start(self) -> None:
         app = web.Application()
