@@ -188,27 +188,34 @@ def _earliest_fill(
 ) -> list[int] | None:
     """The units (indices) that fill `size` exactly with parties that still fit the teams,
     preferring earlier units: each unit in turn is taken if some fill with it exists. With
-    `first`, unit 0 must be taken. None: no fill (or none found in SEARCH_STEPS)."""
+    `first`, unit 0 must be taken. None: no fill (or none found in SEARCH_STEPS). A state
+    (next unit, players taken, party sizes taken) that failed once is not searched again."""
     after = [sum(sizes[i:]) for i in range(len(sizes) + 1)]
+    failed: set[tuple[int, int, tuple[int, ...]]] = set()
     steps = 0
 
     def search(index: int, taken: list[int], count: int) -> list[int] | None:
         nonlocal steps
-        steps += 1
         if count == size:
             return taken
-        if index == len(sizes) or count + after[index] < size or steps > SEARCH_STEPS:
+        parties = tuple(sorted(sizes[i] for i in taken if sizes[i] > 1))
+        state = (index, count, parties)
+        if index == len(sizes) or count + after[index] < size or state in failed:
+            return None
+        steps += 1
+        if steps > SEARCH_STEPS:
             return None
         unit = sizes[index]
-        if count + unit <= size and (
-            unit == 1 or pack([sizes[i] for i in [*taken, index]], capacities) is not None
-        ):
+        if count + unit <= size and (unit == 1 or pack([*parties, unit], capacities) is not None):
             found = search(index + 1, [*taken, index], count + unit)
             if found is not None:
                 return found
-        if first and index == 0:
-            return None
-        return search(index + 1, taken, count)
+        if not (first and index == 0):
+            found = search(index + 1, taken, count)
+            if found is not None:
+                return found
+        failed.add(state)
+        return None
 
     return search(0, [], 0)
 

@@ -134,7 +134,7 @@ def replace_waiting(queue: Queue, user_id: int, now: float) -> Queue:
 
 
 @settings(
-    max_examples=10,
+    max_examples=7,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
