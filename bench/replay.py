@@ -73,6 +73,10 @@ def status_bytes(field: str) -> int:
     raise RuntimeError(f"/proc/self/status has no {field} line")
 
 
+PEAK_MARK = "peak_resident_bytes="
+"""How a measured process names its peak resident set on stderr as it exits."""
+
+
 def peak_resident_bytes() -> int:
     return status_bytes("VmHWM")
 

@@ -19,6 +19,8 @@ def test_the_command_line_agrees_with_a_replay_after_each_step() -> None:
     assert list(found.disagreements) == ["import", "recompute", "void"]
     assert all(delta <= AGREEMENT for delta in found.disagreements.values())
     assert all(p.peak_bytes > 0 for p in (found.imported, found.recomputed, found.voided))
+    assert found.floors is not None and list(found.floors) == ["import", "recompute", "void"]
+    assert found.floors["recompute"].output == "0 entries differ\n"  # the same replay
 
 
 def test_a_guild_built_through_storage_is_recomputed_whole() -> None:

@@ -1,0 +1,173 @@
+"""The floor of the scale benchmark's SQLite rows (issue 29): what the same work costs with
+nothing of ladderbot's machinery around it - a fresh process that reads the guild's log as
+its column BLOBs through plain sqlite3, replays it with the same numpy replay
+(bot.ratings.replay.replay_waves), and runs the same writes as plain sqlite3 statements
+(executemany, one transaction, synchronous=FULL). A command's time over its floor is what
+its machinery (start-up, the service layer, aiosqlite's thread hops, Python objects)
+costs."""
+
+from __future__ import annotations
+
+import csv
+import sqlite3
+import sys
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from bench.replay import PEAK_MARK, peak_resident_bytes
+from bot.ratings.ladder import DEFAULT_SETTINGS
+from bot.ratings.replay import replay_waves
+
+LAYOUT = (
+    ("match_id", "<i8"),
+    ("position", "<i8"),
+    ("user_id", "<i8"),
+    ("side", "<i8"),
+    ("score", "<f8"),
+    ("minutes", "<f8"),
+    ("rating_before", "<f8"),
+    ("rating_after", "<f8"),
+    ("applied_at", "<f8"),
+    ("played_at", "<f8"),
+)
+"""bot.storage.logchunks.FIELDS, written out (this process imports none of bot.storage;
+bench.scale checks that they agree)."""
+
+
+def _columns(connection: sqlite3.Connection, guild: int) -> dict[str, npt.NDArray[Any]]:
+    """The guild's log: its chunks' BLOBs, each column's parts joined."""
+    parts: dict[str, list[npt.NDArray[Any]]] = {name: [] for name, _ in LAYOUT}
+    for count, data in connection.execute(
+        "SELECT entries, data FROM log_chunks WHERE guild_id = ? ORDER BY first_at, first_id",
+        (guild,),
+    ):
+        offset = 0
+        for name, dtype in LAYOUT:
+            parts[name].append(np.frombuffer(data, dtype, count, offset))
+            offset += count * 8
+    return {name: np.concatenate(chunks) for name, chunks in parts.items()}
+
+
+def _replayed(
+    match_id: npt.NDArray[np.int64],
+    user_id: npt.NDArray[np.int64],
+    side: npt.NDArray[np.int64],
+    score: npt.NDArray[np.float64],
+    minutes: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Ratings before and after of each entry (matches consecutive, in log order)."""
+    first = np.r_[True, match_id[1:] != match_id[:-1]]
+    members, player = np.unique(user_id, return_inverse=True)
+    replay = replay_waves(
+        np.cumsum(first) - 1, player, side, score, minutes, len(members), DEFAULT_SETTINGS
+    )
+    return replay.before, replay.after
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA synchronous = FULL")
+    return connection
+
+
+def recompute(path: str, guild: int) -> None:
+    """A recompute that finds every rating up to date: read, replay, compare."""
+    connection = _connect(path)
+    log = _columns(connection, guild)
+    before, after = _replayed(
+        log["match_id"], log["user_id"], log["side"], log["score"], log["minutes"]
+    )
+    changed = (before != log["rating_before"]) | (after != log["rating_after"])
+    print(f"{int(changed.sum())} entries differ")
+
+
+def void(path: str, guild: int) -> None:
+    """The void of the oldest match: read, replay the rest, write every rating again."""
+    connection = _connect(path)
+    log = _columns(connection, guild)
+    rest = log["match_id"] != log["match_id"][0]
+    taken = {name: column[rest] for name, column in log.items()}
+    before, after = _replayed(
+        taken["match_id"], taken["user_id"], taken["side"], taken["score"], taken["minutes"]
+    )
+    connection.execute("BEGIN IMMEDIATE")
+    connection.executemany(
+        "UPDATE participants SET rating_before = ?, rating_after = ? "
+        "WHERE match_id = ? AND position = ?",
+        zip(
+            before.tolist(),
+            after.tolist(),
+            taken["match_id"].tolist(),
+            taken["position"].tolist(),
+            strict=True,
+        ),
+    )
+    connection.execute("ROLLBACK")  # the database stays as the command line left it
+
+
+def import_csv(path: str, csv_path: str) -> None:
+    """An import of the benchmark's CSV (matches numbered in time) into an empty database:
+    parse it (the csv module), replay, insert the matches and their participants with
+    their ratings."""
+    with open(csv_path, encoding="utf-8", newline="") as source:
+        rows = list(csv.reader(source))[1:]
+    match_of_row = np.array([int(row[0]) for row in rows], np.int64)  # numbered in time
+    user_id = np.array([int(row[3]) for row in rows], np.int64)
+    side = np.array([int(row[2]) for row in rows], np.int64)
+    score = np.array([float(row[4]) for row in rows])
+    minutes = np.array([float(row[5]) for row in rows])
+    order = np.argsort(match_of_row, kind="stable")
+    before, after = _replayed(
+        match_of_row[order], user_id[order], side[order], score[order], minutes[order]
+    )
+    firsts = np.flatnonzero(np.r_[True, np.diff(match_of_row[order]) != 0])
+    played = [
+        datetime.fromisoformat(rows[index][1]).timestamp() for index in order[firsts].tolist()
+    ]
+    connection = _connect(path)
+    connection.execute(
+        "CREATE TABLE matches (id INTEGER PRIMARY KEY, guild_id INTEGER, played_at REAL, "
+        "applied_at REAL, import_key TEXT)"
+    )
+    connection.execute(
+        "CREATE TABLE participants (match_id INTEGER, position INTEGER, user_id INTEGER, "
+        "side TEXT, score REAL, minutes REAL, rating_before REAL, rating_after REAL, "
+        "PRIMARY KEY (match_id, position)) WITHOUT ROWID"
+    )
+    connection.execute("BEGIN IMMEDIATE")
+    connection.executemany(
+        "INSERT INTO matches VALUES (?, 1, ?, ?, ?)",
+        ((number + 1, at, at, str(number)) for number, at in enumerate(played)),
+    )
+    position = np.arange(len(order)) - np.repeat(firsts, np.diff(np.r_[firsts, len(order)]))
+    connection.executemany(
+        "INSERT INTO participants VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        zip(
+            (match_of_row[order] + 1).tolist(),
+            position.tolist(),
+            user_id[order].tolist(),
+            [str(code) for code in side[order].tolist()],
+            score[order].tolist(),
+            minutes[order].tolist(),
+            before.tolist(),
+            after.tolist(),
+            strict=True,
+        ),
+    )
+    connection.execute("COMMIT")
+
+
+def main() -> None:
+    """`python -c 'from bench.floor import main; main()' KIND PATH GUILD|CSV`: one floor,
+    then the process's peak resident set on stderr (as bench.scale's processes do)."""
+    kind, path, rest = sys.argv[1], sys.argv[2], sys.argv[3]
+    if kind == "recompute":
+        recompute(path, int(rest))
+    elif kind == "void":
+        void(path, int(rest))
+    else:
+        import_csv(path, rest)
+    print(f"{PEAK_MARK}{peak_resident_bytes()}", file=sys.stderr)
