@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from bot.app.cogs.admin import Admin
-from bot.cli import SETTING_NAMES
 from bot.config import Config, GuildSettings
 from bot.services import Actor, Services, parse_lineup
+from bot.services.settings import SETTING_NAMES
 from tests.test_cli import run
 
 GUILD = 7

@@ -7,6 +7,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+from bot.cli.common import print_json, print_lines, with_services
 from bot.services import Services
 from bot.services.matchcsv.format import format_time
 from bot.services.queue_rules import wait_text
@@ -83,12 +84,10 @@ def queue_lines(view: dict[str, Any]) -> list[str]:
 
 
 def run_queue_list(arguments: argparse.Namespace, streams: Any) -> int:
-    from bot.cli import _print_json, _print_lines, _with_services
-
-    view = _with_services(arguments, lambda services: queue_view(services, arguments.guild))
+    view = with_services(arguments, lambda services: queue_view(services, arguments.guild))
     if arguments.json:
-        return _print_json(view, streams)
-    return _print_lines(queue_lines(view), streams)
+        return print_json(view, streams)
+    return print_lines(queue_lines(view), streams)
 
 
 def add_queue_commands(commands: Any, database_command: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from bot.cli.common import CLI_ACTOR, print_json, print_lines, with_services
 from bot.present.lines import webhook_added_lines, webhook_line
 from bot.services import Services, UserError
 from bot.services.lineup import parse_id
@@ -13,8 +14,6 @@ from bot.services.shapes import webhook_object
 
 
 def run_webhook(arguments: argparse.Namespace, streams: Any) -> int:
-    from bot.cli import CLI_ACTOR, _print_json, _print_lines, _with_services
-
     guild_id, action = arguments.guild, arguments.webhook_command
 
     async def act(services: Services) -> list[str]:
@@ -34,11 +33,11 @@ def run_webhook(arguments: argparse.Namespace, streams: Any) -> int:
         ]
 
     if action == "list":
-        listed = _with_services(arguments, lambda services: services.webhooks.list(guild_id))
+        listed = with_services(arguments, lambda services: services.webhooks.list(guild_id))
         if arguments.json:
-            return _print_json([webhook_object(webhook) for webhook in listed], streams)
-        return _print_lines([webhook_line(w) for w in listed] or ["no webhooks"], streams)
-    return _print_lines(_with_services(arguments, act, creates=action == "add"), streams)
+            return print_json([webhook_object(webhook) for webhook in listed], streams)
+        return print_lines([webhook_line(w) for w in listed] or ["no webhooks"], streams)
+    return print_lines(with_services(arguments, act, creates=action == "add"), streams)
 
 
 def _webhook_id(text: str) -> int:

@@ -1,0 +1,253 @@
+"""Shared by the command line's commands: the exit statuses, the errors that are the user's,
+the streams, the parser, opening the database for one command, and printing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn, TextIO, TypeVar
+
+from bot.config import (
+    Config,
+    ConfigError,
+    ascii_whole,
+    load_config,
+    with_environment,
+)
+from bot.ratings.gamelist import GameListError
+from bot.ratings.rep import RepError
+from bot.services import (
+    Actor,
+    DatabaseBusy,
+    DatabaseUnavailable,
+    Services,
+    UserError,
+    redacted,
+)
+from bot.services.changes import COMMAND_LINE_ID
+from bot.services.lineup import Player, parse_id
+from bot.services.progress import shown_by
+
+PROGRAM = "ladderbot"
+
+
+DEFAULT_CONFIG = "config.toml"
+
+
+EXIT_OK = 0
+
+
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """The command line itself is wrong (unknown command, missing or bad argument)."""
+
+
+USER_ERRORS: tuple[type[Exception], ...] = (
+    UsageError,
+    GameListError,
+    RepError,
+    UserError,
+    ConfigError,
+    DatabaseBusy,
+    DatabaseUnavailable,
+)
+"""Errors that are the user's input, reported as one line; anything else is a bug."""
+
+
+@dataclass(frozen=True)
+class Streams:
+    stdin: TextIO
+    stdout: TextIO
+    stderr: TextIO
+
+    @classmethod
+    def standard(cls) -> Streams:
+        return cls(sys.stdin, sys.stdout, sys.stderr)
+
+
+Handler = Callable[[argparse.Namespace, Streams], int]
+
+
+class Parser(argparse.ArgumentParser):
+    """Raises UsageError instead of printing the usage and exiting; when a command's argument
+    that starts with '-' (a lineup such as '-abc 1 | <@2> 3') was taken for an option, the
+    error says to put `--` before it (not where a command's name is expected: an unknown
+    command is only that)."""
+
+    _arguments: Sequence[str] = ()
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._arguments = list(args or ())
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        if self._subparsers is None and "--" not in self._arguments:
+            dashed = [
+                argument
+                for argument in self._arguments
+                if argument.startswith("-")
+                and argument.split("=")[0] not in self._option_string_actions
+            ]
+            if dashed:
+                message += (
+                    f"; {dashed[0]!r} was read as an option: to give it as an argument,"
+                    f" put -- before it ({self.prog} ... -- {dashed[0]!r})"
+                )
+        raise UsageError(message)
+
+
+GAME_LIST_HELP = (
+    "A game list has one game per line, newest first: <result><opponent rating> [<opponent "
+    "name>] [<days ago>], e.g. '+1500 alice 3': result + win, = draw, - loss; the rating in "
+    "Elo units (1500 average); name a word (default unknown); days a number >= 0 (default 0). "
+    "Blank lines are skipped; another bad line is refused with its number (README: Game lists)."
+)
+
+
+def whole_argument(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An option's whole number from `low` to `high`, in ASCII digits only (SPEC 7)."""
+
+    def parse(text: str) -> int:
+        number = ascii_whole(text, low, high)
+        if number is None:
+            raise argparse.ArgumentTypeError(
+                f"must be {what} from {low:,} to {high:,}, not {text!r}"
+            )
+        return number
+
+    return parse
+
+
+CLI_ACTOR = Actor(user_id=COMMAND_LINE_ID, is_moderator=True)
+"""The command line acts as a moderator (whoever can open the database file can edit it)."""
+
+
+Result = TypeVar("Result")
+
+
+def config_of(arguments: argparse.Namespace) -> Config:
+    """The config file (--config, else ./config.toml). Given --db, a missing default file
+    means the built-in defaults; without --db the config names the database, so a missing
+    one is refused: no command falls back to a database nobody named (SPEC 5)."""
+    path = Path(arguments.config or DEFAULT_CONFIG)
+    if arguments.db is None and not path.exists():
+        raise UsageError(
+            f"no database named: give --db PATH|URL, or --config PATH of a config file "
+            f"whose [database] names it ({path} does not exist)"
+        )
+    if arguments.config is None and not path.exists():
+        return with_environment(Config())
+    return load_config(path)
+
+
+def with_services(
+    arguments: argparse.Namespace,
+    use: Callable[[Services], Awaitable[Result]],
+    *,
+    creates: bool = False,
+) -> Result:
+    """Open the database (--db, else the config's path), run `use`, always close it.
+    Unless the command `creates` (SPEC 5: report, import, settings, season start), a
+    database or guild that does not exist yet is refused: a read never creates one."""
+    config = config_of(arguments)
+    location = config.database.location() if arguments.db is None else arguments.db
+
+    async def session() -> Result:
+        try:
+            services = await Services.open(location, config, create=creates)
+        except DatabaseUnavailable as error:
+            raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
+        try:
+            if not creates and await services.settings.stored(arguments.guild) is None:
+                raise UsageError(
+                    f"the database {redacted(location)} has no guild {arguments.guild} "
+                    "(a command that only reads creates none)"
+                )
+            return await use(services)
+        finally:
+            await services.close()
+
+    return asyncio.run(session())
+
+
+def no_numbered_guests(players: Iterable[Player]) -> None:
+    """A bare number among players would be a guest of that name: on the command line a
+    member is `<@id>`, so a number is refused rather than silently made a guest."""
+    for player in players:
+        if player.guest is not None and player.guest.isascii() and player.guest.isdigit():
+            raise UsageError(
+                f"player {player.guest!r} is a bare number, which would be a guest of that "
+                f"name: write a member as <@{player.guest}> (a guest's name needs a letter)"
+            )
+
+
+def guild_argument(text: str) -> int:
+    try:
+        return parse_id(text, "guild id")
+    except UserError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def database_command(
+    commands: argparse._SubParsersAction[Parser], name: str, handler: Handler, help_text: str
+) -> Parser:
+    """A command that works on one guild of the database: --guild, --db, --config."""
+    command = commands.add_parser(name, help=help_text)
+    command.add_argument("--guild", type=guild_argument, required=True, metavar="ID")
+    command.add_argument(
+        "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
+    )
+    command.add_argument(
+        "--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)"
+    )
+    command.set_defaults(handler=handler)
+    return command
+
+
+def print_lines(lines: Iterable[str], streams: Streams) -> int:
+    print("\n".join(lines), file=streams.stdout)
+    return EXIT_OK
+
+
+def print_json(found: object, streams: Streams) -> int:
+    print(json.dumps(found), file=streams.stdout)
+    return EXIT_OK
+
+
+@contextlib.contextmanager
+def stages_on(stream: TextIO) -> Iterator[None]:
+    """A bulk command's stages (bot.services.progress) on a terminal, one line on stderr
+    redrawn as each starts, with the time it has taken so far (tqdm); nothing when stderr
+    is not a terminal."""
+    if not stream.isatty():
+        yield
+        return
+    from tqdm import tqdm
+
+    line = tqdm(
+        total=None, file=stream, desc="opening the database", bar_format="{desc} [{elapsed}]"
+    )
+    try:
+        with shown_by(lambda name: line.set_description(name)):
+            yield
+    finally:
+        line.close()
+
+
+def describe_commands(commands: argparse._SubParsersAction[Parser]) -> None:
+    """Each command's --help opens with the line the command list shows for it."""
+    for listed in commands._choices_actions:
+        command = commands.choices[listed.dest]
+        if command.description is None:
+            command.description = listed.help

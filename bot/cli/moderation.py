@@ -1,0 +1,235 @@
+"""Moderation on the command line (SPEC 5 and 9.4): as /match, /admin and /season, by a
+moderator.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from bot.cli.common import (
+    CLI_ACTOR,
+    EXIT_OK,
+    Parser,
+    Streams,
+    UsageError,
+    database_command,
+    describe_commands,
+    no_numbered_guests,
+    print_json,
+    print_lines,
+    whole_argument,
+    with_services,
+)
+from bot.config import (
+    GuildSettings,
+    SettingError,
+    finite_number,
+)
+from bot.present.lines import (
+    match_line,
+    match_lines,
+    season_line,
+    settings_lines,
+)
+from bot.present.words import (
+    replayed_text,
+    settings_changed,
+)
+from bot.services import (
+    Match,
+    Services,
+    UserError,
+    parse_lineup,
+)
+from bot.services.lineup import parse_id
+from bot.services.seasons import CARRY_RULE
+from bot.services.settings import SETTING_NAMES
+from bot.services.shapes import match_object, season_object
+
+
+def _match_id(text: str) -> int:
+    try:
+        return parse_id(text, "match id")
+    except UserError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+_count = whole_argument(1, 1_000_000, "a whole number")
+
+
+def _carry(text: str) -> float:
+    try:
+        return finite_number(text)
+    except SettingError:
+        raise argparse.ArgumentTypeError(f"carry {text!r} must be {CARRY_RULE}") from None
+
+
+def run_matches(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`matches [--member M] [--limit N]`: the guild's matches, newest first, with state."""
+
+    async def listed(services: Services) -> list[Match]:
+        user_id = None
+        if arguments.member is not None:
+            user_id = (await services.members.find(arguments.guild, arguments.member)).user_id
+        return await services.matches.list_matches(arguments.guild, user_id, limit=arguments.limit)
+
+    found = with_services(arguments, listed)
+    if arguments.json:
+        return print_json([match_object(match) for match in found], streams)
+    return print_lines(map(match_line, found), streams) if found else EXIT_OK
+
+
+def run_match(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`match ID`: one match as /match show shows it, with its earlier lineups."""
+
+    shown = with_services(
+        arguments, lambda services: services.matches.shown(arguments.guild, arguments.match)
+    )
+    if arguments.json:
+        return print_json(match_object(shown.match, shown.edits), streams)
+    return print_lines(match_lines(shown.match, shown.edits), streams)
+
+
+def run_void(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`void ID [--reason TEXT]`: as /admin void."""
+    result = with_services(
+        arguments,
+        lambda services: services.matches.void(
+            arguments.guild, CLI_ACTOR, arguments.match, arguments.reason
+        ),
+    )
+    return print_lines(
+        [
+            f"match #{result.match.id} is void; {replayed_text(result.replayed)}",
+            *match_lines(result.match, ())[1:],
+        ],
+        streams,
+    )
+
+
+def run_confirm(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`confirm ID`: as /match confirm by a moderator (a disputed match too)."""
+    result = with_services(
+        arguments,
+        lambda services: services.matches.confirm(arguments.guild, CLI_ACTOR, arguments.match),
+    )
+    done = "is applied" if result.applied_now else "was already applied"
+    lines = match_lines(result.match, ())
+    return print_lines([f"match #{result.match.id} {done}", *lines[1:]], streams)
+
+
+def run_edit(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`edit ID 'LINEUP'`: as /admin edit; the old lineup stays in the match's history."""
+    lineup = parse_lineup(arguments.lineup)
+    no_numbered_guests(entry.player for entry in lineup)
+    result = with_services(
+        arguments,
+        lambda services: services.matches.edit(arguments.guild, CLI_ACTOR, arguments.match, lineup),
+    )
+    return print_lines(
+        [
+            f"match #{result.match.id} is edited (it was: {result.old_lineup}); "
+            f"{replayed_text(result.replayed)}",
+            *match_lines(result.match, ())[1:],
+        ],
+        streams,
+    )
+
+
+def _setting_changes(pairs: Sequence[str]) -> dict[str, str]:
+    """NAME=VALUE arguments as changes (the values are checked by the settings' rules)."""
+    changes: dict[str, str] = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        name = name.strip()
+        if not equals:
+            raise UsageError(f"{pair!r} must be NAME=VALUE, such as t=120")
+        if name not in SETTING_NAMES:
+            raise UsageError(f"setting {name!r} must be one of {', '.join(SETTING_NAMES)}")
+        if name in changes:
+            raise UsageError(f"setting {name!r} is given twice; give each once")
+        changes[name] = value.strip()
+    return changes
+
+
+def run_settings(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`settings [NAME=VALUE …]`: shows the guild's settings, or changes them first."""
+    changes = _setting_changes(arguments.changes)
+
+    async def settings(services: Services) -> tuple[GuildSettings, list[str]]:
+        if not changes:
+            return await services.settings.current(arguments.guild), []
+        result = await services.settings.change(arguments.guild, CLI_ACTOR, changes)
+        changed = {name: getattr(result.settings, name) for name in changes}
+        return result.settings, [settings_changed(changed, result.replayed)]
+
+    found, notes = with_services(arguments, settings, creates=bool(changes))
+    return print_lines([*notes, *settings_lines(found)], streams)
+
+
+def run_season_start(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`season start NAME [--carry X]`: as /admin season start."""
+    season = with_services(
+        arguments,
+        lambda services: services.seasons.start(
+            arguments.guild, CLI_ACTOR, arguments.name, arguments.carry
+        ),
+        creates=True,
+    )
+    kept = (
+        "ratings restart from the initial rating"
+        if season.carry == 0
+        else f"ratings keep {season.carry:.0%} of their distance to the initial rating"
+    )
+    return print_lines([f"season {season.name!r} started: {kept}, records restart at 0"], streams)
+
+
+def run_season_list(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`season list [--json]`: every season, oldest first; the last is under way."""
+    found = with_services(arguments, lambda services: services.seasons.season_list(arguments.guild))
+    if arguments.json:
+        return print_json([season_object(season) for season in found], streams)
+    return print_lines(map(season_line, found), streams)
+
+
+def add_moderation_commands(commands: argparse._SubParsersAction[Parser]) -> None:
+    listed = database_command(
+        commands, "matches", run_matches, "the guild's matches, newest first, with state"
+    )
+    listed.add_argument("--member", metavar="M", help="only this member's (user id or name)")
+    listed.add_argument("--limit", type=_count, metavar="N", help="the newest N only")
+    listed.add_argument("--json", action="store_true", help="a JSON list")
+    shown = database_command(commands, "match", run_match, "one match, as /match show")
+    shown.add_argument("match", type=_match_id, metavar="ID")
+    shown.add_argument("--json", action="store_true", help="one JSON object")
+    void = database_command(commands, "void", run_void, "void a match, as /admin void")
+    void.add_argument("match", type=_match_id, metavar="ID")
+    void.add_argument("--reason", metavar="TEXT", help="why (shown on the match)")
+    confirm = database_command(
+        commands, "confirm", run_confirm, "apply a pending or disputed match, as /match confirm"
+    )
+    confirm.add_argument("match", type=_match_id, metavar="ID")
+    edit = database_command(commands, "edit", run_edit, "replace a match's lineup, as /admin edit")
+    edit.add_argument("match", type=_match_id, metavar="ID")
+    edit.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
+    settings = database_command(
+        commands, "settings", run_settings, "show or change the guild's settings"
+    )
+    settings.add_argument(
+        "changes", nargs="*", metavar="NAME=VALUE", help=f"any of {', '.join(SETTING_NAMES)}"
+    )
+    season = commands.add_parser("season", help="start a season, or list the seasons")
+    season_commands = season.add_subparsers(dest="season_command", required=True, metavar="ACTION")
+    start = database_command(
+        season_commands, "start", run_season_start, "close the season and start a new one"
+    )
+    start.add_argument("name", metavar="NAME", help="the new season's name")
+    start.add_argument(
+        "--carry", type=_carry, default=0.0, metavar="X", help=f"share kept, {CARRY_RULE} (0)"
+    )
+    season_list = database_command(
+        season_commands, "list", run_season_list, "every season, oldest first"
+    )
+    season_list.add_argument("--json", action="store_true", help="a JSON list")
+    describe_commands(season_commands)

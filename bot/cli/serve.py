@@ -1,0 +1,81 @@
+"""Starting the Discord bot (SPEC 4) and the web server (SPEC 11) from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from dataclasses import replace
+
+from bot.cli.common import (
+    DEFAULT_CONFIG,
+    EXIT_OK,
+    Parser,
+    Streams,
+    UsageError,
+    config_of,
+    whole_argument,
+)
+from bot.services import (
+    DatabaseUnavailable,
+    Services,
+    redacted,
+)
+
+
+def run_discord_bot(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`run [--config PATH]`: the bot until stopped; a bad config or token exits 2."""
+    from bot.app.run import run_bot  # discord.py loads only for this command
+
+    return run_bot(arguments.config)
+
+
+def run_web(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`web [--host H] [--port P]`: the web pages and read API until stopped (SPEC 11)."""
+    from bot.web import WebServer, until_stopped  # loaded only for this command
+
+    config = config_of(arguments)
+    location = config.database.location() if arguments.db is None else arguments.db
+    host = arguments.host or config.web.host
+    port = config.web.port if arguments.port is None else arguments.port
+
+    async def session() -> None:
+        try:
+            services = await Services.open(location, config, create=False)
+        except DatabaseUnavailable as error:
+            raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
+        try:
+            server = WebServer(services, replace(config.web, host=host, port=port))
+            try:
+                await server.start()
+            except OSError as error:
+                reason = error.strerror or str(error)
+                raise UsageError(f"cannot listen on {host}:{port}: {reason}") from None
+            print(f"serving http://{host}:{port} (Ctrl-C stops)", file=streams.stderr, flush=True)
+            try:
+                await until_stopped()
+            finally:
+                await server.stop()
+        finally:
+            await services.close()
+
+    asyncio.run(session())
+    return EXIT_OK
+
+
+_port = whole_argument(1, 65_535, "a port number")
+
+
+def add_bot_command(commands: argparse._SubParsersAction[Parser]) -> None:
+    run_command = commands.add_parser("run", help="run the Discord bot")
+    run_command.add_argument(
+        "--config", default=DEFAULT_CONFIG, metavar="PATH", help=f"config file ({DEFAULT_CONFIG})"
+    )
+    run_command.set_defaults(handler=run_discord_bot)
+    web = commands.add_parser("web", help="serve the web pages and read API (read only)")
+    web.add_argument("--host", metavar="H", help="address to listen on ([web] host)")
+    web.add_argument("--port", type=_port, metavar="P", help="port ([web] port)")
+    web.add_argument(
+        "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
+    )
+    web.add_argument("--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)")
+    web.set_defaults(handler=run_web)
