@@ -39,6 +39,10 @@ def _queue(queue: Queue, names: Mapping[int, str], now: float) -> dict[str, Any]
         "expire_minutes": spec.expire_minutes,
         "maps": list(spec.maps),
         "pick_order": spec.pick_order,
+        "range": spec.rating_range,
+        "widen": spec.widen,
+        "party_max": spec.party_max,
+        "map_pick": spec.map_pick,
         "waiting": [
             {
                 "place": place,

@@ -69,6 +69,8 @@ def lobby_object(lobby: Lobby, names: Mapping[int, str]) -> dict[str, Any]:
         "format": lobby.format,
         "mode": lobby.mode,
         "map": lobby.map,
+        "map_pick": lobby.map_pick,
+        "map_banned": list(lobby.map_banned),
         "seed": lobby.seed,
         "created_at": format_time(lobby.created_at),
         "ready_deadline": _time(lobby.ready_deadline if lobby.state == "ready" else None),
@@ -84,6 +86,7 @@ def lobby_object(lobby: Lobby, names: Mapping[int, str]) -> dict[str, Any]:
                 "ready": p.ready,
                 "team": None if p.team is None or lobby.format == "ffa" else team_letter(p.team),
                 "captain": p.captain,
+                "party": p.party,
             }
             for p in lobby.players
         ],
