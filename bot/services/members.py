@@ -73,7 +73,7 @@ class Members:
             (stored,) = await unit.tx.upsert_members(guild_id, [info])
             if not enabled:  # at once, so nobody waits for a lobby they would be refused
                 why = "left the ladder and the queue"
-                if await take_out_of_queues(unit.tx, guild_id, [info.user_id], why):
+                if await take_out_of_queues(unit.tx, guild_id, [info.user_id], why, unit.events):
                     unit.change = Change(guild_id, "queue", actor_id=info.user_id)
             if stored.enabled == enabled:
                 return stored

@@ -183,12 +183,16 @@ def _must_be_open(lobby: Lobby, *states: str) -> None:
 
 
 async def take_out_of_queues(
-    tx: WriteTransaction, guild_id: int, user_ids: Sequence[int], why: str
+    tx: WriteTransaction,
+    guild_id: int,
+    user_ids: Sequence[int],
+    why: str,
+    events: list[PendingEvent],
 ) -> list[int]:
     """Take members out of every queue of the guild at once, with their parties (a party
     member's leave takes the whole party out, SPEC 10.5), each queue's message saying `why`
-    after their mentions (SPEC 10.1: left the ladder, left the server); the queues they
-    left."""
+    after their mentions (SPEC 10.1: left the ladder, left the server), and a `queue.left`
+    event (reason "removed") added to `events` for each; the queues they left."""
     if not user_ids:
         return []
     leaving = list(dict.fromkeys(user_ids))
@@ -197,6 +201,13 @@ async def take_out_of_queues(
         party = await tx.party_of(guild_id, user_id)
         if party is not None:
             mates += [m for m in party.members if m not in leaving and m not in mates]
+    gone = {*leaving, *mates}
+    events.extend(
+        PendingEvent("queue.left", queue_id=queue.queue_id, user_id=w.user_id, reason="removed")
+        for queue in await tx.queues(guild_id)
+        for w in queue.waiting
+        if w.user_id in gone
+    )
     left = await tx.remove_waiting(guild_id, [*leaving, *mates])
     notice = f"{_mentions(leaving)} {why}"
     if mates:
@@ -254,10 +265,11 @@ class Queues:
 
     @staticmethod
     def _lobby_moved(unit: Unit, before: Lobby, after: Lobby) -> None:
-        """The webhook event of a lobby's step: its teams made, or it closed."""
+        """The webhook event of a lobby's step: its teams made, or it closed (a dissolved
+        lobby's is `_dissolve`'s, before the players it puts back)."""
         if after.state == "playing" and before.state != "playing":
             unit.events.append(PendingEvent("lobby.teams", lobby_id=after.lobby_id))
-        elif before.is_open and not after.is_open:
+        elif before.is_open and not after.is_open and after.state != "dissolved":
             unit.events.append(PendingEvent("lobby.closed", lobby_id=after.lobby_id))
 
     @staticmethod
@@ -396,7 +408,10 @@ class Queues:
             checked = checked_settings(replace(queue.settings, **changes), given)
             _check_name_free(queues, checked.name, queue.queue_id)
             await tx.set_queue_settings(guild_id, queue.queue_id, checked)
-            lobbies, edited = await self._pop_full(tx, guild_id, settings, queue.queue_id)
+            lobbies, edited = await self._pop_full(
+                tx, guild_id, settings, queue.queue_id, unit.events
+            )
+            self._popped(unit, lobbies)
             self._changed(unit, guild_id, actor.user_id, f"queue {checked.name} edited")
         assert edited is not None
         return JoinResult(edited, None, False, tuple(lobbies))
@@ -450,7 +465,9 @@ class Queues:
                 unit.events.append(
                     PendingEvent("queue.joined", queue_id=queue.queue_id, user_id=user_id)
                 )
-            lobbies, after = await self._pop_full(tx, guild_id, settings, queue.queue_id)
+            lobbies, after = await self._pop_full(
+                tx, guild_id, settings, queue.queue_id, unit.events
+            )
             self._popped(unit, lobbies)
             self._changed(unit, guild_id, member.user_id)
         assert after is not None
@@ -565,7 +582,7 @@ class Queues:
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             left = await take_out_of_queues(
-                tx, guild_id, [user_id], "left the server and the queue"
+                tx, guild_id, [user_id], "left the server and the queue", unit.events
             )
             if left:
                 self._changed(unit, guild_id, None)
@@ -680,10 +697,16 @@ class Queues:
     # -- the pop ---------------------------------------------------------------------------
 
     async def _pop_full(
-        self, tx: WriteTransaction, guild_id: int, settings: GuildSettings, queue_id: int
+        self,
+        tx: WriteTransaction,
+        guild_id: int,
+        settings: GuildSettings,
+        queue_id: int,
+        events: list[PendingEvent],
     ) -> tuple[list[Lobby], Queue | None]:
         """Pop the queue while it can (SPEC 10.2, 10.5): its chosen members form a lobby and
-        leave every queue of the guild. The lobbies, and the queue as it is left."""
+        leave every queue of the guild (members who may not play now are taken out: their
+        events go to `events`). The lobbies, and the queue as it is left."""
         lobbies: list[Lobby] = []
         while True:
             queue = await tx.queue(guild_id, queue_id)
@@ -695,7 +718,7 @@ class Queues:
             barred = await self._not_eligible(tx, guild_id, chosen)
             if barred:  # left out, and the next in line move up
                 why = "may not play now and left the queue"
-                await take_out_of_queues(tx, guild_id, barred, why)
+                await take_out_of_queues(tx, guild_id, barred, why, events)
                 continue
             lobbies.append(await self._pop(tx, settings, queue, chosen))
 
@@ -885,8 +908,9 @@ class Queues:
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
             _player_of(lobby, user_id)
             _must_be_open(lobby, "ready")
-            update = await self._dissolve(tx, settings, lobby, [user_id], f"<@{user_id}> left")
-            self._lobby_moved(unit, lobby, update.lobby)
+            update = await self._dissolve(
+                tx, settings, lobby, [user_id], f"<@{user_id}> left", unit.events
+            )
             self._popped(unit, update.lobbies)
             self._changed(unit, guild_id, user_id)
         return update
@@ -898,9 +922,11 @@ class Queues:
         lobby: Lobby,
         no_shows: Sequence[int],
         why: str,
+        events: list[PendingEvent],
     ) -> LobbyUpdate:
-        """Dissolve a lobby in its ready check: the ready players (but `no_shows`) go back
-        to the front of the queue in their order, `no_shows` get the no-show penalty."""
+        """Dissolve a lobby in its ready check (its `lobby.closed` event): the ready players
+        (but `no_shows`) go back to the front of the queue in their order (each a
+        `queue.joined` event, reason "back"), `no_shows` get the no-show penalty."""
         guild_id, now = lobby.guild_id, self.context.clock()
         back = [p.user_id for p in lobby.players if p.ready and p.user_id not in no_shows]
         stored = await self._store(
@@ -908,13 +934,20 @@ class Queues:
             lobby,
             replace(lobby, state="dissolved", closed_at=now, notice=f"dissolved: {why}"),
         )
+        events.append(PendingEvent("lobby.closed", lobby_id=lobby.lobby_id))
         if settings.no_show_minutes > 0 and no_shows:
             await tx.penalize(guild_id, no_shows, now + settings.no_show_minutes * 60.0)
         lobbies: list[Lobby] = []
         if back and await tx.queue(guild_id, lobby.queue_id) is not None:
             await tx.remove_waiting(guild_id, back, lobby.queue_id)  # never twice in line
             await tx.add_waiting(guild_id, lobby.queue_id, back, now, front=True)
-            lobbies, _ = await self._pop_full(tx, guild_id, settings, lobby.queue_id)
+            events.extend(
+                PendingEvent(
+                    "queue.joined", queue_id=lobby.queue_id, user_id=user_id, reason="back"
+                )
+                for user_id in back
+            )
+            lobbies, _ = await self._pop_full(tx, guild_id, settings, lobby.queue_id, events)
         return LobbyUpdate(stored, lobbies=tuple(lobbies))
 
     # -- captains --------------------------------------------------------------------------
@@ -1202,7 +1235,7 @@ class Queues:
                 return 0
         async with self.context.write(guild_id) as unit:
             settings = await self._settings(unit.tx, guild_id)
-            lobbies, _ = await self._pop_full(unit.tx, guild_id, settings, queue_id)
+            lobbies, _ = await self._pop_full(unit.tx, guild_id, settings, queue_id, unit.events)
             if lobbies:
                 self._popped(unit, lobbies)
                 self._changed(unit, guild_id, None)
@@ -1257,7 +1290,7 @@ class Queues:
             elif lobby.state == "ready" and (lobby.ready_deadline or 0.0) <= now:
                 no_shows = [p.user_id for p in lobby.players if not p.ready]
                 update = await self._dissolve(
-                    tx, settings, lobby, no_shows, "not everyone was ready"
+                    tx, settings, lobby, no_shows, "not everyone was ready", unit.events
                 )
                 after, popped = update.lobby, update.lobbies
             elif lobby.state == "picking" and (lobby.pick_deadline or 0.0) <= now:

@@ -17,6 +17,7 @@ from bot.services.lineup import parse_lineup
 from bot.services.shapes import match_object
 from bot.services.webhooks import MAX_BODY, _body, checked_target
 from bot.storage import Database
+from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
 
 GUILD = 21
@@ -163,3 +164,43 @@ def test_a_body_over_64_kib_keeps_its_identity_and_says_too_large() -> None:
         "event": "match.edited",
         "guild_id": GUILD,
     }
+
+
+async def test_queue_events_of_a_dissolved_lobby_a_resize_and_members_taken_out(
+    services: Services,
+) -> None:
+    await services.webhooks.add(GUILD, MOD, "https://hooks.example.org/q")
+    queues = services.queues
+    settings = QueueSettings("pair", 50, 2, ready_seconds=60)
+    queue_id = (await queues.create_queue(GUILD, MOD, settings, pick_order_given=False)).queue_id
+    ann, bob, cy, dee, eve, fay = (MemberInfo(n, f"p{n}") for n in range(1, 7))
+    await queues.join(GUILD, ann, queue_id=queue_id)
+    (lobby,) = (await queues.join(GUILD, bob, queue_id=queue_id)).lobbies
+    await queues.ready(GUILD, 1, lobby.lobby_id)
+    await queues.decline(GUILD, 2, lobby.lobby_id)  # ann goes back to the front
+    await queues.join(GUILD, cy, queue_id=queue_id)  # pops ann and cy
+    quad = QueueSettings("quad", 50, 4, ready_seconds=60)
+    quad_id = (await queues.create_queue(GUILD, MOD, quad, pick_order_given=False)).queue_id
+    await queues.join(GUILD, dee, queue_id=quad_id)
+    await queues.join(GUILD, eve, queue_id=quad_id)
+    await queues.edit_queue(GUILD, MOD, "quad", {"size": 2})  # pops dee and eve
+    await queues.join(GUILD, fay, queue_id=quad_id)
+    await services.members.leave(GUILD, fay)  # taken out of the queue
+    events = [
+        (b["event"], b["data"].get("reason"), (b["data"].get("member") or {}).get("user_id"))
+        for b in await outbox(services)
+    ]
+    assert events == [
+        ("queue.joined", None, 1),
+        ("queue.joined", None, 2),
+        ("lobby.popped", None, None),
+        ("lobby.closed", None, None),
+        ("queue.joined", "back", 1),
+        ("queue.joined", None, 3),
+        ("lobby.popped", None, None),
+        ("queue.joined", None, 4),
+        ("queue.joined", None, 5),
+        ("lobby.popped", None, None),
+        ("queue.joined", None, 6),
+        ("queue.left", "removed", 6),
+    ]
