@@ -12,7 +12,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn, TextIO, TypeVar
+from typing import Any, NoReturn, TextIO, TypeVar
 
 from bot.config import (
     Config,
@@ -192,19 +192,25 @@ def no_numbered_guests(players: Iterable[Player]) -> None:
             )
 
 
-def guild_argument(text: str) -> int:
-    try:
-        return parse_id(text, "guild id")
-    except UserError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+def id_argument(what: str) -> Callable[[str], int]:
+    """An argument's Discord or match id (`what`: "guild id", "match id", ...), as the
+    services parse ids (bot.services.lineup.parse_id)."""
+
+    def parse(text: str) -> int:
+        try:
+            return parse_id(text, what)
+        except UserError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parse
 
 
 def database_command(
     commands: argparse._SubParsersAction[Parser], name: str, handler: Handler, help_text: str
 ) -> Parser:
     """A command that works on one guild of the database: --guild, --db, --config."""
-    command = commands.add_parser(name, help=help_text)
-    command.add_argument("--guild", type=guild_argument, required=True, metavar="ID")
+    command = add_command(commands, name, help=help_text)
+    command.add_argument("--guild", type=id_argument("guild id"), required=True, metavar="ID")
     command.add_argument(
         "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
     )
@@ -245,9 +251,6 @@ def stages_on(stream: TextIO) -> Iterator[None]:
         line.close()
 
 
-def describe_commands(commands: argparse._SubParsersAction[Parser]) -> None:
-    """Each command's --help opens with the line the command list shows for it."""
-    for listed in commands._choices_actions:
-        command = commands.choices[listed.dest]
-        if command.description is None:
-            command.description = listed.help
+def add_command(commands: argparse._SubParsersAction[Parser], name: str, **options: Any) -> Parser:
+    """A command whose --help opens with the line the command list shows for it (`help`)."""
+    return commands.add_parser(name, description=options.get("help"), **options)

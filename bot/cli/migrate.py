@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from typing import Any, TextIO
 
-from bot.cli.common import EXIT_OK, Parser, Streams, UsageError
+from bot.cli.common import EXIT_OK, Parser, Streams, UsageError, add_command
 from bot.services import (
     ConnectionLost,
     DatabaseUnavailable,
@@ -54,8 +54,10 @@ def run_migrate_db(arguments: argparse.Namespace, streams: Streams) -> int:
 
 
 def add_migrate_command(commands: argparse._SubParsersAction[Parser]) -> None:
-    command = commands.add_parser(
-        "migrate-db", help="copy a whole database into an empty one (SQLite <-> PostgreSQL)"
+    command = add_command(
+        commands,
+        "migrate-db",
+        help="copy a whole database into an empty one (SQLite <-> PostgreSQL)",
     )
     command.add_argument("--from", dest="source", required=True, metavar="URL")
     command.add_argument("--to", dest="target", required=True, metavar="URL")

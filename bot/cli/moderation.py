@@ -13,8 +13,9 @@ from bot.cli.common import (
     Parser,
     Streams,
     UsageError,
+    add_command,
     database_command,
-    describe_commands,
+    id_argument,
     no_numbered_guests,
     print_json,
     print_lines,
@@ -39,20 +40,13 @@ from bot.present.words import (
 from bot.services import (
     Match,
     Services,
-    UserError,
     parse_lineup,
 )
-from bot.services.lineup import parse_id
 from bot.services.seasons import CARRY_RULE
 from bot.services.settings import SETTING_NAMES
 from bot.services.shapes import match_object, season_object
 
-
-def _match_id(text: str) -> int:
-    try:
-        return parse_id(text, "match id")
-    except UserError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+_match_id = id_argument("match id")
 
 
 _count = whole_argument(1, 1_000_000, "a whole number")
@@ -219,7 +213,7 @@ def add_moderation_commands(commands: argparse._SubParsersAction[Parser]) -> Non
     settings.add_argument(
         "changes", nargs="*", metavar="NAME=VALUE", help=f"any of {', '.join(SETTING_NAMES)}"
     )
-    season = commands.add_parser("season", help="start a season, or list the seasons")
+    season = add_command(commands, "season", help="start a season, or list the seasons")
     season_commands = season.add_subparsers(dest="season_command", required=True, metavar="ACTION")
     start = database_command(
         season_commands, "start", run_season_start, "close the season and start a new one"
@@ -232,4 +226,3 @@ def add_moderation_commands(commands: argparse._SubParsersAction[Parser]) -> Non
         season_commands, "list", run_season_list, "every season, oldest first"
     )
     season_list.add_argument("--json", action="store_true", help="a JSON list")
-    describe_commands(season_commands)

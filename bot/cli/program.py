@@ -23,7 +23,6 @@ from bot.cli.common import (
     Parser,
     Streams,
     database_command,
-    describe_commands,
 )
 from bot.cli.database import add_database_commands
 from bot.cli.migrate import add_migrate_command
@@ -45,7 +44,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_queue_commands(commands, database_command)
     add_webhook_commands(commands, database_command)
     add_migrate_command(commands)
-    describe_commands(commands)
     return parser
 
 

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from bot.cli.common import print_json, print_lines, with_services
+from bot.cli.common import add_command, print_json, print_lines, with_services
 from bot.services import Services
 from bot.services.matchcsv.format import format_time
 from bot.services.queue_rules import wait_text
@@ -95,12 +95,9 @@ def run_queue_list(arguments: argparse.Namespace, streams: Any) -> int:
 
 
 def add_queue_commands(commands: Any, database_command: Any) -> None:
-    queue = commands.add_parser("queue", help="the matchmaking queues and open lobbies")
+    queue = add_command(commands, "queue", help="the matchmaking queues and open lobbies")
     actions = queue.add_subparsers(dest="queue_command", required=True, metavar="ACTION")
     listed = database_command(
         actions, "list", run_queue_list, "every queue with its waiting members, and open lobbies"
     )
     listed.add_argument("--json", action="store_true", help="one JSON object")
-    for listed_action in actions._choices_actions:
-        command = actions.choices[listed_action.dest]
-        command.description = command.description or listed_action.help

@@ -12,6 +12,7 @@ from bot.cli.common import (
     Parser,
     Streams,
     UsageError,
+    add_command,
     config_of,
     whole_argument,
 )
@@ -66,12 +67,12 @@ _port = whole_argument(1, 65_535, "a port number")
 
 
 def add_bot_command(commands: argparse._SubParsersAction[Parser]) -> None:
-    run_command = commands.add_parser("run", help="run the Discord bot")
+    run_command = add_command(commands, "run", help="run the Discord bot")
     run_command.add_argument(
         "--config", default=DEFAULT_CONFIG, metavar="PATH", help=f"config file ({DEFAULT_CONFIG})"
     )
     run_command.set_defaults(handler=run_discord_bot)
-    web = commands.add_parser("web", help="serve the web pages and read API (read only)")
+    web = add_command(commands, "web", help="serve the web pages and read API (read only)")
     web.add_argument("--host", metavar="H", help="address to listen on ([web] host)")
     web.add_argument("--port", type=_port, metavar="P", help="port ([web] port)")
     web.add_argument(

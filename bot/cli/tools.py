@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bot.cli.common import EXIT_OK, GAME_LIST_HELP, Parser, Streams
+from bot.cli.common import EXIT_OK, GAME_LIST_HELP, Parser, Streams, add_command
 from bot.ratings.gamelist import parse_games
 from bot.ratings.performance import format_stability, rating_accuracy, stability
 from bot.ratings.rep import rep
@@ -45,23 +45,24 @@ def run_testit(arguments: argparse.Namespace, streams: Streams) -> int:
 
 def add_performance_commands(commands: argparse._SubParsersAction[Parser]) -> None:
     for name, variant in VARIANTS.items():
-        command = commands.add_parser(
+        command = add_command(
+            commands,
             name,
             help=f"{variant.summary}: rating of the game list on stdin, as RP +UP -DOWN",
             epilog=GAME_LIST_HELP,
         )
         command.set_defaults(handler=run_variant, variant=variant, with_accuracy=False)
-    ra = commands.add_parser(
-        "ra", help="as the variant, then the rating accuracy RA", epilog=GAME_LIST_HELP
+    ra = add_command(
+        commands, "ra", help="as the variant, then the rating accuracy RA", epilog=GAME_LIST_HELP
     )
     ra.add_argument("variant", type=_variant_argument, metavar="VARIANT", help="p1 … p8")
     ra.set_defaults(handler=run_variant, with_accuracy=True)
-    rep_command = commands.add_parser(
-        "rep", help="print STRING COUNT times for each pair; a lone '-' copies stdin"
+    rep_command = add_command(
+        commands, "rep", help="print STRING COUNT times for each pair; a lone '-' copies stdin"
     )
     rep_command.add_argument("arguments", nargs=argparse.REMAINDER, metavar="ARG")
     rep_command.set_defaults(handler=run_rep)
-    testit_command = commands.add_parser("testit", help="the variant over the seed's situations")
+    testit_command = add_command(commands, "testit", help="the variant over the seed's situations")
     testit_command.add_argument(
         "variant", type=_variant_argument, metavar="VARIANT", help="p1 … p8"
     )

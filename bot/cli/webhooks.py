@@ -6,10 +6,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.cli.common import CLI_ACTOR, print_json, print_lines, with_services
+from bot.cli.common import (
+    CLI_ACTOR,
+    add_command,
+    id_argument,
+    print_json,
+    print_lines,
+    with_services,
+)
 from bot.present.lines import webhook_added_lines, webhook_line
-from bot.services import Services, UserError
-from bot.services.lineup import parse_id
+from bot.services import Services
 from bot.services.shapes import webhook_object
 
 
@@ -40,15 +46,11 @@ def run_webhook(arguments: argparse.Namespace, streams: Any) -> int:
     return print_lines(with_services(arguments, act, creates=action == "add"), streams)
 
 
-def _webhook_id(text: str) -> int:
-    try:
-        return parse_id(text, "webhook id")
-    except UserError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+_webhook_id = id_argument("webhook id")
 
 
 def add_webhook_commands(commands: Any, database_command: Any) -> None:
-    webhook = commands.add_parser("webhook", help="webhooks: events sent to your own tools")
+    webhook = add_command(commands, "webhook", help="webhooks: events sent to your own tools")
     actions = webhook.add_subparsers(dest="webhook_command", required=True, metavar="ACTION")
     add = database_command(actions, "add", run_webhook, "add a webhook (prints its secret once)")
     add.add_argument("url", metavar="URL", help="https://… address of the receiver")
@@ -58,6 +60,3 @@ def add_webhook_commands(commands: Any, database_command: Any) -> None:
         command.add_argument("id", type=_webhook_id, metavar="ID", help="the webhook's number")
     listed = database_command(actions, "list", run_webhook, "the webhooks and their deliveries")
     listed.add_argument("--json", action="store_true", help="one JSON array")
-    for listed_action in actions._choices_actions:
-        command = actions.choices[listed_action.dest]
-        command.description = command.description or listed_action.help
