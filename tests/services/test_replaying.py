@@ -13,13 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.ratings.ladder import LadderSettings, match_outcomes
-from bot.ratings.replay import replay_sequential
+from bot.ratings.replay import replay_sequential, replay_waves
 from bot.services.replaying import (
     Record,
     SeasonStart,
     ratings_at_start,
     records_by_season,
     replay_log,
+    replay_match,
 )
 from bot.storage import LogColumns
 from bot.storage.engine import label_codes
@@ -176,3 +177,39 @@ def test_season_starts_must_fall_between_matches(before_row: int, message: str) 
 def test_ratings_at_start_needs_the_closing_standings_of_a_season_start() -> None:
     with pytest.raises(ValueError, match="first_closing"):
         ratings_at_start(tail(stored_log(7, 1, 2), 2), [SeasonStart(0, 0.0)], {}, None)
+
+
+@st.composite
+def one_match(draw: st.DrawFn) -> tuple[list[float], list[int], list[float], list[float]]:
+    size = draw(st.integers(2, 10))
+    sides = draw(st.lists(st.integers(0, 3), min_size=size, max_size=size))
+    if len(set(sides)) == 1:
+        sides[0] = sides[1] + 1
+    rating = st.floats(-5000, 5000, allow_nan=False)
+    ratings = draw(st.lists(rating, min_size=size, max_size=size))
+    scores = draw(st.lists(st.floats(0, 100), min_size=size, max_size=size))
+    minutes = draw(st.lists(st.floats(0.01, 1440), min_size=size, max_size=size))
+    return ratings, sides, scores, minutes
+
+
+@settings(max_examples=300, deadline=None)
+@given(one_match(), st.sampled_from([LadderSettings(), LadderSettings(37.5, 0.7, 9.0, 0.0)]))
+def test_the_light_apply_of_one_match_is_the_wave_replay_bit_for_bit(
+    match: tuple[list[float], list[int], list[float], list[float]], ladder: LadderSettings
+) -> None:
+    """Issue 29: a report applies its match through rating_changes, not a wave replay of a
+    one-match log; both give the same floats, bit for bit."""
+    before, sides, scores, minutes = match
+    count = len(before)
+    waves = replay_waves(
+        np.zeros(count, np.int32),
+        np.arange(count, dtype=np.int32),
+        np.asarray(sides),
+        np.asarray(scores),
+        np.asarray(minutes),
+        count,
+        ladder,
+        np.asarray(before),
+    )
+    light = replay_match(before, sides, scores, minutes, ladder)
+    assert np.array(light).tobytes() == waves.after.tobytes()
