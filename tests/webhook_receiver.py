@@ -22,7 +22,7 @@ class Received:
     headers: dict[str, str]
     body: bytes
     answered: int | str
-    """The status answered, "slow" (no answer in time) or "redirect"."""
+    """The status answered, or the planned answer's name ("slow", "redirect", "pause")."""
 
     @property
     def json(self) -> dict[str, Any]:
@@ -37,7 +37,8 @@ class Received:
 
 class Receiver:
     """Answers each POST with the next answer planned for its path (an HTTP status, "slow":
-    sleep past any client's timeout, "redirect": a 302 to /elsewhere), else 200."""
+    sleep past any client's timeout, "redirect": a 302 to /elsewhere, "pause": 200 after
+    50 ms), else 200."""
 
     def __init__(self, slow_seconds: float = 3.0) -> None:
         self.slow_seconds = slow_seconds
@@ -101,6 +102,9 @@ class Receiver:
             self._cond.notify_all()
         if answer == "slow":
             await asyncio.sleep(self.slow_seconds)
+            return web.Response(status=200)
+        if answer == "pause":
+            await asyncio.sleep(0.05)
             return web.Response(status=200)
         if answer == "redirect":
             raise web.HTTPFound(location=self.url("/elsewhere"))

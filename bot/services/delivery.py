@@ -246,9 +246,10 @@ class WebhookDelivery:
             self._workers.pop(key, None)
 
     async def _deliver_batch(self, guild_id: int, webhook_id: int) -> bool:
-        """Send the webhook's oldest waiting deliveries in order, until one fails; False when
-        none waits. Those answered 2xx are marked done together, at the latest every
-        ACK_SECONDS (a crash before that sends them again, with their ids)."""
+        """Send the webhook's oldest waiting deliveries in order, until one fails or the
+        webhook is removed; False when none waits. Those answered 2xx are marked done
+        together, at the latest every ACK_SECONDS (a crash before that sends them again,
+        with their ids), which is also how soon a removal stops the sending."""
         read = self.context.db.read
         batch = await read.next_deliveries(guild_id, webhook_id, BATCH)
         target = await read.delivery_target(guild_id, webhook_id)
@@ -262,28 +263,33 @@ class WebhookDelivery:
                 if wait > 0:
                     await self._acknowledge(done)
                     await asyncio.sleep(wait)
+                    if await read.delivery_target(guild_id, webhook_id) is None:
+                        break  # removed while waiting
                 status = await self._post(url, secret, delivery)
                 if status.isdigit() and 200 <= int(status) < 300:
                     done.add(delivery.seq, status)
-                    if self.clock() - done.since >= ACK_SECONDS:
-                        await self._acknowledge(done)
-                    continue
-                await self._acknowledge(done)
-                await self._failed(delivery, status, url)
+                    if self.clock() - done.since < ACK_SECONDS or await self._acknowledge(done):
+                        continue
+                elif await self._acknowledge(done):
+                    await self._failed(delivery, status, url)
                 break
         finally:
             await asyncio.shield(self._acknowledge(done))
         return True
 
-    async def _acknowledge(self, done: Acknowledged) -> None:
-        """Mark the deliveries answered 2xx done: their rows go."""
+    async def _acknowledge(self, done: Acknowledged) -> bool:
+        """Mark the deliveries answered 2xx done (their rows go); whether the webhook is
+        still there (True when there was nothing to mark)."""
         if not done.seqs:
-            return
+            return True
         async with self.context.write(done.guild_id) as unit:
-            await unit.tx.deliveries_done(
+            tx = unit.tx
+            await tx.deliveries_done(
                 done.guild_id, done.webhook_id, done.seqs, done.status, self.clock()
             )
+            kept = await tx.delivery_target(done.guild_id, done.webhook_id) is not None
         done.clear(self.clock())
+        return kept
 
     async def _failed(self, delivery: Delivery, status: str, url: str) -> None:
         """An attempt answered otherwise than 2xx: tried again later, dropped once the retry

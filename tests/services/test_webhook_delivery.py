@@ -248,3 +248,19 @@ async def test_a_name_that_now_resolves_to_a_private_address_is_refused_at_deliv
     finally:
         await delivery.stop()
         await services.close()
+
+
+async def test_a_webhook_removed_while_its_events_go_out_gets_no_more_of_them(
+    setup: tuple[Services, WebhookDelivery, Told], fresh: Receiver
+) -> None:
+    services, delivery, _ = setup
+    fresh.plans["/removed"] = ["pause"] * 60
+    await services.webhooks.add(GUILD, MOD, fresh.url("/removed"), "season.started")
+    for _ in range(60):
+        await services.webhooks.test(GUILD, MOD, 1)
+    delivery.wake(GUILD)
+    await fresh.wait_async(lambda received: len(received) >= 3)
+    await services.webhooks.remove(GUILD, MOD, 1)
+    await deliver(delivery)
+    assert 3 <= len(fresh.received) < 20  # at most ACK_SECONDS of them after the removal
+    assert await services.context.db.read.waiting_webhooks(GUILD) == []
