@@ -9,9 +9,10 @@ after its restart, with the same body and `id`. Anything else, or no answer with
 `timeout`, is tried again after 1 s doubling up to an hour apart, until 24 hours have passed since
 the event (`Timing`): then it is dropped and the mod log told (a Change of kind
 "webhook_dropped"). A 410 removes the webhook. Redirects are not followed (a 3xx is a
-failure). Unless `allow_private`, every address the host resolves to is checked at each
-attempt by the connection's own resolver, so a name that now resolves to a private address
-is refused (DNS can change after `add`).
+failure). Unless `allow_private`, every address the host resolves to is checked before
+each batch of deliveries, and again by the resolver of each new connection (the addresses
+actually connected to), so a name that now resolves to a private address is refused (DNS
+can change after `add`).
 
 The workers are started at `start` (catching up on what waits) and whenever `wake` is
 called: the bot calls it on every change of the change feed, which is how a delivery written
@@ -256,6 +257,11 @@ class WebhookDelivery:
         if not batch or target is None:  # none, or removed (its rows went with it)
             return False
         url, secret = target
+        try:  # the connections' resolver checks the addresses again (DNS can change)
+            await checked_target(url, self.allow_private, self.resolve)
+        except UserError as error:
+            await self._failed(batch[0], f"refused: {error}", url)
+            return True
         done = Acknowledged(guild_id, webhook_id, since=self.clock())
         try:
             for delivery in batch:
@@ -327,10 +333,6 @@ class WebhookDelivery:
     async def _post(self, url: str, secret: str, delivery: Delivery) -> str:
         """One attempt: the answer's HTTP status, or what went wrong instead."""
         assert self._session is not None, "start() first"
-        try:
-            await checked_target(url, self.allow_private, self.resolve)
-        except UserError as error:
-            return f"refused: {error}"
         body = delivery.body.encode()
         timestamp = str(int(self.clock()))
         headers = {

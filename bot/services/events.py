@@ -54,7 +54,8 @@ class PendingEvent:
     webhook_id: int | None = None
     """Only this webhook gets it (a test)."""
     reason: str | None = None
-    """Why a member left a queue: "left" or "expired"."""
+    """Why a member left a queue ("left", "expired", "removed"), or joined one again
+    ("back": put back by a dissolved lobby)."""
 
 
 def change_events(change: Change) -> list[PendingEvent]:

@@ -15,6 +15,8 @@ Decisions the spec leaves open:
   games, wins, draws, losses): the performance ratings of the API's member are computed,
   not stored, and an event is made inside a write.
 - A lobby's players leave its queue when it pops: that is `lobby.popped`, not `queue.left`.
+  A member taken out (left the ladder or the server, barred at a pop) is `queue.left` with
+  reason "removed"; a ready player put back by a dissolved lobby is `queue.joined`, "back".
 - A body larger than 64 KiB keeps its event's identity and `"too_large": true` in `data`.
 - `test` sends `webhook.test` to that one webhook through the outbox, so the process that
   owns the guild delivers it as it delivers everything else.
