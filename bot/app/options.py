@@ -9,13 +9,13 @@ from discord import app_commands
 
 from bot.services import UserError
 
-MAX_OPTION_ID: Final = 2**53
-"""The largest id an `id:<int>` option takes (SPEC 7): every integer up to it is exact in
-the JSON numbers of Discord's clients."""
+MAX_OPTION_ID: Final = 2**53 - 1
+"""The largest id an `id:<int>` option takes (SPEC 7): Discord's integers end there, and it
+refuses a whole command registration that declares a bound beyond it."""
 
 
 class IdOption(app_commands.Transformer):
-    """A match or lobby number, 1 ≤ id ≤ 2^53. Declared as the option's bounds, so Discord
+    """A match or lobby number, 1 ≤ id ≤ 2^53 - 1. Declared as the option's bounds, so Discord
     refuses others; one that arrives anyway (from a client that ignores them) is refused here
     with the bounds named, before any query."""
 
@@ -36,7 +36,7 @@ class IdOption(app_commands.Transformer):
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> int:
         if not isinstance(value, int) or not 1 <= value <= MAX_OPTION_ID:
-            raise UserError(f"{self.noun} id {value} must be from 1 to 2^53 ({MAX_OPTION_ID})")
+            raise UserError(f"{self.noun} id {value} must be from 1 to 2^53 - 1 ({MAX_OPTION_ID})")
         return value
 
 

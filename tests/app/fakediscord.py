@@ -21,6 +21,15 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.app.discord_rules import (
+    DEFAULT_ATTACHMENT_SIZE_LIMIT,
+    Problem,
+    autocomplete_problems,
+    commands_problems,
+    invalid_form_body,
+    message_problems,
+)
+
 APPLICATION_ID = 900_000_000_000_000_001
 BOT_USER_ID = APPLICATION_ID
 GUILD_ID = 910_000_000_000_000_001
@@ -38,16 +47,16 @@ FAKE_DISCORD_ORIGIN), so tests can tell which process answered."""
 
 JsonDict = dict[str, Any]
 
-# Discord's documented message limits (Message Resource > Embed Limits; Create Message)
-CONTENT_LIMIT = 2000
-EMBEDS_PER_MESSAGE = 10
-EMBED_TOTAL = 6000
-FIELDS_PER_EMBED = 25
-EMBED_TEXT_LIMITS = {"title": 256, "description": 4096}
-FIELD_TEXT_LIMITS = {"name": 256, "value": 1024}
-FOOTER_LIMIT = 2048
-AUTHOR_NAME_LIMIT = 256
-INVALID_FORM_BODY = 50035
+ATTACHMENT_SIZE_LIMIT = DEFAULT_ATTACHMENT_SIZE_LIMIT
+"""The upload limit of a server without boosts: what the fake's interactions announce as
+`attachment_size_limit` by default, and the limit of its channel messages."""
+
+
+AUTOCOMPLETE_RESULT = 8
+
+
+def _sizes(files: list[File]) -> list[int]:
+    return [len(file.data) for file in files]
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
@@ -55,68 +64,6 @@ def _json(data: Any, status: int = 200) -> web.Response:
     return web.Response(
         body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
     )
-
-
-Problem = tuple[tuple[str, ...], str]
-
-
-def _too_long(path: tuple[str, ...], text: Any, limit: int) -> list[Problem]:
-    if isinstance(text, str) and len(text) > limit:
-        return [(path, f"Must be {limit} or fewer in length.")]
-    return []
-
-
-def _embed_problems(index: int, embed: JsonDict) -> tuple[list[Problem], int]:
-    """An embed's own problems and its characters towards the message's 6,000."""
-    at = ("embeds", str(index))
-    problems: list[Problem] = []
-    counted = [embed.get(key) for key in EMBED_TEXT_LIMITS]
-    for key, limit in EMBED_TEXT_LIMITS.items():
-        problems += _too_long((*at, key), embed.get(key), limit)
-    fields = embed.get("fields") or []
-    if len(fields) > FIELDS_PER_EMBED:
-        problems.append(((*at, "fields"), f"Must be {FIELDS_PER_EMBED} or fewer in length."))
-    for number, embed_field in enumerate(fields):
-        for key, limit in FIELD_TEXT_LIMITS.items():
-            text = embed_field.get(key)
-            if not text:
-                problems.append(((*at, "fields", str(number), key), "This field is required"))
-            problems += _too_long((*at, "fields", str(number), key), text, limit)
-            counted.append(text)
-    footer = (embed.get("footer") or {}).get("text")
-    author = (embed.get("author") or {}).get("name")
-    problems += _too_long((*at, "footer", "text"), footer, FOOTER_LIMIT)
-    problems += _too_long((*at, "author", "name"), author, AUTHOR_NAME_LIMIT)
-    counted += [footer, author]
-    return problems, sum(len(text) for text in counted if isinstance(text, str))
-
-
-def message_problems(body: JsonDict) -> list[Problem]:
-    """What Discord refuses in a message body (content, embeds), by Discord's documented
-    limits; empty when Discord would accept it."""
-    problems = _too_long(("content",), body.get("content"), CONTENT_LIMIT)
-    embeds = body.get("embeds") or []
-    if len(embeds) > EMBEDS_PER_MESSAGE:
-        problems.append((("embeds",), f"Must be {EMBEDS_PER_MESSAGE} or fewer in length."))
-    total = 0
-    for index, embed in enumerate(embeds):
-        found, counted = _embed_problems(index, embed)
-        problems += found
-        total += counted
-    if total > EMBED_TOTAL:
-        problems.append((("embeds",), f"Embed size exceeds maximum size of {EMBED_TOTAL}"))
-    return problems
-
-
-def invalid_form_body(problems: list[Problem]) -> JsonDict:
-    """Discord's 400 answer, errors nested by path as discord.py flattens them."""
-    errors: JsonDict = {}
-    for path, message in problems:
-        node = errors
-        for key in path:
-            node = node.setdefault(key, {})
-        node.setdefault("_errors", []).append({"code": "BASE_TYPE_MAX_LENGTH", "message": message})
-    return {"code": INVALID_FORM_BODY, "message": "Invalid Form Body", "errors": errors}
 
 
 @dataclass(frozen=True)
@@ -290,9 +237,10 @@ class FakeDiscord:
         self.port = port
         """Where it listens (0 until started: any free port)."""
         self.refuse_token = False
-        self.attachment_size_limit = 25 * 1024 * 1024
-        """The upload limit each interaction carries (a test lowers it to try large files)."""
         """Answer the login with 401, as Discord answers a token it does not know."""
+        self.attachment_size_limit = ATTACHMENT_SIZE_LIMIT
+        """The upload limit each interaction carries, and that the fake enforces on the
+        interaction's replies (a test lowers it to try large files)."""
         self._cond = threading.Condition()
         self._ids = itertools.count(950_000_000_000_000_001)
         self._sequence = itertools.count(1)
@@ -405,13 +353,15 @@ class FakeDiscord:
         """Requests refused for breaking Discord's limits (or by fail_next)."""
         return self.of_kind("rejected", after)
 
-    def _refusal(self, kind: str, body: JsonDict, token: str | None) -> web.Response | None:
-        """Discord's answer when it would not take this message, else None."""
+    def _refusal(
+        self, kind: str, body: Any, token: str | None, problems: list[Problem]
+    ) -> web.Response | None:
+        """Discord's answer when it would not take this request (it breaks Discord's rules,
+        `problems`, or a test asked for a failure), else None. Each refusal is recorded."""
         with self._cond:
             status = next((s for k, s in self._failures if k == kind), None)
             if status is not None:
                 self._failures.remove((kind, status))
-        problems = message_problems(body)
         if status is None and not problems:
             return None
         answer = (
@@ -698,7 +648,12 @@ class FakeDiscord:
         }
 
     def _sync(self, parts: list[str], commands: Any) -> web.Response:
+        """A bulk overwrite of the global or a guild's commands: all or nothing, as on
+        Discord (one invalid command refuses the whole list)."""
         guild_id = int(parts[3]) if len(parts) > 3 and parts[2] == "guilds" else None
+        refusal = self._refusal("sync", commands, None, commands_problems(commands))
+        if refusal is not None:
+            return refusal
         echoed = [
             {
                 **command,
@@ -770,7 +725,12 @@ class FakeDiscord:
             )
         kind = {4: "respond", 5: "defer", 6: "defer_update", 7: "update"}.get(body["type"], "other")
         data = body.get("data") or {}
-        refusal = self._refusal(kind, data, token)
+        problems = (
+            autocomplete_problems(data)
+            if body["type"] == AUTOCOMPLETE_RESULT
+            else message_problems(data, _sizes(files), self.attachment_size_limit)
+        )
+        refusal = self._refusal(kind, data, token, problems)
         if refusal is not None:
             return refusal  # the interaction stays unanswered, as with Discord
         info["answered"] = True
@@ -806,7 +766,8 @@ class FakeDiscord:
         if info is None:
             return _json({"code": 10015, "message": "Unknown Webhook"}, 404)
         kind = {"POST": "followup", "PATCH": "edit_original"}.get(method)
-        refusal = self._refusal(kind, body, token) if kind else None
+        problems = message_problems(body, _sizes(files), self.attachment_size_limit)
+        refusal = self._refusal(kind, body, token, problems) if kind else None
         if refusal is not None:
             return refusal
         if method == "POST" and len(parts) == 3:
@@ -832,7 +793,8 @@ class FakeDiscord:
     ) -> web.Response:
         channel_id = int(parts[1])
         kind = {"POST": "message_create", "PATCH": "message_edit"}.get(method)
-        refusal = self._refusal(kind, body, None) if kind else None
+        problems = message_problems(body, _sizes(files), ATTACHMENT_SIZE_LIMIT)
+        refusal = self._refusal(kind, body, None, problems) if kind else None
         if refusal is not None:
             return refusal
         if method == "POST" and len(parts) == 3:
