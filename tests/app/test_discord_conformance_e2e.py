@@ -231,12 +231,14 @@ KNOWN: dict[str, Options] = {
     "queue join": lambda s: {"name": long_name("q01")},
     "queue leave": lambda s: {"name": long_name("q01")},
     "queue result": lambda s: {"lobby": s.lobby, "winner": "draw"},
+    "queue party invite": lambda s: {"member": s.players[35]},
     "admin lobby sub": lambda s: {"id": s.lobby, "out": s.players[0], "in": s.players[32]},
     "admin lobby cancel": lambda s: {"id": s.lobby},
 }
 FIRST = ("report scores", "report team", "report ffa", "report duel", "admin queue create")
 LAST = ("admin lobby sub", "queue result", "admin lobby cancel", "admin void", "admin settings")
 LAST += ("admin season start", "admin queue delete", "admin rank remove", "ladder leave")
+LAST += ("queue party leave",)
 REPORTS = ("report scores", "report team", "report ffa", "report duel")
 
 
@@ -261,9 +263,11 @@ def fill_the_big_queue(sweep: Sweep, fake: FakeDiscord) -> None:
     """24 more queues (25 in all, the most a guild has), and the captains queue filled by 32
     players through its Join button: the lobby pops, its captains pick the 28 others from
     the select menus (25 + 3 at first), and it plays with its four result buttons."""
+    partied = {"size": 32, "party_max": 16}  # a queue that takes parties, at their largest
     for number in range(1, 25):
+        options = partied if number == 1 else {"size": 2}
         sweep.slash(
-            MOD, "admin queue create", name=long_name(f"q{number:02d}"), channel=GENERAL, size=2
+            MOD, "admin queue create", name=long_name(f"q{number:02d}"), channel=GENERAL, **options
         )
     created = sweep.wait(
         lambda e: e.kind == "message_create" and sweep.queue in str(e.payload.get("embeds")), 0
