@@ -1,5 +1,6 @@
-"""The fake Discord refuses what Discord refuses (its documented message limits), with
-HTTP 400 and JSON code 50035, on every endpoint that takes a message."""
+"""The fake Discord refuses what Discord refuses (tests/app/discord_rules.py), with HTTP 400
+and JSON code 50035 naming the bad field, on every endpoint that takes a message, on the
+command sync and on autocomplete answers (issue 23 finding 2)."""
 
 from __future__ import annotations
 
@@ -65,12 +66,25 @@ def server() -> Iterator[FakeDiscord]:
     fake.stop()
 
 
-def request(fake: FakeDiscord, method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+def request(
+    fake: FakeDiscord, method: str, path: str, body: Any, upload: bytes | None = None
+) -> tuple[int, Any]:
+    """The fake's answer to a JSON body, or to a multipart one with `upload` as its file."""
+    data, kind = json.dumps(body).encode(), "application/json"
+    if upload is not None:
+        boundary = "fake-boundary"
+        data = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\n'
+            f"Content-Type: application/json\r\n\r\n".encode()
+            + data
+            + f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="files[0]"; '
+            f'filename="f.csv"\r\nContent-Type: text/csv\r\n\r\n'.encode()
+            + upload
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        kind = f"multipart/form-data; boundary={boundary}"
     sent = urllib.request.Request(
-        f"{fake.url}/api/v10{path}",
-        data=json.dumps(body).encode(),
-        method=method,
-        headers={"Content-Type": "application/json"},
+        f"{fake.url}/api/v10{path}", data=data, method=method, headers={"Content-Type": kind}
     )
     try:
         with urllib.request.urlopen(sent, timeout=5) as answer:
@@ -89,17 +103,61 @@ ENDPOINTS = {
 }
 
 
+BUTTON = {"type": 2, "style": 1, "custom_id": "same", "label": "x"}
+BAD_BODIES: dict[str, tuple[dict[str, Any], bytes | None, tuple[str, ...]]] = {
+    "26 fields": (TOO_BIG["more than 25 fields"], None, ("embeds", "0", "fields")),
+    "a custom_id twice": (
+        {"components": [{"type": 1, "components": [BUTTON, BUTTON]}]},
+        None,
+        ("components", "0", "components", "1", "custom_id"),
+    ),
+    "a file over 10 MiB": ({"content": "x"}, b"x" * (10 * 1024 * 1024 + 1), ("files[0]",)),
+}
+
+
+@pytest.mark.parametrize("bad", BAD_BODIES)
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
-def test_every_message_endpoint_answers_400_50035(server: FakeDiscord, endpoint: str) -> None:
+def test_every_message_endpoint_answers_400_50035(
+    server: FakeDiscord, endpoint: str, bad: str
+) -> None:
     # an interaction as the fake's own injection would register it (no bot needed here)
     server._tokens[TOKEN] = {"id": "1", "type": 2, "channel_id": CHANNEL_ID, "clicked": None}
     status, posted = request(server, "POST", f"/channels/{CHANNEL_ID}/messages", {"content": "x"})
     assert status == 200
     method, path, callback = ENDPOINTS[endpoint]
     path = path.format(message=posted["id"])
-    bad = TOO_BIG["more than 25 fields"]
+    body, upload, where = BAD_BODIES[bad]
     mark = server.mark()
-    status, answer = request(server, method, path, {"type": 4, "data": bad} if callback else bad)
-    assert (status, answer["code"]) == (400, 50035)
-    assert "fields" in answer["errors"]["embeds"]["0"]
+    sent = {"type": 4, "data": body} if callback else body
+    status, answer = request(server, method, path, sent, upload)
+    assert (status, answer["code"], answer["message"]) == (400, 50035, "Invalid Form Body")
+    errors = answer["errors"]
+    for key in where:
+        errors = errors[key]
+    assert errors["_errors"]
     assert len(server.rejected(mark)) == 1
+
+
+def test_a_command_sync_with_one_bad_command_is_refused_whole(server: FakeDiscord) -> None:
+    good = {"name": "match", "description": "Matches", "type": 1}
+    bad = {**good, "name": "show", "options": [
+        {"type": 4, "name": "id", "description": "d", "min_value": 1, "max_value": 2**53}
+    ]}  # fmt: skip
+    path = f"/applications/{APPLICATION_ID}/guilds/1/commands"
+    mark = server.mark()
+    status, answer = request(server, "PUT", path, [good, bad])
+    assert (status, answer["code"]) == (400, 50035)
+    assert answer["errors"]["1"]["options"]["0"]["max_value"]["_errors"]
+    assert server.of_kind("sync", mark) == []  # nothing registered, not even the good one
+    bad["options"][0]["max_value"] = 2**53 - 1
+    assert request(server, "PUT", path, [good, bad])[0] == 200
+    assert [c["name"] for c in server.synced_commands()] == ["match", "show"]
+
+
+def test_an_autocomplete_answer_of_26_choices_is_refused(server: FakeDiscord) -> None:
+    server._tokens["token-auto"] = {"id": "2", "type": 4, "channel_id": CHANNEL_ID}
+    choices = [{"name": f"q{n}", "value": f"q{n}"} for n in range(26)]
+    path = "/interactions/2/token-auto/callback"
+    status, answer = request(server, "POST", path, {"type": 8, "data": {"choices": choices}})
+    assert (status, answer["code"]) == (400, 50035)
+    assert answer["errors"]["choices"]["_errors"]
