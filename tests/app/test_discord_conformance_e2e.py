@@ -225,6 +225,8 @@ KNOWN: dict[str, Options] = {
         "expire_minutes": 1440,
         "maps": ",".join(long_name(f"m{n:02d}") for n in range(25)),
         "pick_order": "abcd" * 16,
+        "range": 2000,
+        "widen": 500,
     },
     "admin queue edit": lambda s: {"name": s.queue, "expire_minutes": 1440},
     "admin queue delete": lambda s: {"name": long_name("q24")},
@@ -262,13 +264,30 @@ def options_for(sweep: Sweep, path: str, schema: list[JsonDict]) -> JsonDict:
 def fill_the_big_queue(sweep: Sweep, fake: FakeDiscord) -> None:
     """24 more queues (25 in all, the most a guild has), and the captains queue filled by 32
     players through its Join button: the lobby pops, its captains pick the 28 others from
-    the select menus (25 + 3 at first), and it plays with its four result buttons."""
-    partied = {"size": 32, "party_max": 16}  # a queue that takes parties, at their largest
+    the select menus (25 + 3 at first), and it plays. Two queues of two choose their map:
+    one by a vote (both vote, then it plays with its result buttons), one by bans from a
+    menu of 25 maps."""
+    maps = {
+        "vote": ",".join(long_name(f"v{n:02d}") for n in range(3)),
+        "ban": ",".join(long_name(f"b{n:02d}") for n in range(25)),
+    }
+    special = {
+        1: {"size": 32, "party_max": 16},  # a queue that takes parties, at their largest
+        **{
+            number: {"size": 2, "ready_seconds": 0, "map_pick": pick, "maps": maps[pick]}
+            for number, pick in ((2, "vote"), (3, "ban"))
+        },
+    }
     for number in range(1, 25):
-        options = partied if number == 1 else {"size": 2}
         sweep.slash(
-            MOD, "admin queue create", name=long_name(f"q{number:02d}"), channel=GENERAL, **options
+            MOD,
+            "admin queue create",
+            name=long_name(f"q{number:02d}"),
+            channel=GENERAL,
+            **special.get(number, {"size": 2}),
         )
+    vote_on_a_map(sweep, fake, long_name("q02"))
+    pop(sweep, fake, long_name("q03"), sweep.players[38:40])
     created = sweep.wait(
         lambda e: e.kind == "message_create" and sweep.queue in str(e.payload.get("embeds")), 0
     )
@@ -298,6 +317,35 @@ def fill_the_big_queue(sweep: Sweep, fake: FakeDiscord) -> None:
         sweep.used.append(select)
     sweep.wait(
         lambda e: e.message_id == message and "playing" in str(e.payload.get("embeds")), mark
+    )
+
+
+def pop(sweep: Sweep, fake: FakeDiscord, name: str, players: list[Member]) -> Event:
+    """`players` fill the queue `name` with its Join button: its lobby's first message."""
+    mark = fake.mark()
+    queue = sweep.wait(lambda e: e.kind == "message_create" and name in str(e.payload), 0)
+    join = next(c for c in custom_ids(queue.payload) if ":join:" in c)
+    for player in players:
+        sweep.answered(fake.click(player, int(queue.message_id or 0), join), join)
+    return sweep.wait(lambda e: e.kind == "message_create" and "Lobby #" in str(e.payload), mark)
+
+
+def vote_on_a_map(sweep: Sweep, fake: FakeDiscord, name: str) -> None:
+    """Two players fill the queue `name`; its lobby offers maps to vote on; both vote and
+    the lobby plays with its result buttons."""
+    voters = sweep.players[36:38]
+    lobby = pop(sweep, fake, name, voters)
+    mark = fake.mark()
+    vote = next(c for c in custom_ids(lobby.payload) if ":vote:" in c)
+    for player in voters:
+        sweep.answered(fake.click(player, int(lobby.message_id or 0), vote), vote)
+    sweep.used.append(vote)
+    sweep.wait(
+        lambda e: (
+            e.message_id == lobby.message_id
+            and any(":lobby:a:" in c for c in custom_ids(e.payload))
+        ),
+        mark,
     )
 
 
