@@ -145,7 +145,7 @@ class LadderBot(commands.Bot):
         await self.feed.stop()
         await self.webhook_delivery.stop()
         if hasattr(self, "live"):
-            self.live.cancel()
+            await self.live.close()
 
     async def on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError

@@ -1,8 +1,8 @@
 """The live leaderboard message of each guild: edited after standings changes, rate-limited.
 
 A burst of matches costs one edit per `edit_seconds`: the first change schedules one delayed
-refresh; changes that arrive while it waits or runs only mark the guild dirty again, and the
-refresh loop renders the newest standings once its turn comes. The time of the last edit is
+refresh; changes that arrive while it waits or runs only mark the guild again, and its worker
+(bot.app.workers) renders the newest standings once its turn comes. The time of the last edit is
 kept by the services (in the database), so the limit also holds across restarts.
 
 The board is a listener of the change feed (bot.services.feed: this process's changes and
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.app.embeds import board_path, leaderboard_embed
+from bot.app.workers import GuildWorkers
 from bot.services.changes import Change
 
 if TYPE_CHECKING:
@@ -33,8 +34,7 @@ class LiveBoards:
     def __init__(self, bot: LadderBot, edit_seconds: float) -> None:
         self.bot = bot
         self.edit_seconds = edit_seconds
-        self._dirty: set[int] = set()
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self.workers = GuildWorkers("the live leaderboard", self.refresh, turn=self._wait_turn)
         self._catching_up: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -59,27 +59,12 @@ class LiveBoards:
 
     def touch(self, guild_id: int) -> None:
         """The guild's standings changed: refresh its live message when allowed."""
-        self._dirty.add(guild_id)
-        if guild_id not in self._tasks:
-            self._tasks[guild_id] = asyncio.create_task(self._run(guild_id))
+        self.workers.touch(guild_id)
 
-    def cancel(self) -> None:
+    async def close(self) -> None:
         if self._catching_up is not None:
             self._catching_up.cancel()
-        for task in self._tasks.values():
-            task.cancel()
-
-    async def _run(self, guild_id: int) -> None:
-        try:
-            while guild_id in self._dirty:
-                await self._wait_turn(guild_id)
-                self._dirty.discard(guild_id)
-                try:
-                    await self.refresh(guild_id)
-                except Exception:
-                    log.exception("could not refresh the live leaderboard of guild %s", guild_id)
-        finally:
-            del self._tasks[guild_id]
+        await self.workers.close()
 
     async def _wait_turn(self, guild_id: int) -> None:
         board = await self.bot.services.standings.live_board(guild_id)

@@ -1,6 +1,7 @@
 """Rank roles in Discord (SPEC 9.2): one worker per guild brings members' roles in line.
 
-A change marks members (or the whole guild) as due; the guild's one worker then reads the
+A change marks members (or the whole guild) as due; the guild's one worker (bot.app.workers)
+then reads the
 roles they hold from Discord (member.roles), asks the services which calls fix them, and
 makes those calls one at a time. discord.py's HTTP client waits out Discord's rate limits
 itself (it honours the X-RateLimit headers and a 429's retry_after, up to five tries); on top
@@ -15,7 +16,6 @@ meanwhile is judged by the roles they really hold.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Final
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Final
 import aiohttp
 import discord
 
+from bot.app.workers import GuildWorkers
 from bot.services.community import RoleCall
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class RankRoles:
         self.report = report
         """Told of each batch of role calls made (the mod log)."""
         self._due: dict[int, set[int] | None] = {}  # guild -> members due (None: everyone)
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self.workers = GuildWorkers("the rank roles", self._step, retry_seconds=RETRY_SECONDS)
         self._made: dict[tuple[int, int], dict[int, bool]] = {}  # (guild, user) -> role: held
 
     def touch(self, guild_id: int, user_ids: Collection[int] | None) -> None:
@@ -55,34 +56,31 @@ class RankRoles:
         if not self.bot.config.discord.owns_guild(guild_id):
             return
         self._mark(guild_id, None if user_ids is None else set(user_ids))
-        if guild_id not in self._tasks:
-            self._tasks[guild_id] = asyncio.create_task(self._run(guild_id))
+        self.workers.touch(guild_id)
 
     def seen(self, guild_id: int, user_id: int) -> None:
         """Discord reported the member's roles: member.roles is true again."""
         self._made.pop((guild_id, user_id), None)
 
     async def idle(self) -> None:
-        """Wait until every queued call has been made (tests, shutdown)."""
-        while self._tasks:
-            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        """Wait until every queued call has been made (tests)."""
+        await self.workers.idle()
 
-    def cancel(self) -> None:
-        for task in self._tasks.values():
-            task.cancel()
+    async def close(self) -> None:
+        await self.workers.close()
 
-    async def _run(self, guild_id: int) -> None:
+    async def _step(self, guild_id: int) -> float | None:
+        """Make the due members' calls; RETRY_SECONDS when some are due again (failed)."""
+        due = self._due.pop(guild_id, set())
         try:
-            while guild_id in self._due:
-                due = self._due.pop(guild_id)
-                try:
-                    await self._sync(guild_id, due)
-                except Exception:
-                    log.exception("could not sync the rank roles of guild %s", guild_id)
-                    self._mark(guild_id, due)
-                    await asyncio.sleep(RETRY_SECONDS)
-        finally:
-            del self._tasks[guild_id]
+            failed = await self._sync(guild_id, due)
+        except Exception:
+            self._mark(guild_id, due)
+            raise
+        if failed:
+            self._mark(guild_id, failed)
+            return RETRY_SECONDS
+        return None
 
     def _mark(self, guild_id: int, user_ids: set[int] | None) -> None:
         due = self._due.get(guild_id, set())
@@ -101,10 +99,11 @@ class RankRoles:
             held[member.id] = [role_id for role_id, has in roles.items() if has]
         return held
 
-    async def _sync(self, guild_id: int, due: set[int] | None) -> None:
+    async def _sync(self, guild_id: int, due: set[int] | None) -> set[int]:
+        """The calls that fix the due members' roles; the members whose calls failed."""
         guild = self.bot.get_guild(guild_id)
         if guild is None:
-            return
+            return set()
         calls = await self.community.role_calls(guild_id, self._held(guild, due), due)
         made: list[RoleCall] = []
         failed: set[int] = set()
@@ -123,9 +122,7 @@ class RankRoles:
                 made.append(call)
         if made and self.report is not None:
             await self.report(guild_id, made)
-        if failed:
-            self._mark(guild_id, failed)
-            await asyncio.sleep(RETRY_SECONDS)
+        return failed
 
     async def _call(self, guild_id: int, call: RoleCall) -> None:
         if call.add:

@@ -228,7 +228,7 @@ class CommunityCog(commands.Cog):
         self.bot.rank_roles = RankRoles(self.bot, self._rank_changes)
 
     async def cog_unload(self) -> None:
-        self.bot.rank_roles.cancel()
+        await self.bot.rank_roles.close()
 
     @commands.Cog.listener()
     async def on_ladder_change(self, change: Change) -> None:

@@ -43,6 +43,7 @@ from bot.app.queue_views import (
     queue_view,
 )
 from bot.app.replies import answer_error, note_stored
+from bot.app.workers import GuildWorkers
 from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
 from bot.services.changes import Change
 from bot.services.core import elo_bridge
@@ -380,50 +381,16 @@ class QueueMessages:
     def __init__(self, bot: LadderBot, service: Queues) -> None:
         self.bot = bot
         self.service = service
-        self._dirty: set[int] = set()
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self.workers = GuildWorkers("the queue messages", self.refresh)
         self._edited: dict[tuple[int, str, int], float] = {}
-        self._closing = False
-        self._drawing: set[int] = set()
 
     def touch(self, guild_id: int) -> None:
-        if self._closing or not self.bot.config.discord.owns_guild(guild_id):
-            return
-        self._dirty.add(guild_id)
-        if guild_id not in self._tasks:
-            self._tasks[guild_id] = asyncio.create_task(self._run(guild_id))
+        if self.bot.config.discord.owns_guild(guild_id):
+            self.workers.touch(guild_id)
 
-    async def close(self, timeout: float = 3.0) -> None:
-        """At shutdown: let the redraws under way finish (a message posted is then always
-        recorded, so a restart never posts it twice), the later ones are left for the next
-        start; past `timeout`, cancel."""
-        self._closing = True
-        for guild_id, task in self._tasks.items():
-            if guild_id not in self._drawing:  # waiting for its turn: nothing half done
-                task.cancel()
-        tasks = list(self._tasks.values())
-        if tasks:
-            _, late = await asyncio.wait(tasks, timeout=timeout)
-            for task in late:
-                task.cancel()
-
-    async def _run(self, guild_id: int) -> None:
-        try:
-            while guild_id in self._dirty and not self._closing:
-                self._dirty.discard(guild_id)
-                self._drawing.add(guild_id)
-                try:
-                    wait = await self.refresh(guild_id)
-                except Exception:
-                    log.exception("could not update the queue messages of guild %s", guild_id)
-                    wait = None
-                finally:
-                    self._drawing.discard(guild_id)
-                if wait is not None and not self._closing:
-                    self._dirty.add(guild_id)
-                    await asyncio.sleep(wait)
-        finally:
-            del self._tasks[guild_id]
+    async def close(self) -> None:
+        """At shutdown (bot.app.workers): the later redraws are left for the next start."""
+        await self.workers.close()
 
     def _too_soon(self, key: tuple[int, str, int]) -> float:
         last = self._edited.get(key)
