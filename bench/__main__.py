@@ -21,6 +21,7 @@ BENCHMARKS = {
     "evaluate": "bench.evaluation",
     "queues": "bench.queues",
     "web": "bench.web",
+    "web-isolation": "bench.web_isolation",
     "webhooks": "bench.webhooks",
 }
 """Benchmark name -> module with `run(quick: bool) -> list[Table] | Table`."""
