@@ -112,9 +112,10 @@ class Receiver:
         return web.Response(status=answer)
 
     def wait_for(
-        self, done: Callable[[list[Received]], bool], timeout: float = 20.0
+        self, done: Callable[[list[Received]], bool], timeout: float = 60.0
     ) -> list[Received]:
-        """What was received once `done` says it is enough (AssertionError after timeout)."""
+        """What was received once `done` says it is enough (AssertionError after `timeout`,
+        long enough for a loaded machine: the wait ends as soon as `done`)."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while not done(self.received):
@@ -125,7 +126,7 @@ class Receiver:
             return list(self.received)
 
     async def wait_async(
-        self, done: Callable[[list[Received]], bool], timeout: float = 20.0
+        self, done: Callable[[list[Received]], bool], timeout: float = 60.0
     ) -> list[Received]:
         return await asyncio.to_thread(self.wait_for, done, timeout)
 

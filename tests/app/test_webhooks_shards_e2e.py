@@ -87,7 +87,7 @@ def test_each_guilds_events_are_delivered_once_by_the_process_owning_its_shard(
         def enough(received: list[Received]) -> bool:
             return all(len([r for r in received if r.path == f"/{g}"]) >= count for g in guilds)
 
-        return receiver.wait_for(enough, 30)
+        return receiver.wait_for(enough)
 
     a, b = PLAYERS[0], PLAYERS[1]
     for round_ in range(2):  # the second round arrives after any duplicate of the first would
