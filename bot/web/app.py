@@ -3,7 +3,7 @@
 Every request of a guild first reads the guild's stamp (bot.web.reading.WebReads.stamp): a
 hidden or unknown guild answers the one NOT_FOUND (no ETag, nothing else that differs), so
 turning `web` off hides a guild at the next request. A shown guild's responses are made once
-per stamp and kept (ResponseCache); their ETag is a hash of the stamp and the request, so
+per stamp and kept (bot.web.kept); their ETag is a hash of the stamp and the request, so
 `If-None-Match` answers 304 until the guild changes.
 
 Only GET and HEAD are served; every response carries the security headers, and nothing a
@@ -17,7 +17,6 @@ import hashlib
 import json
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from bot.services.lineup import parse_id
 from bot.services.standings import MEASURES
 from bot.web.chart import rating_chart
 from bot.web.executor import THREAD_POOL
+from bot.web.kept import Kept
 from bot.web.openapi import openapi_document
 from bot.web.reading import (
     MATCHES_LIMIT,
@@ -127,34 +127,6 @@ class Rendered:
     status: int = 200
 
 
-class ResponseCache:
-    """Responses by ETag, the newest CACHE_ENTRIES; a response being made is made once,
-    whoever else asks for it meanwhile waits for that one."""
-
-    def __init__(self, size: int = CACHE_ENTRIES) -> None:
-        self.size = size
-        self._entries: OrderedDict[str, asyncio.Future[Rendered]] = OrderedDict()
-
-    async def get(self, key: str, make: Callable[[], Awaitable[Rendered]]) -> Rendered:
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries.move_to_end(key)
-            return await asyncio.shield(found)
-        future: asyncio.Future[Rendered] = asyncio.get_running_loop().create_future()
-        self._entries[key] = future
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
-        try:
-            rendered = await make()
-        except BaseException as error:
-            self._entries.pop(key, None)
-            future.set_exception(error)
-            future.exception()  # retrieved: no "never retrieved" warning without waiters
-            raise
-        future.set_result(rendered)
-        return rendered
-
-
 def _is_api(request: web.Request) -> bool:
     return request.path.startswith("/api/")
 
@@ -221,7 +193,7 @@ class WebSite:
         thread_pool: Executor | None = None,
     ) -> None:
         self.reads = WebReads(services, clock)
-        self.cache = ResponseCache()
+        self.cache: Kept[Rendered] = Kept(CACHE_ENTRIES)
         self.turns = Turns()
         self.handling = asyncio.Semaphore(HANDLING)
         """Requests handled on the event loop at once (their waits for a response being made

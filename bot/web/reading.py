@@ -19,9 +19,7 @@ Decisions the spec leaves open:
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import astuple, dataclass
 from typing import Any, Final, TypeVar
@@ -33,18 +31,19 @@ from bot.services.card import RatingPoint
 from bot.services.matchcsv.format import format_time
 from bot.services.shapes import match_object, season_object
 from bot.services.standings import LeaderboardPage
+from bot.web.kept import Kept
 
 PAGE_SIZE: Final = 50
 MAX_PAGE: Final = 1_000_000
 MATCHES_LIMIT: Final = 20
 MAX_MATCHES_LIMIT: Final = 100
 INACTIVITY_SECONDS: Final = 60
-KEPT: Final = 16
-"""Reads kept for their guild's stamp (whole leaderboards by guild, measure and season; season
-lists by guild), each for the newest stamp it was read at."""
-Kept = TypeVar("Kept")
 """With inactivity on, the standings change as time passes (SPEC 9.3): a guild's stamp then
 also changes every this many seconds."""
+KEPT: Final = 16
+"""Reads kept by their guild's stamp (whole leaderboards by guild, measure and season; season
+lists by guild), the newest KEPT (bot.web.kept)."""
+Found = TypeVar("Found")
 
 
 class GuildHiddenError(Exception):
@@ -91,9 +90,7 @@ class WebReads:
         self.clock = clock
         self._stamps: dict[int, tuple[tuple[object, ...], WebStamp]] = {}
         """The newest stamp read of each guild, with what it was made from."""
-        self._kept_reads: OrderedDict[
-            tuple[object, ...], tuple[tuple[object, ...], asyncio.Future[Any]]
-        ] = OrderedDict()
+        self._kept_reads: Kept[Any] = Kept(KEPT)
 
     async def stamp(self, guild_id: int) -> tuple[object, ...]:
         """What the guild's pages depend on, for their ETags; GuildHiddenError for a guild that is
@@ -171,31 +168,14 @@ class WebReads:
         )
 
     async def _kept(
-        self, key: tuple[object, ...], guild_id: int, read: Callable[[], Awaitable[Kept]]
-    ) -> Kept:
+        self, key: tuple[object, ...], guild_id: int, read: Callable[[], Awaitable[Found]]
+    ) -> Found:
         """What `read` gives, read once per stamp of the guild (the newest KEPT reads)."""
         known = self._stamps.get(guild_id)
         if known is None:  # no stamp read yet: nothing to keep it under
             return await read()
-        stamp = known[0]
-        kept = self._kept_reads.get(key)
-        if kept is not None and kept[0] == stamp:
-            self._kept_reads.move_to_end(key)
-            found: Kept = await asyncio.shield(kept[1])
-            return found
-        reading = asyncio.ensure_future(read())
-        self._kept_reads[key] = (stamp, reading)
-        self._kept_reads.move_to_end(key)
-        while len(self._kept_reads) > KEPT:
-            self._kept_reads.popitem(last=False)
-
-        def forget_failure(done: asyncio.Future[Kept]) -> None:
-            failed = done.cancelled() or done.exception() is not None
-            if failed and self._kept_reads.get(key, (None, None))[1] is done:
-                del self._kept_reads[key]
-
-        reading.add_done_callback(forget_failure)
-        return await asyncio.shield(reading)
+        found: Found = await self._kept_reads.get((key, known[0]), read)
+        return found
 
     async def player(self, guild_id: int, user_id: int, variant: str | None) -> PlayerView:
         """The member's rating card (NotFoundError for one without a ladder record)."""
