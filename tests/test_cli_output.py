@@ -147,12 +147,13 @@ def test_every_command_s_help_opens_with_a_one_line_description(name: str) -> No
     assert parser.description in " ".join(parser.format_help().split())
 
 
-def test_readme_defines_the_game_list_format_and_the_p_commands_point_to_it() -> None:
-    readme = (REPOSITORY / "README.md").read_text()
-    assert "### Game lists" in readme
-    assert "<result><opponent rating> [<opponent name>] [<days ago>]" in readme
+def test_the_docs_define_the_game_list_format_and_the_p_commands_point_to_it() -> None:
+    rating_math = (REPOSITORY / "docs" / "rating-math.md").read_text()
+    assert "### Game lists" in rating_math
+    assert "<result><opponent rating> [<opponent name>] [<days ago>]" in rating_math
     for name in ("p1", "p8", "ra", "gr"):
-        assert "README: Game lists" in " ".join(commands()[name].format_help().split())
+        help_text = " ".join(commands()[name].format_help().split())
+        assert "docs/rating-math.md: Game lists" in help_text
 
 
 def test_finding_7_rating_json_carries_the_chart_ending_at_the_carried_rating(

@@ -111,7 +111,8 @@ GAME_LIST_HELP = (
     "A game list has one game per line, newest first: <result><opponent rating> [<opponent "
     "name>] [<days ago>], e.g. '+1500 alice 3': result + win, = draw, - loss; the rating in "
     "Elo units (1500 average); name a word (default unknown); days a number >= 0 (default 0). "
-    "Blank lines are skipped; another bad line is refused with its number (README: Game lists)."
+    "Blank lines are skipped; another bad line is refused with its number "
+    "(docs/rating-math.md: Game lists)."
 )
 
 

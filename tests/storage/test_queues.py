@@ -95,7 +95,7 @@ async def test_due_work_and_next_deadline(database: Database) -> None:
     assert await database.read.next_deadline() == 160.0
     due = await database.read.due_work(165.0)
     assert due.expired == ((GUILD, queue_id, 5),) and due.lobbies == ((GUILD, lobby_id),)
-    assert due.guilds() == [GUILD]
+    assert due.ranged == ()
     async with database.write(GUILD) as tx:
         await tx.update_lobby(GUILD, lobby_id, state="playing", ready_deadline=None)
     assert (await database.read.due_work(165.0)).lobbies == ()
