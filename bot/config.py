@@ -161,6 +161,24 @@ def one_of(*choices: str) -> Callable[[Any], str]:
     return check
 
 
+SHIPPED_LANGUAGES: Final = ("en-US", "de", "es-ES", "fr", "pt-BR", "ru")
+"""SPEC 13: Discord's locale codes of the languages the bot ships, the source first."""
+LANGUAGE_SETTINGS: Final = ("auto", *SHIPPED_LANGUAGES)
+
+
+def language_code(value: Any) -> str:
+    """A shipped language code in any letter case (`pt-br` is `pt-BR`), or `auto`."""
+    text = value.strip() if isinstance(value, str) else value
+    found = [
+        code for code in LANGUAGE_SETTINGS if isinstance(text, str) and code.lower() == text.lower()
+    ]
+    if not found:
+        raise SettingError(
+            f"must be one of {', '.join(LANGUAGE_SETTINGS)}, not {str(value)[:40]!r}"
+        )
+    return found[0]
+
+
 def true_or_false(value: Any) -> bool:
     """A yes/no setting: a boolean, or its words (true/false, yes/no, on/off, 1/0)."""
     if isinstance(value, bool):
@@ -226,6 +244,8 @@ class GuildSettings:
     """SPEC 10.3: a lobby with no result after this many hours is cancelled."""
     web: bool = False
     """SPEC 11.1: the guild's standings are shown on the web pages and the read API."""
+    language: str = "auto"
+    """SPEC 13: the language of what many see (a shipped code; auto: the server's locale)."""
 
     def changed(self, changes: Mapping[str, Any]) -> GuildSettings:
         """A copy with the changes checked by the setting rules (SettingError names the key)."""
@@ -237,6 +257,7 @@ GUILD_SETTING_RULES: Final[Mapping[str, Callable[[Any], Any]]] = {
     "variant": one_of(*VARIANTS),
     "confirm": one_of(*CONFIRM_MODES),
     "web": true_or_false,
+    "language": language_code,
 }
 RATING_CONSTANTS: Final = frozenset({"t", "game_mult", "max_game_length", "initial_rating"})
 """Settings whose change replays the guild (SPEC 2.5)."""

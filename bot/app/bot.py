@@ -20,7 +20,9 @@ from bot.app.invite import invite_link
 from bot.app.live import LiveBoards
 from bot.app.replies import answer_error
 from bot.app.roles import RankRoles
+from bot.app.translator import CatalogTranslator
 from bot.config import Config
+from bot.present.language import Words, public_language, words
 from bot.services import Services
 from bot.services.changes import Change
 from bot.services.delivery import WebhookDelivery
@@ -102,6 +104,13 @@ class LadderBot(commands.Bot):
             self.webhook_delivery.wake(change.guild_id)
         self.dispatch("ladder_change", change)
 
+    async def public_words(self, guild_id: int) -> Words:
+        """The words of what many see in a guild (SPEC 13): its `language` setting, with
+        `auto` the server's preferred locale (English when not shipped)."""
+        setting = (await self.services.settings.current(guild_id)).language
+        guild = self.get_guild(guild_id)
+        return words(public_language(setting, guild.preferred_locale.value if guild else None))
+
     async def web_page(self, guild_id: int, path: str = "") -> str | None:
         """The address of the guild's web page at `path` (under /g/<guild id>) when [web]
         public_url is set and the guild is shown on the web; else None (SPEC 11.2)."""
@@ -125,6 +134,7 @@ class LadderBot(commands.Bot):
     async def load_commands(self) -> None:
         """The cogs and their persistent buttons: the command tree sync_commands sends (the
         docs' command table is checked against it, tests/test_docs.py)."""
+        await self.tree.set_translator(CatalogTranslator())
         for module in COG_MODULES:
             await self.load_extension(module)
         self.add_dynamic_items(MatchButton, PageButton)

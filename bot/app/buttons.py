@@ -19,7 +19,7 @@ from bot.app.embeds import (
     match_stored,
 )
 from bot.app.members import actor, guild_of
-from bot.app.replies import answer_error, note_stored
+from bot.app.replies import answer_error, member_words, note_stored
 from bot.services import LeaderboardPage, Match, UserError
 from bot.services.changes import Change
 from bot.services.match_rules import opponents_to_ask
@@ -260,17 +260,22 @@ class PageButton(
                 return
             url = await bot.web_page(guild_id, board_path(mine))
             if interaction.user.id != self.owner_id:
+                said = member_words(interaction)
                 await interaction.response.send_message(
-                    embed=leaderboard_embed(mine, highlight=interaction.user.id, url=url),
+                    embed=leaderboard_embed(
+                        mine, highlight=interaction.user.id, url=url, said=said
+                    ),
                     ephemeral=True,
                 )
                 return
-            embed = leaderboard_embed(mine, highlight=self.owner_id, url=url)
+            said = await bot.public_words(guild_id)
+            embed = leaderboard_embed(mine, highlight=self.owner_id, url=url, said=said)
             view = leaderboard_view(self.owner_id, mine)
         else:
             board = await bot.services.standings.leaderboard(guild_id, self.topic, self.page)
             url = await bot.web_page(guild_id, board_path(board))
-            embed = leaderboard_embed(board, url=url)
+            said = await bot.public_words(guild_id)
+            embed = leaderboard_embed(board, url=url, said=said)
             view = leaderboard_view(self.owner_id, board)
         await interaction.response.edit_message(embed=embed, view=view)
 

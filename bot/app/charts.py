@@ -29,8 +29,8 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from bot.present.language import ENGLISH, N_, Words
 from bot.present.series import match_positions, season_starts
-from bot.present.words import rating_text
 from bot.services.card import RatingPoint
 
 WIDTH_INCHES: Final = 12.0
@@ -114,7 +114,7 @@ XValues = np.ndarray[Any, Any]
 """A chart's x values: match numbers (float64) or times (datetime64)."""
 
 
-def _season_marks(axes: Axes, xs: XValues, history: Sequence[RatingPoint]) -> None:
+def _season_marks(axes: Axes, xs: XValues, history: Sequence[RatingPoint], said: Words) -> None:
     """A dotted line and a diamond at each season start of the series."""
     for number, index in enumerate(season_starts(history)):
         axes.axvline(
@@ -122,14 +122,17 @@ def _season_marks(axes: Axes, xs: XValues, history: Sequence[RatingPoint]) -> No
             color=SEASON,
             linestyle=":",
             linewidth=1.4,
-            label="season start" if number == 0 else None,
+            label=said.gettext(N_("season start")) if number == 0 else None,
         )
         axes.plot([xs[index]], [history[index].rating], marker="D", markersize=8, color=SEASON)
 
 
-def rating_chart(start: float, history: Sequence[RatingPoint], title: str) -> Figure:
+def rating_chart(
+    start: float, history: Sequence[RatingPoint], title: str, said: Words = ENGLISH
+) -> Figure:
     """The chart of a member's ladder rating: `start` before the first match, then the
-    series of the card (at least one point; the last is the current rating)."""
+    series of the card (at least one point; the last is the current rating); its labels
+    and numbers in the language of `said`."""
     figure = Figure(figsize=(WIDTH_INCHES, HEIGHT_INCHES), dpi=DPI)
     axes = figure.add_subplot()
     _style(figure, axes)
@@ -148,7 +151,7 @@ def rating_chart(start: float, history: Sequence[RatingPoint], title: str) -> Fi
         )
         axes.xaxis.set_major_locator(locator)
         axes.xaxis.set_major_formatter(formatter)
-        axes.set_xlabel("date (UTC)", color=MUTED)
+        axes.set_xlabel(said.gettext(N_("date (UTC)")), color=MUTED)
     else:
         positions = match_positions(history)
         xs = np.array(positions)
@@ -164,15 +167,19 @@ def rating_chart(start: float, history: Sequence[RatingPoint], title: str) -> Fi
         axes.xaxis.set_major_formatter(FuncFormatter(_match_number))
         # A season start last sits half way to a match not played yet: no tick for that one.
         axes.set_xlim(-0.5, positions[-1] + (0.5 if positions[-1].is_integer() else 0.3))
-        axes.set_xlabel("match", color=MUTED)
-    _season_marks(axes, xs, history)
+        axes.set_xlabel(said.gettext(N_("match")), color=MUTED)
+    _season_marks(axes, xs, history, said)
     last_x = xs[-1]
     axes.axhline(
-        start, color=MUTED, linestyle="--", linewidth=1.2, label=f"start {rating_text(start)}"
+        start,
+        color=MUTED,
+        linestyle="--",
+        linewidth=1.2,
+        label=said.gettext(N_("start {rating}"), rating=said.rating(start)),
     )
     axes.plot([last_x], [ratings[-1]], marker="o", markersize=9, color=CURRENT)
     axes.annotate(
-        rating_text(ratings[-1]),
+        said.rating(ratings[-1]),
         xy=(last_x, ratings[-1]),
         xytext=(-12, 12),
         textcoords="offset points",
@@ -185,7 +192,7 @@ def rating_chart(start: float, history: Sequence[RatingPoint], title: str) -> Fi
     low, high = min(start, *ratings), max(start, *ratings)
     pad = max((high - low) * 0.15, 10.0)
     axes.set_ylim(low - pad, high + pad)
-    axes.set_ylabel("ladder rating", color=MUTED)
+    axes.set_ylabel(said.gettext(N_("ladder rating")), color=MUTED)
     axes.set_title(
         drawable(title),
         color=TEXT,
@@ -206,6 +213,8 @@ def png_bytes(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def rating_chart_png(start: float, history: Sequence[RatingPoint], title: str) -> bytes:
+def rating_chart_png(
+    start: float, history: Sequence[RatingPoint], title: str, said: Words = ENGLISH
+) -> bytes:
     """`rating_chart` as PNG bytes."""
-    return png_bytes(rating_chart(start, history, title))
+    return png_bytes(rating_chart(start, history, title, said))

@@ -11,17 +11,15 @@ from typing import Final
 from urllib.parse import quote
 
 import discord
+from babel.numbers import format_percent
 
 from bot.app.members import shown_name
 from bot.config import GuildSettings, WebConfig
+from bot.present.language import ENGLISH, N_, NC_, Words
 from bot.present.words import (
-    accuracy_text,
     actor_text,
-    measure_text,
     participant_move,
-    performance_text,
     plural,
-    rating_move,
     rating_text,
     score_text,
     setting_text,
@@ -58,7 +56,7 @@ STATUS_COLOUR = {
     "applied": discord.Colour.green(),
     "void": discord.Colour.dark_grey(),
 }
-MEASURE_TITLE = {"ladder": "ladder rating", "ra": "rating accuracy (RA)"}
+MEASURE_TITLE = {"ladder": N_("ladder rating"), "ra": N_("rating accuracy (RA)")}
 FIELD_VALUE_LIMIT: Final = 1024
 """Discord's limit on an embed field's value (an embed: 25 fields, 6,000 characters)."""
 FIELDS_LIMIT: Final = 25
@@ -69,8 +67,8 @@ NAME_LIMIT: Final = 32
 FIELD_PER_SIDE_UP_TO: Final = 8
 """A match of at most this many sides shows one field per side; more are packed."""
 DIGITS: Final = re.compile(r"([0-9]+)")
-PROVISIONAL_NOTE = "Provisional: too few matches yet for the rating to settle."
-INACTIVE_NOTE = "Inactive: no match within the server's inactive_days; off the leaderboards."
+PROVISIONAL_NOTE = N_("Provisional: too few matches yet for the rating to settle.")
+INACTIVE_NOTE = N_("Inactive: no match within the server's inactive_days; off the leaderboards.")
 
 
 def participant_line(participant: Participant, status: str) -> str:
@@ -191,23 +189,41 @@ def match_summary(match: Match) -> str:
     return f"#{match.id} {match.status}: {names}"[:200]
 
 
-def form_line(entry: FormEntry) -> str:
+def form_line(entry: FormEntry, said: Words = ENGLISH) -> str:
     """One recent match on the card: number, day, result and rating change."""
-    move = rating_move(entry.rating_before, entry.rating_after)
-    return f"#{entry.match_id} <t:{round(entry.played_at)}:d> **{entry.result}** {move}"
+    before, after = said.rating(entry.rating_before), said.rating(entry.rating_after)
+    change = said.signed(round(entry.rating_after, 1) - round(entry.rating_before, 1), 1)
+    result = outcome_text(entry.result, said)
+    day = f"<t:{round(entry.played_at)}:d>"
+    return f"#{entry.match_id} {day} **{result}** {before} → {after} ({change})"
+
+
+OUTCOME_LETTERS: Final = {
+    "W": NC_("outcome", "W"),
+    "D": NC_("outcome", "D"),
+    "L": NC_("outcome", "L"),
+}
+"""The letters of a win, draw and loss (the card's form, streak and record say W/D/L)."""
+
+
+def outcome_text(result: str, said: Words) -> str:
+    """A result (`W`, `L3`, `2nd/5`) with the win/draw/loss letter in the language."""
+    letter = OUTCOME_LETTERS.get(result[:1])
+    return result if letter is None else said.pgettext("outcome", letter) + result[1:]
 
 
 def rating_embed(
-    card: RatingCard, chart_filename: str | None, url: str | None = None
+    card: RatingCard, chart_filename: str | None, url: str | None = None, said: Words = ENGLISH
 ) -> discord.Embed:
     """The rating card: ladder rating (and peak, streak, win rate, form), rank, record, the
     variant's performance ± and RA."""
     member, stats = card.member, card.stats
+    _ = said.gettext
     embed = discord.Embed(
-        title=f"{shown_name(member.name)} — rating",
+        title=_(N_("{name} — rating"), name=shown_name(member.name)),
         url=url,
         description="\n".join(
-            note
+            _(note)
             for note, shown in (
                 (INACTIVE_NOTE, card.inactive),
                 (PROVISIONAL_NOTE, card.provisional),
@@ -217,28 +233,45 @@ def rating_embed(
         or None,
         colour=discord.Colour.blurple(),
     )
-    embed.add_field(name="Ladder rating", value=rating_text(card.rating))
-    embed.add_field(name="Rank", value=f"#{card.rank}" if card.rank is not None else "unranked")
+    embed.add_field(name=_(N_("Ladder rating")), value=said.rating(card.rating))
+    rank = _(N_("#{rank}"), rank=said.integer(card.rank)) if card.rank is not None else None
+    embed.add_field(name=_(N_("Rank")), value=rank or _(N_("unranked")))
     # The record restarts with each season; peak, streak, win rate and form span them all.
-    record = f"{card.wins}W {card.draws}D {card.losses}L ({plural(card.games, 'game')} this season)"
-    embed.add_field(name="Record", value=record)
-    embed.add_field(name="Peak", value=rating_text(stats.peak) if stats.peak is not None else "—")
-    embed.add_field(name="Streak", value=stats.streak or "—")
+    record = said.ngettext(
+        N_("{wins}W {draws}D {losses}L ({count} game this season)"),
+        N_("{wins}W {draws}D {losses}L ({count} games this season)"),
+        card.games,
+        wins=card.wins,
+        draws=card.draws,
+        losses=card.losses,
+    )
+    embed.add_field(name=_(N_("Record")), value=record)
+    peak = said.rating(stats.peak) if stats.peak is not None else "—"
+    embed.add_field(name=_(N_("Peak")), value=peak)
+    streak = outcome_text(stats.streak, said) if stats.streak else "—"
+    embed.add_field(name=_(N_("Streak")), value=streak)
     win_rate = (
-        f"{stats.win_rate:.0%} of {plural(stats.games, 'game')} (all seasons)"
+        said.ngettext(
+            N_("{rate} of {count} game (all seasons)"),
+            N_("{rate} of {count} games (all seasons)"),
+            stats.games,
+            rate=format_percent(stats.win_rate, locale=said.locale),
+        )
         if stats.win_rate is not None
         else "—"
     )
-    embed.add_field(name="Win rate", value=win_rate)
+    embed.add_field(name=_(N_("Win rate")), value=win_rate)
     embed.add_field(
-        name=f"Performance ({card.variant})",
-        value=performance_text(card.performance, card.up, card.down),
+        name=_(N_("Performance ({variant})"), variant=card.variant),
+        value=said.performance(card.performance, card.up, card.down),
     )
-    embed.add_field(name="RA", value=accuracy_text(card.ra))
+    embed.add_field(name="RA", value=said.accuracy(card.ra))
     if not member.enabled:
-        embed.add_field(name="Ladder", value="opted out (/ladder join to be rated again)")
-    form = "\n".join(form_line(entry) for entry in stats.form) or "No matches yet."
-    embed.add_field(name="Recent form", value=form[:1024], inline=False)
+        embed.add_field(
+            name=_(N_("Ladder")), value=_(N_("opted out (/ladder join to be rated again)"))
+        )
+    form = "\n".join(form_line(entry, said) for entry in stats.form) or _(N_("No matches yet."))
+    embed.add_field(name=_(N_("Recent form")), value=form[:1024], inline=False)
     if chart_filename is not None:
         embed.set_image(url=f"attachment://{chart_filename}")
     return embed
@@ -276,36 +309,47 @@ def seasons_embed(seasons: Sequence[SeasonSummary]) -> discord.Embed:
     )
 
 
-def leaderboard_value(by: str, value: float) -> str:
-    return ("RA " if by == "ra" else "") + measure_text(by, value)
+def leaderboard_value(by: str, value: float, said: Words = ENGLISH) -> str:
+    return "RA " + said.accuracy(value) if by == "ra" else said.rating(value)
 
 
 def leaderboard_embed(
     page: LeaderboardPage,
-    title: str = "Leaderboard",
+    title: str = N_("Leaderboard"),
     highlight: int | None = None,
     url: str | None = None,
+    said: Words = ENGLISH,
 ) -> discord.Embed:
     """One page: rank, name, the measure, ladder rating and record; the `highlight` member's
     row marked. The embed's timestamp says when the standings were read."""
-    measure = MEASURE_TITLE.get(page.by, f"performance {page.by}")
+    _ = said.gettext
+    measure = (
+        _(MEASURE_TITLE[page.by])
+        if page.by in MEASURE_TITLE
+        else _(N_("performance {variant}"), variant=page.by)
+    )
     lines = [
         ("▶ " if row.user_id == highlight else "")
-        + f"**{row.rank}.** {shown_name(row.name)} — {leaderboard_value(page.by, row.value)}"
-        + ("" if page.by == "ladder" else f" (ladder {rating_text(row.rating)})")
-        + f" · {row.wins}W {row.draws}D {row.losses}L"
-        + (" · *provisional*" if row.provisional else "")
+        + f"**{row.rank}.** {shown_name(row.name)} — {leaderboard_value(page.by, row.value, said)}"
+        + (
+            ""
+            if page.by == "ladder"
+            else _(N_(" (ladder {rating})"), rating=said.rating(row.rating))
+        )
+        + " · "
+        + _(N_("{wins}W {draws}D {losses}L"), wins=row.wins, draws=row.draws, losses=row.losses)
+        + (" · *" + _(N_("provisional")) + "*" if row.provisional else "")
         for row in page.rows
     ]
     embed = discord.Embed(
-        title=f"{title} — by {measure}",
+        title=_(N_("{title} — by {measure}"), title=_(title), measure=measure),
         url=url,
         description=shorten("\n".join(lines), DESCRIPTION_LIMIT)
-        or "Nobody has played enough matches yet.",
+        or _(N_("Nobody has played enough matches yet.")),
         colour=discord.Colour.blurple(),
         timestamp=datetime.now(UTC),
     )
-    embed.set_footer(text=leaderboard_footer(page, on_the_web=url is not None))
+    embed.set_footer(text=leaderboard_footer(page, on_the_web=url is not None, said=said))
     return embed
 
 
@@ -319,16 +363,25 @@ def match_path(match: Match) -> str:
     return f"/matches/{match.id}"
 
 
-def leaderboard_footer(page: LeaderboardPage, *, on_the_web: bool = False) -> str:
+def leaderboard_footer(
+    page: LeaderboardPage, *, on_the_web: bool = False, said: Words = ENGLISH
+) -> str:
     """Which page of how many, and where the next one is (the live board has no buttons;
     `on_the_web`: the title links to the whole board)."""
+    _ = said.gettext
     pages = max(page.pages, 1)
     more = ""
     if page.page < pages:
         season = f" season:{page.season}" if page.season is not None else ""
-        web = " or the title's web page" if on_the_web else ""
-        more = f" · next: /leaderboard page:{page.page + 1}{season}{web}"
-    return f"page {page.page} of {pages} · {plural(page.total, 'player')}{more} · updated"
+        next_page = f"/leaderboard page:{page.page + 1}{season}"
+        more = " · " + (
+            _(N_("next: {command} or the title's web page"), command=next_page)
+            if on_the_web
+            else _(N_("next: {command}"), command=next_page)
+        )
+    players = said.ngettext(N_("{count} player"), N_("{count} players"), page.total)
+    where = _(N_("page {page} of {pages}"), page=page.page, pages=pages)
+    return f"{where} · {players}{more} · " + _(N_("updated"))
 
 
 def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.Embed:
@@ -348,6 +401,7 @@ def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.
         ("no_show_minutes", settings.no_show_minutes),
         ("lobby_hours", settings.lobby_hours),
         ("web", settings.web),
+        ("language", settings.language),
     ):
         embed.add_field(name=name, value=setting_text(value))
     return embed

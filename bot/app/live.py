@@ -22,6 +22,7 @@ import discord
 
 from bot.app.embeds import board_path, leaderboard_embed
 from bot.app.workers import GuildWorkers
+from bot.present.language import N_
 from bot.services.changes import Change
 
 if TYPE_CHECKING:
@@ -80,7 +81,8 @@ class LiveBoards:
             return
         page = await self.bot.services.standings.leaderboard(guild_id)
         url = await self.bot.web_page(guild_id, board_path(page))
-        embed = leaderboard_embed(page, title="Live leaderboard", url=url)
+        said = await self.bot.public_words(guild_id)
+        embed = leaderboard_embed(page, title=N_("Live leaderboard"), url=url, said=said)
         channel = self.bot.get_partial_messageable(board.channel_id, guild_id=guild_id)
         message_id = board.message_id
         if message_id is not None:

@@ -16,6 +16,7 @@ import discord
 
 from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, whole_lines
 from bot.app.members import shown_name
+from bot.present.language import ENGLISH, N_, Words
 from bot.present.words import rating_text, team_name
 from bot.ratings.elo import EloBridge
 from bot.services.errors import shorten
@@ -52,59 +53,79 @@ def when(moment: float) -> str:
     return f"<t:{int(moment)}:R>"
 
 
-def queue_kind(queue: Queue) -> str:
+def queue_kind(queue: Queue, said: Words = ENGLISH) -> str:
     spec = queue.settings
     if spec.format == "ffa":
-        return f"free-for-all of {spec.size}"
+        return said.gettext(N_("free-for-all of {size}"), size=spec.size)
     per_team = spec.size // spec.teams
-    return f"{spec.teams} teams of {per_team} · {spec.mode}"
+    return said.gettext(
+        N_("{teams} teams of {size} · {mode}"), teams=spec.teams, size=per_team, mode=spec.mode
+    )
 
 
-def queue_embed(queue: Queue, deleted: bool = False) -> discord.Embed:
+def queue_embed(queue: Queue, deleted: bool = False, said: Words = ENGLISH) -> discord.Embed:
     """The queue's message: name, format, size, the members waiting in order with how long
     they have waited, and the last thing that happened to it."""
+    _ = said.gettext
     spec = queue.settings
     count = f"{len(queue.waiting)}/{spec.size}"
-    title = f"Queue {spec.name} — {count}" if not deleted else f"Queue {spec.name} (deleted)"
+    title = (
+        _(N_("Queue {name} — {count}"), name=spec.name, count=count)
+        if not deleted
+        else _(N_("Queue {name} (deleted)"), name=spec.name)
+    )
     lines = [
-        f"{place}. <@{w.user_id}> · joined {when(w.joined_at)}"
+        _(N_("{place}. {member} · joined {when}"), place=place, member=f"<@{w.user_id}>",
+          when=when(w.joined_at))
         for place, w in enumerate(queue.waiting, 1)
-    ]
+    ]  # fmt: skip
     if deleted:
         gone = " ".join(f"<@{w.user_id}>" for w in queue.waiting)
-        head = "This queue was deleted by a moderator"
-        text = f"{head}; these members were taken out of it: {gone}" if gone else head + "."
+        text = (
+            _(N_("This queue was deleted by a moderator; these members were taken out of it: "
+                 "{members}"), members=gone)
+            if gone
+            else _(N_("This queue was deleted by a moderator."))
+        )  # fmt: skip
         return discord.Embed(title=title, description=shorten(text, DESCRIPTION_LIMIT))
-    head = f"{queue_kind(queue)} · ready check " + (
-        f"{spec.ready_seconds} s" if spec.ready_seconds else "off"
+    ready = (
+        _(N_("ready check {seconds} s"), seconds=spec.ready_seconds)
+        if spec.ready_seconds
+        else _(N_("ready check off"))
     )
-    head += f" · leaves after {spec.expire_minutes} min"
+    leaves = _(N_("leaves after {minutes} min"), minutes=spec.expire_minutes)
+    head = f"{queue_kind(queue, said)} · {ready} · {leaves}"
     if spec.rating_range:
-        head += f"\n{range_text(queue).capitalize()}"
+        head += f"\n{range_text(queue, said)}"
     if spec.party_max > 1:
-        head += f"\nParties of up to {spec.party_max} (/queue party invite; the leader joins)"
+        head += "\n" + _(
+            N_("Parties of up to {size} (/queue party invite; the leader joins)"),
+            size=spec.party_max,
+        )
     if spec.maps:
-        head += f"\nMaps: {shorten(', '.join(spec.maps), 600)}"
+        head += "\n" + _(N_("Maps: {maps}"), maps=shorten(", ".join(spec.maps), 600))
     notice = f"\n\n{shorten(queue.notice, 600)}" if queue.notice else ""
-    body = whole_lines(lines, DESCRIPTION_LIMIT - len(head) - len(notice) - 10, "Nobody yet.")
+    body = whole_lines(
+        lines, DESCRIPTION_LIMIT - len(head) - len(notice) - 10, _(N_("Nobody yet."))
+    )
     embed = discord.Embed(
         title=title,
         description=f"{head}\n\n{body}{notice}",
         colour=discord.Colour.blurple(),
     )
-    embed.set_footer(text="Join or Leave with the buttons, or /queue join and /queue leave.")
+    embed.set_footer(text=_(N_("Join or Leave with the buttons, or /queue join and /queue leave.")))
     return embed
 
 
-def queue_view(queue: Queue) -> discord.ui.View:
+def queue_view(queue: Queue, said: Words = ENGLISH) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for action, label, style in (
-        ("join", "Join", discord.ButtonStyle.success),
-        ("leave", "Leave", discord.ButtonStyle.secondary),
+        ("join", N_("Join"), discord.ButtonStyle.success),
+        ("leave", N_("Leave"), discord.ButtonStyle.secondary),
     ):
         view.add_item(
             discord.ui.Button(
-                label=label,
+                label=said.gettext(label),
                 style=style,
                 custom_id=QUEUE_ID.format(action=action, queue_id=queue.queue_id),
             )
@@ -327,11 +348,16 @@ def party_text(party: Party | None) -> str:
     return shorten(text, CONTENT_LIMIT)
 
 
-def range_text(queue: Queue) -> str:
-    """A queue's rating range as its message and /admin queue show it."""
+def range_text(queue: Queue, said: Words = ENGLISH) -> str:
+    """A queue's rating range as its message and /admin queue show it (capitalised)."""
     spec = queue.settings
-    widen = f", +{spec.widen} a minute waited" if spec.widen else ""
-    return f"rating range ±{spec.rating_range} Elo{widen}"
+    if spec.widen:
+        return said.gettext(
+            N_("Rating range ±{range} Elo, +{widen} a minute waited"),
+            range=spec.rating_range,
+            widen=spec.widen,
+        )
+    return said.gettext(N_("Rating range ±{range} Elo"), range=spec.rating_range)
 
 
 def window_line(window: Window) -> str:
@@ -355,7 +381,8 @@ def queue_list_text(
             f"<#{queue.settings.channel_id}>: {len(queue.waiting)}/{queue.settings.size}{mine}"
         )
         if queue.queue_id in windows:
-            lines.append(f"  {range_text(queue)}; windows now:")
+            shown = range_text(queue)
+            lines.append(f"  {shown[:1].lower()}{shown[1:]}; windows now:")
             lines += [window_line(w) for w in windows[queue.queue_id]]
     text = whole_lines(lines, CONTENT_LIMIT - 2, "")
     return text if len(text) == len("\n".join(lines)) else f"{text}\n…"

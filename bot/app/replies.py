@@ -9,16 +9,24 @@ from typing import Any, Final
 import discord
 from discord import app_commands
 
+from bot.present.language import N_, Words, words
 from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
 from bot.services.errors import quoted, shorten
 
 log = logging.getLogger(__name__)
 
-GENERIC_FAILURE = "Something went wrong on our side; nothing was changed. Please try again later."
+GENERIC_FAILURE = N_(
+    "Something went wrong on our side; nothing was changed. Please try again later."
+)
 CONTENT_LIMIT: Final = 2000
 """Discord refuses a message with longer content (and the user then sees nothing)."""
 STORED: Final = "ladderbot.stored"
 """Key in Interaction.extras: what this interaction's command has stored, once it has."""
+
+
+def member_words(interaction: discord.Interaction[Any]) -> Words:
+    """The words of a reply to one member (an ephemeral one): their client's language."""
+    return words(interaction.locale.value)
 
 
 def note_stored(interaction: discord.Interaction[Any], what: str) -> None:
@@ -52,16 +60,27 @@ async def send_private(interaction: discord.Interaction[Any], content: str) -> N
     await interaction.followup.send(content, ephemeral=True)
 
 
-def user_message(error: BaseException) -> str | None:
+def refusal_text(error: UserError, said: Words) -> str:
+    """A refusal in a language: its template's translation with its params."""
+    return said.gettext(error.template, **error.params)
+
+
+def user_message(error: BaseException, said: Words) -> str | None:
     """The message to show for a refusal, or None for an unexpected failure."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, UserError | DatabaseBusy | DatabaseUnavailable):
+    if isinstance(error, UserError):
+        return refusal_text(error, said)
+    if isinstance(error, DatabaseBusy | DatabaseUnavailable):
         return str(error)
     if isinstance(error, app_commands.TransformerError):
         if isinstance(error.__cause__, UserError):  # an option's own check (bot.app.options)
-            return str(error.__cause__)
-        return f"{quoted(str(error.value))} is not a valid {error.type.name} here."
+            return refusal_text(error.__cause__, said)
+        return said.gettext(
+            N_("{value} is not a valid {kind} here."),
+            value=quoted(str(error.value)),
+            kind=error.type.name,
+        )
     if isinstance(error, app_commands.CheckFailure):
         return str(error)
     return None
@@ -71,14 +90,17 @@ async def answer_error(interaction: discord.Interaction[Any], error: BaseExcepti
     """One place for every failure: a refusal's own message, else a generic one plus a log.
     A failure after a write says what was stored: the write stands, the reply did not."""
     stored: str | None = interaction.extras.get(STORED)
-    message = user_message(error)
+    said = member_words(interaction)
+    message = user_message(error, said)
     if message is None or stored is not None:
         command = interaction.command.qualified_name if interaction.command else interaction.data
         log.error("interaction %s (%s) failed", interaction.id, command, exc_info=error)
     if stored is not None:
-        message = f"{stored} (Its full reply could not be shown here.)"
+        message = said.gettext(
+            N_("{stored} (Its full reply could not be shown here.)"), stored=stored
+        )
     elif message is None:
-        message = GENERIC_FAILURE
+        message = said.gettext(GENERIC_FAILURE)
     try:
         await send_private(interaction, message)
     except discord.HTTPException:

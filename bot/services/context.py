@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from bot.config import GuildSettings
 from bot.services.changes import Change, ChangeListener
-from bot.services.errors import UserError
+from bot.services.errors import N_, UserError
 from bot.services.events import PendingEvent, change_events
 from bot.services.feed import record_change
 from bot.storage import ConnectionLost, Database, Match, Member, WriteTransaction
@@ -80,7 +80,10 @@ def _retried(
 
 
 def not_found(match_id: int) -> UserError:
-    return UserError(f"there is no match #{match_id} in this server; see /match list for ids")
+    return UserError(
+        N_("there is no match #{match_id} in this server; see /match list for ids"),
+        match_id=match_id,
+    )
 
 
 class Unit:

@@ -9,7 +9,23 @@ class UserError(ValueError):
 
     Raised before anything is written, or inside the write transaction so it rolls back:
     a UserError never leaves a change behind.
+
+    A refusal the front ends translate (SPEC 13) is raised as `UserError(N_(template),
+    **params)`: str() is the English sentence, and a front end looks the template up in its
+    language's catalog and fills in the same params. A refusal raised with a finished
+    sentence (no params) is shown as it is where its catalog has no translation.
     """
+
+    def __init__(self, template: str, /, **params: object) -> None:
+        super().__init__(template.format(**params) if params else template)
+        self.template = template
+        self.params = params
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's name for it)
+    """Marks a message for the catalogs (python -m bot.app.catalogs extract) whose
+    translation a front end looks up later: a refusal's template, a constant."""
+    return message
 
 
 QUOTE_LIMIT: Final = 80

@@ -17,8 +17,9 @@ from bot.services.replaying import Replayed, replay_guild
 from bot.storage import WebStamp
 
 SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
-LISTING_SETTINGS: Final = ("min_games", "provisional_games")
-"""Settings that change who is listed on leaderboards, or how, without a replay."""
+LISTING_SETTINGS: Final = ("min_games", "provisional_games", "language")
+"""Settings that change who is listed on leaderboards, or how (in which language), without
+a replay: the live boards are redrawn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,8 @@ class Settings:
             differ = {
                 name for name in SETTING_NAMES if getattr(current, name) != getattr(changed, name)
             }
+            if "language" in differ:  # the queue and lobby messages speak the new one
+                await unit.tx.touch_queue_messages(guild_id)
             replayed = None
             if differ.intersection(RATING_CONSTANTS):
                 # The measures are computed in the changed units, even for members whose

@@ -593,6 +593,15 @@ class QueueWrites(QueueReads):
             {"guild_id": guild_id, "queue_ids": dialect.encode_list(queue_ids)},
         )
 
+    async def touch_queue_messages(self, guild_id: int) -> None:
+        """Every queue's message and every open lobby's needs a redraw (a new language)."""
+        for table in ("queues", "lobbies"):
+            open_only = " AND closed_at IS NULL" if table == "lobbies" else ""
+            await self._session.run(
+                f"UPDATE {table} SET version = version + 1 WHERE guild_id = :guild_id{open_only}",
+                {"guild_id": guild_id},
+            )
+
     async def add_waiting(
         self, guild_id: int, queue_id: int, members: Sequence[int], joined_at: float, front: bool
     ) -> None:

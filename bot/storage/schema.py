@@ -444,6 +444,9 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "ALTER TABLE lobbies ADD COLUMN map_deadline {real}",
         "ALTER TABLE lobby_players ADD COLUMN vote TEXT",
     ),
+    # 19: the guild setting `language` (SPEC 13): a shipped language code, or 'auto' for the
+    # server's preferred locale.
+    ("ALTER TABLE guilds ADD COLUMN language TEXT NOT NULL DEFAULT 'auto'",),
 )
 
 

@@ -74,6 +74,8 @@ class Member:
     name: str
     bot: bool = False
     permissions: int = 0
+    locale: str = "en-US"
+    """The language of the member's Discord client (an interaction's `locale`)."""
 
     def user_payload(self) -> JsonDict:
         return {
@@ -230,6 +232,8 @@ class FakeDiscord:
             (guild_id, BOT.id): {self.bot_role.id} for guild_id in guilds
         }
         self.guild_ids = list(guilds)
+        self.guild_locales: dict[int, str] = {}
+        """Each guild's preferred locale (`guild_locale`), en-US unless set."""
         self.recommended_shards = recommended_shards
         self.events: list[Event] = []
         self.messages: dict[int, JsonDict] = {}
@@ -482,6 +486,7 @@ class FakeDiscord:
             "stage_instances": [],
             "guild_scheduled_events": [],
             "joined_at": TIMESTAMP,
+            "preferred_locale": self.guild_locales.get(guild_id, "en-US"),
         }
 
     # ----------------------------------------------------------------- REST
@@ -852,8 +857,8 @@ class FakeDiscord:
             "channel": {"id": str(channel_id), "type": 0, "guild_id": str(guild_id)},
             "member": user.member_payload(roles=self.held(guild_id, user.id)),
             "app_permissions": str((1 << 40) - 1),
-            "locale": "en-US",
-            "guild_locale": "en-US",
+            "locale": user.locale,
+            "guild_locale": self.guild_locales.get(guild_id, "en-US"),
             "data": data,
         }
         if message_id is not None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import discord
+
 from bot.app.replies import CONTENT_LIMIT, GENERIC_FAILURE, answer_error, note_stored
 from bot.services import UserError
 
@@ -29,6 +31,7 @@ class Interaction:
         self.command = None
         self.id = 1
         self.data: dict[str, Any] = {}
+        self.locale = discord.Locale.american_english
 
 
 async def answered(interaction: Interaction, error: Exception) -> str:

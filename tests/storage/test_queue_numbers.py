@@ -60,8 +60,13 @@ async def test_finding_3_the_migration_starts_the_counters_past_every_known_numb
         db = await Database.open(own_url)
         try:
             async with db.write(GUILD) as tx:
-                await tx.ensure_guild(GUILD, GuildSettings())
-                await tx.ensure_guild(OTHER, GuildSettings())
+                for guild_id in (GUILD, OTHER):  # the guild columns of that schema only
+                    await tx._session.run(
+                        "INSERT INTO guilds (guild_id, t, game_mult, max_game_length, "
+                        "initial_rating, variant, confirm, auto_confirm_hours, min_games) "
+                        "VALUES (:g, 120, 2, 20, 500, 'p8', 'opponent', 24, 1)",
+                        {"g": guild_id},
+                    )
                 for queue_id, name in ((1, "a"), (3, "c")):
                     await tx._session.run(
                         "INSERT INTO queues (guild_id, queue_id, name, channel_id, size, "

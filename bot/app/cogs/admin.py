@@ -24,7 +24,7 @@ from bot.app.members import actor, guild_of, is_moderator
 from bot.app.options import MatchId, choices
 from bot.app.replies import defer, note_stored
 from bot.app.uploads import send_file
-from bot.config import CONFIRM_MODES, VARIANTS
+from bot.config import CONFIRM_MODES, LANGUAGE_SETTINGS, VARIANTS
 from bot.present.words import recompute_text, replayed_text, settings_changed
 from bot.ratings.evaluation import DEFAULT_LAST
 from bot.services import UserError
@@ -85,8 +85,13 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         no_show_minutes="Minutes a member who missed a queue's ready check cannot queue (0 = off)",
         lobby_hours="Hours after which a queue lobby with no result is cancelled (default 3)",
         web="Show this server's standings on the web pages and API (default off; /admin web)",
+        language="Language of the bot's public messages (default auto: the server's)",
     )
-    @app_commands.choices(variant=choices(VARIANTS), confirm=choices(CONFIRM_MODES))
+    @app_commands.choices(
+        variant=choices(VARIANTS),
+        confirm=choices(CONFIRM_MODES),
+        language=choices(LANGUAGE_SETTINGS),
+    )
     async def settings(
         self,
         interaction: discord.Interaction[LadderBot],
@@ -104,6 +109,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         no_show_minutes: int | None = None,
         lobby_hours: float | None = None,
         web: bool | None = None,
+        language: app_commands.Choice[str] | None = None,
     ) -> None:
         guild_id = guild_of(interaction).id
         given: dict[str, object] = {
@@ -121,6 +127,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             "no_show_minutes": no_show_minutes,
             "lobby_hours": lobby_hours,
             "web": web,
+            "language": language.value if language else None,
         }
         changes = {name: value for name, value in given.items() if value is not None}
         if not changes:

@@ -11,6 +11,7 @@ from bot.app.buttons import leaderboard_view
 from bot.app.embeds import board_path, leaderboard_embed
 from bot.app.members import guild_of, shown_name
 from bot.app.replies import defer
+from bot.present.language import N_
 from bot.services.standings import MEASURES
 
 
@@ -39,15 +40,20 @@ class Leaderboard(commands.Cog):
             guild_id, by=by.value if by else "ladder", page=page, season=season
         )
         url = await self.bot.web_page(guild_id, board_path(result))
+        said = await self.bot.public_words(guild_id)
         if result.season is None:
             await interaction.edit_original_response(
-                embed=leaderboard_embed(result, url=url),
+                embed=leaderboard_embed(result, url=url, said=said),
                 view=leaderboard_view(interaction.user.id, result),
             )
             return
         # A closed season's standings: its own pages through the page option, no buttons.
-        title = f"Season {shown_name(result.season)}: closing standings"
-        await interaction.edit_original_response(embed=leaderboard_embed(result, title, url=url))
+        title = said.gettext(
+            N_("Season {season}: closing standings"), season=shown_name(result.season)
+        )
+        await interaction.edit_original_response(
+            embed=leaderboard_embed(result, title, url=url, said=said)
+        )
 
 
 async def setup(bot: LadderBot) -> None:

@@ -429,9 +429,11 @@ class QueueMessages:
         return min(later) if later else None
 
     async def _show_queue(self, queue: Queue) -> None:
+        said = await self.bot.public_words(queue.guild_id)
         await self._show(
             queue.guild_id, "queue", queue.queue_id, queue.version, queue.settings.channel_id,
-            queue.message_id, {"embed": queue_embed(queue), "view": queue_view(queue)},
+            queue.message_id,
+            {"embed": queue_embed(queue, said=said), "view": queue_view(queue, said)},
         )  # fmt: skip
 
     async def _show(
@@ -802,8 +804,9 @@ class AdminQueue(app_commands.Group):
         if queue.message_id is not None:
             channel = self.bot.get_partial_messageable(queue.settings.channel_id, guild_id=guild.id)
             try:
+                said = await self.bot.public_words(guild.id)
                 await channel.get_partial_message(queue.message_id).edit(
-                    embed=queue_embed(queue, deleted=True), view=None
+                    embed=queue_embed(queue, deleted=True, said=said), view=None
                 )
             except discord.HTTPException as error:
                 log.info("could not mark queue %s deleted: %s", queue.queue_id, error)

@@ -15,6 +15,7 @@ from bot.app.embeds import rating_embed
 from bot.app.members import guild_of, member_info
 from bot.app.replies import defer
 from bot.config import VARIANTS
+from bot.present.language import N_
 
 VARIANT_CHOICES = [app_commands.Choice(name=variant, value=variant) for variant in VARIANTS]
 CHART_FILENAME = "rating.png"
@@ -46,14 +47,15 @@ class Rating(commands.Cog):
         card = await self.bot.services.standings.rating_card(
             guild_id, target.id, variant.value if variant else None
         )
+        said = await self.bot.public_words(guild_id)
         attachments = []
         stats = card.stats
         if stats.history and stats.start is not None:
-            title = f"{card.member.name} — ladder rating"
-            png = await asyncio.to_thread(rating_chart_png, stats.start, stats.history, title)
+            title = said.gettext(N_("{name} — ladder rating"), name=card.member.name)
+            png = await asyncio.to_thread(rating_chart_png, stats.start, stats.history, title, said)
             attachments.append(discord.File(fp=io.BytesIO(png), filename=CHART_FILENAME))
         url = await self.bot.web_page(guild_id, f"/players/{target.id}")
-        embed = rating_embed(card, CHART_FILENAME if attachments else None, url)
+        embed = rating_embed(card, CHART_FILENAME if attachments else None, url, said)
         await interaction.edit_original_response(embed=embed, attachments=attachments)
 
 
