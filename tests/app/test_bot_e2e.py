@@ -103,6 +103,7 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
             ("no_show_minutes", INTEGER, False, None),
             ("lobby_hours", NUMBER, False, None),
             ("web", BOOLEAN, False, None),  # SPEC 11.1
+            ("language", STRING, False, ["auto", "en-US", "de", "es-ES", "fr", "pt-BR", "ru"]),
         ],
         "channel": [("channel", CHANNEL, True, None)],
         "modlog": [("channel", CHANNEL, False, None), ("off", BOOLEAN, False, None)],
