@@ -78,7 +78,7 @@ def extract() -> None:
     source = template()
     TEMPLATE.parent.mkdir(parents=True, exist_ok=True)
     with TEMPLATE.open("wb") as out:
-        write_po(out, source, width=100, omit_header=False, sort_output=True)
+        write_po(out, source, width=100, sort_output=True, include_lineno=False)
     for language in SHIPPED:
         if language == SOURCE:
             continue
@@ -91,7 +91,14 @@ def extract() -> None:
             catalog = Catalog(locale=babel_code(language), domain=DOMAIN, fuzzy=False)
         catalog.update(source, no_fuzzy_matching=True)
         with path.open("wb") as out:
-            write_po(out, catalog, width=100, ignore_obsolete=True, sort_output=True)
+            write_po(
+                out,
+                catalog,
+                width=100,
+                ignore_obsolete=True,
+                sort_output=True,
+                include_lineno=False,
+            )
         print(f"{path.relative_to(ROOT)}: {len(catalog)} messages")
 
 
