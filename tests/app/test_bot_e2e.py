@@ -139,6 +139,7 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
                 ("range", INTEGER, False, None),  # SPEC 10.5
                 ("widen", INTEGER, False, None),
                 ("party_max", INTEGER, False, None),
+                ("map_pick", STRING, False, ["random", "vote", "ban"]),
             ],
             "edit": [
                 ("name", STRING, True, None),
@@ -155,6 +156,7 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
                 ("range", INTEGER, False, None),  # SPEC 10.5
                 ("widen", INTEGER, False, None),
                 ("party_max", INTEGER, False, None),
+                ("map_pick", STRING, False, ["random", "vote", "ban"]),
             ],
             "delete": [("name", STRING, True, None)],
         },
