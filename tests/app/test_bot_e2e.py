@@ -328,9 +328,8 @@ def test_refusals_are_ephemeral_and_change_nothing(
     admin = fake.slash(first, "admin recompute").reply()
     assert admin.ephemeral and "Manage Server" in (admin.content or "")
     by_moderator = fake.slash(MOD, "admin recompute").reply()
-    assert re.fullmatch(
-        r"Replayed \d+ matches; nothing stored changed\.", by_moderator.content or ""
-    )
+    replayed = r"Replayed (1 match|([02-9]|\d\d+) matches); nothing stored changed\."
+    assert re.fullmatch(replayed, by_moderator.content or "")
 
     with_bot = fake.slash(MOD, "report duel", winner=first, loser=ROBOT).reply()
     assert with_bot.ephemeral and "bot" in (with_bot.content or "").lower()
