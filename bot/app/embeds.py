@@ -238,8 +238,8 @@ def rating_embed(
     embed.add_field(name=_(N_("Rank")), value=rank or _(N_("unranked")))
     # The record restarts with each season; peak, streak, win rate and form span them all.
     record = said.ngettext(
-        N_("{wins}W {draws}D {losses}L ({count} game this season)"),
-        N_("{wins}W {draws}D {losses}L ({count} games this season)"),
+        "{wins}W {draws}D {losses}L ({count} game this season)",
+        "{wins}W {draws}D {losses}L ({count} games this season)",
         card.games,
         wins=card.wins,
         draws=card.draws,
@@ -252,8 +252,8 @@ def rating_embed(
     embed.add_field(name=_(N_("Streak")), value=streak)
     win_rate = (
         said.ngettext(
-            N_("{rate} of {count} game (all seasons)"),
-            N_("{rate} of {count} games (all seasons)"),
+            "{rate} of {count} game (all seasons)",
+            "{rate} of {count} games (all seasons)",
             stats.games,
             rate=format_percent(stats.win_rate, locale=said.locale),
         )
@@ -379,7 +379,7 @@ def leaderboard_footer(
             if on_the_web
             else _(N_("next: {command}"), command=next_page)
         )
-    players = said.ngettext(N_("{count} player"), N_("{count} players"), page.total)
+    players = said.ngettext("{count} player", "{count} players", page.total)
     where = _(N_("page {page} of {pages}"), page=page.page, pages=pages)
     return f"{where} · {players}{more} · " + _(N_("updated"))
 
