@@ -20,6 +20,7 @@ from bot.app.embeds import (
 )
 from bot.app.members import actor, guild_of
 from bot.app.replies import answer_error, member_words, note_stored
+from bot.present.language import ENGLISH, N_, Words
 from bot.services import LeaderboardPage, Match, UserError
 from bot.services.changes import Change
 from bot.services.match_rules import opponents_to_ask
@@ -39,9 +40,9 @@ STATUS_ACTIONS: dict[str, tuple[MatchAction, ...]] = {
     "disputed": ("confirm", "cancel"),
 }
 BUTTON_LOOKS: dict[MatchAction, tuple[str, discord.ButtonStyle]] = {
-    "confirm": ("Confirm", discord.ButtonStyle.success),
-    "dispute": ("Dispute", discord.ButtonStyle.danger),
-    "cancel": ("Cancel", discord.ButtonStyle.secondary),
+    "confirm": (N_("Confirm"), discord.ButtonStyle.success),
+    "dispute": (N_("Dispute"), discord.ButtonStyle.danger),
+    "cancel": (N_("Cancel"), discord.ButtonStyle.secondary),
 }
 
 
@@ -52,11 +53,11 @@ class MatchButton(
     """Confirm, Dispute or Cancel of one match; the match id lives in the custom id, so the
     button works on any message after any restart (registered with Bot.add_dynamic_items)."""
 
-    def __init__(self, action: MatchAction, match_id: int) -> None:
+    def __init__(self, action: MatchAction, match_id: int, said: Words = ENGLISH) -> None:
         label, style = BUTTON_LOOKS[action]
         super().__init__(
             discord.ui.Button(
-                label=label,
+                label=said.gettext(label),
                 style=style,
                 custom_id=f"ladderbot:{action}:{match_id}",
             )
@@ -96,10 +97,11 @@ class MatchButton(
             match = await bot.services.matches.dispute(guild_id, actor(interaction), self.match_id)
         else:
             match = await bot.services.matches.cancel(guild_id, actor(interaction), self.match_id)
-        note_stored(interaction, match_stored(match))
+        note_stored(interaction, match_stored(match, member_words(interaction)))
         url = await bot.web_page(guild_id, match_path(match))
+        said = await bot.public_words(guild_id)
         await interaction.response.edit_message(
-            embed=match_embed(match, url), view=match_view(match)
+            embed=match_embed(match, url, said), view=match_view(match, said)
         )
 
 
@@ -108,7 +110,7 @@ def already_applied(match_id: int) -> str:
     return f"Match #{match_id} was already applied; nothing changed."
 
 
-def match_view(match: Match) -> discord.ui.View | None:
+def match_view(match: Match, said: Words = ENGLISH) -> discord.ui.View | None:
     """The buttons a match message carries in its state: all three while pending, Confirm
     (for moderators) and Cancel while disputed, none once applied or void."""
     actions = STATUS_ACTIONS.get(match.status, ())
@@ -116,7 +118,7 @@ def match_view(match: Match) -> discord.ui.View | None:
         return None
     view = discord.ui.View(timeout=None)
     for action in actions:
-        view.add_item(MatchButton(action, match.id))
+        view.add_item(MatchButton(action, match.id, said))
     return view
 
 
@@ -127,17 +129,22 @@ async def answer_recorded(
     lead line, and while pending the opponents asked to confirm and the Confirm/Dispute
     buttons (SPEC 4); a pending match's message is remembered so that a confirmation
     elsewhere can update it."""
-    note_stored(interaction, match_stored(match))
+    note_stored(interaction, match_stored(match, member_words(interaction)))
+    said = await interaction.client.public_words(guild_id)
     content = lead
     if match.status == "pending":
         asked = opponents_to_ask(interaction.user.id, match.participants)
         ask = " ".join(f"<@{user_id}>" for user_id in asked)
-        ask += " — confirm or dispute this result with the buttons below."
+        ask = said.gettext(
+            N_("{members} — confirm or dispute this result with the buttons below."),
+            members=ask,
+        )
         content = ask if lead is None else f"{lead} {ask}"
+    url = await interaction.client.web_page(guild_id, match_path(match))
     response = await interaction.response.send_message(
         content,
-        embed=match_embed(match, await interaction.client.web_page(guild_id, match_path(match))),
-        view=match_view(match) or discord.utils.MISSING,
+        embed=match_embed(match, url, said),
+        view=match_view(match, said) or discord.utils.MISSING,
         allowed_mentions=discord.AllowedMentions(users=True),
     )
     channel_id, message_id = interaction.channel_id, response.message_id
@@ -180,8 +187,9 @@ class MatchMessages:
         channel = self.bot.get_partial_messageable(match.channel_id, guild_id=match.guild_id)
         try:
             url = await self.bot.web_page(match.guild_id, match_path(match))
+            said = await self.bot.public_words(match.guild_id)
             await channel.get_partial_message(match.message_id).edit(
-                embed=match_embed(match, url), view=match_view(match)
+                embed=match_embed(match, url, said), view=match_view(match, said)
             )
         except discord.HTTPException as error:
             log.info("could not update the message of match %s: %s", match.id, error)

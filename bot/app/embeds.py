@@ -20,8 +20,8 @@ from bot.present.words import (
     actor_text,
     participant_move,
     plural,
+    rating_move,
     rating_text,
-    score_text,
     setting_text,
     side_name,
     team_name,
@@ -45,10 +45,10 @@ from bot.services.matchups import HeadToHead, TeamBalance, TeamMember
 from bot.services.seasons import SeasonSummary
 
 STATUS_TEXT = {
-    "pending": "pending — waiting for an opponent to confirm",
-    "disputed": "disputed — a moderator decides (/match confirm or /admin void)",
-    "applied": "applied",
-    "void": "void",
+    "pending": N_("pending — waiting for an opponent to confirm"),
+    "disputed": N_("disputed — a moderator decides (/match confirm or /admin void)"),
+    "applied": N_("applied"),
+    "void": N_("void"),
 }
 STATUS_COLOUR = {
     "pending": discord.Colour.gold(),
@@ -71,17 +71,30 @@ PROVISIONAL_NOTE = N_("Provisional: too few matches yet for the rating to settle
 INACTIVE_NOTE = N_("Inactive: no match within the server's inactive_days; off the leaderboards.")
 
 
-def participant_line(participant: Participant, status: str) -> str:
+def participant_line(participant: Participant, status: str, said: Words = ENGLISH) -> str:
     who = (
         f"<@{participant.user_id}>"
         if participant.user_id is not None
         else shown_name(shorten(participant.name, NAME_LIMIT))
     )
-    line = f"{who} — {score_text(participant.score)}, {participant.minutes:g} min"
-    move = participant_move(participant, status)
+    score = participant.score
+    counted = int(score) if score.is_integer() else 2  # a fraction reads as a plural
+    points = said.ngettext("{count} point", "{count} points", counted, count=said.number(score))
+    line = said.gettext(
+        N_("{player} — {points}, {minutes} min"),
+        player=who,
+        points=points,
+        minutes=said.number(participant.minutes),
+    )
+    move = participant_move(participant, status, said)
     if move is None:
         return line
     return f"{line}: {move}" if participant.rating_before is not None else f"{line} ({move})"
+
+
+def team_words(label: str, said: Words) -> str:
+    """A side as people call it ("Team A"), in a language."""
+    return said.gettext(N_("Team {team}"), team=side_name(label).removeprefix("Team "))
 
 
 def side_order(label: str) -> tuple[tuple[int, int, str], ...]:
@@ -107,7 +120,9 @@ def packed(lines: Iterable[tuple[str, str]]) -> list[list[tuple[str, str]]]:
     return runs
 
 
-def side_fields(participants: Iterable[Participant], status: str) -> list[tuple[str, str]]:
+def side_fields(
+    participants: Iterable[Participant], status: str, said: Words = ENGLISH
+) -> list[tuple[str, str]]:
     """(name, value) of the fields that show a match's sides, in natural side order.
 
     A few sides get a field each ("Team A", continued if it overflows a field); a match of
@@ -115,71 +130,90 @@ def side_fields(participants: Iterable[Participant], status: str) -> list[tuple[
     field ("Team A to Team I"), so that 32 players fit Discord's 25 fields and 6,000
     characters.
     """
+    _ = said.gettext
     ordered = sorted(participants, key=lambda p: (side_order(p.side), p.position))
     sides = [(side, list(members)) for side, members in groupby(ordered, key=lambda p: p.side)]
     fields: list[tuple[str, str]] = []
     if len(sides) <= FIELD_PER_SIDE_UP_TO:
         for side, members in sides:
-            lines_of_side = ((side, participant_line(p, status)) for p in members)
+            lines_of_side = ((side, participant_line(p, status, said)) for p in members)
             for run, lines in enumerate(packed(lines_of_side)):
-                name = side_name(side) + (" (continued)" if run else "")
+                name = team_words(side, said)
+                if run:
+                    name = _(N_("{team} (continued)"), team=name)
                 fields.append((name, "\n".join(line for _, line in lines)))
         return fields
     numbered = (
-        (side, f"**{side_name(side).removeprefix('Team ')}** · {participant_line(p, status)}")
+        (side, f"**{side_name(side).removeprefix('Team ')}** · {participant_line(p, status, said)}")
         for side, members in sides
         for p in members
     )
     for lines in packed(numbered):
         first, last = lines[0][0], lines[-1][0]
-        name = side_name(first) if first == last else f"{side_name(first)} to {side_name(last)}"
+        name = (
+            team_words(first, said)
+            if first == last
+            else _(N_("{first} to {last}"), first=team_words(first, said),
+                   last=team_words(last, said))
+        )  # fmt: skip
         fields.append((name, "\n".join(line for _, line in lines)))
     return fields
 
 
-def match_embed(match: Match, url: str | None = None) -> discord.Embed:
+def match_embed(match: Match, url: str | None = None, said: Words = ENGLISH) -> discord.Embed:
     """One match: status, sides with scores, minutes and rating changes. Every reply about
     a match (report, show, confirm, dispute, void) is this embed, within Discord's limits."""
-    description = f"Status: {STATUS_TEXT[match.status]}"
+    _ = said.gettext
+    description = _(N_("Status: {status}"), status=_(STATUS_TEXT[match.status]))
     if match.reporter_id is not None:
-        description += f"\nReported by <@{match.reporter_id}>"
+        description += "\n" + _(N_("Reported by {member}"), member=f"<@{match.reporter_id}>")
     embed = discord.Embed(
-        title=f"Match #{match.id}",
+        title=_(N_("Match #{number}"), number=match.id),
         url=url,
         description=description,
         colour=STATUS_COLOUR[match.status],
         timestamp=datetime.fromtimestamp(match.played_at, UTC),
     )
-    for name, value in side_fields(match.participants, match.status):
+    for name, value in side_fields(match.participants, match.status, said):
         embed.add_field(name=name, value=value, inline=False)
     if match.void_reason:
         embed.add_field(
-            name="Void reason", value=shorten(match.void_reason, FIELD_VALUE_LIMIT), inline=False
+            name=_(N_("Void reason")),
+            value=shorten(match.void_reason, FIELD_VALUE_LIMIT),
+            inline=False,
         )
     return embed
 
 
-def add_edits(embed: discord.Embed, edits: Sequence[MatchEdit]) -> discord.Embed:
+def add_edits(
+    embed: discord.Embed, edits: Sequence[MatchEdit], said: Words = ENGLISH
+) -> discord.Embed:
     """/match show: the lineups the match had before each /admin edit, newest last; left
     out when the embed has no room for one more field."""
     if not edits:
         return embed
     lines = [
-        f"<t:{round(edit.edited_at)}:f> by " + actor_text(edit.editor_id) + f": {edit.old_lineup}"
+        said.gettext(
+            N_("{when} by {who}: {lineup}"),
+            when=f"<t:{round(edit.edited_at)}:f>",
+            who=said.gettext(actor_text(edit.editor_id)),
+            lineup=edit.old_lineup,
+        )
         for edit in edits
     ]
     value = shorten("\n".join(lines), FIELD_VALUE_LIMIT)
-    name = "Earlier lineups"
+    name = said.gettext(N_("Earlier lineups"))
     if len(embed.fields) < FIELDS_LIMIT and len(embed) + len(name) + len(value) <= EMBED_LIMIT:
         embed.add_field(name=name, value=value, inline=False)
     return embed
 
 
-def match_stored(match: Match) -> str:
+def match_stored(match: Match, said: Words = ENGLISH) -> str:
     """What is stored about a match, in one sentence: the reply when its embed failed."""
-    return (
-        f"Match #{match.id} is recorded: {STATUS_TEXT[match.status]}. "
-        f"/match show {match.id} shows it."
+    return said.gettext(
+        N_("Match #{number} is recorded: {status}. /match show {number} shows it."),
+        number=match.id,
+        status=said.gettext(STATUS_TEXT[match.status]),
     )
 
 
@@ -191,11 +225,11 @@ def match_summary(match: Match) -> str:
 
 def form_line(entry: FormEntry, said: Words = ENGLISH) -> str:
     """One recent match on the card: number, day, result and rating change."""
-    before, after = said.rating(entry.rating_before), said.rating(entry.rating_after)
-    change = said.signed(round(entry.rating_after, 1) - round(entry.rating_before, 1), 1)
     result = outcome_text(entry.result, said)
     day = f"<t:{round(entry.played_at)}:d>"
-    return f"#{entry.match_id} {day} **{result}** {before} → {after} ({change})"
+    return f"#{entry.match_id} {day} **{result}** " + rating_move(
+        entry.rating_before, entry.rating_after, said
+    )
 
 
 OUTCOME_LETTERS: Final = {

@@ -93,9 +93,10 @@ class Words:
         return str(self._catalog.pgettext(context, message))
 
     def ngettext(self, singular: str, plural: str, count: int, /, **params: object) -> str:
-        """A counted message; `{count}` in it is the count as the language writes numbers."""
+        """A counted message; `{count}` in it is the count as the language writes numbers
+        (or as params gives it: a score of 1.5 counts as a plural)."""
         text = self._catalog.ngettext(singular, plural, count)
-        return text.format(count=self.integer(count), **params)
+        return text.format(**{"count": self.integer(count), **params})
 
     def integer(self, value: int) -> str:
         return format_decimal(value, locale=self.locale)
@@ -104,6 +105,10 @@ class Words:
         """`value` with exactly `places` decimals: 1,234.5 / 1.234,5 / 1 234,5."""
         pattern = "#,##0" + ("." + "0" * places if places else "")
         return format_decimal(value, format=pattern, locale=self.locale)
+
+    def number(self, value: float) -> str:
+        """A number as typed, in the language's digits: 12, 0,5, 1.500 (up to 3 decimals)."""
+        return format_decimal(value, locale=self.locale)
 
     def signed(self, value: float, places: int) -> str:
         """A change: `+12.5`, `-3,0`, always with its sign."""

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Final
 
+from bot.present.language import N_, Words
 from bot.ratings.gamelist import Game, format_games
 from bot.services import Participant
 from bot.services.changes import COMMAND_LINE_ID
@@ -70,31 +71,45 @@ def json_number(value: float) -> float | str | None:
     return value
 
 
-def rating_move(before: float, after: float) -> str:
+def rating_move(before: float, after: float, said: Words | None = None) -> str:
     """`before → after (change)` to one decimal, the change taken from the rounded ratings
-    so the three numbers on screen add up."""
+    so the three numbers on screen add up; in the digits of `said`'s language when given
+    (Discord), else as typed (the command line and the web)."""
+    change = round(after, 1) - round(before, 1)
+    if said is not None:
+        return f"{said.rating(before)} → {said.rating(after)} ({said.signed(change, 1)})"
     shown_before, shown_after = rating_text(before), rating_text(after)
     return f"{shown_before} → {shown_after} ({float(shown_after) - float(shown_before):+.1f})"
 
 
-VOID_NOTE: Final = "void, not counted"
+VOID_NOTE: Final = N_("void, not counted")
+NOT_RATED: Final = N_("not rated")
 
 
-def participant_move(participant: Participant, status: str) -> str | None:
+def participant_move(
+    participant: Participant, status: str, said: Words | None = None
+) -> str | None:
     """A participant's rating change as shown beside them (`move_text`)."""
     return move_text(
-        participant.rating_before, participant.rating_after, participant.enabled, status
+        participant.rating_before, participant.rating_after, participant.enabled, status, said
     )
 
 
-def move_text(before: float | None, after: float | None, rated: bool, status: str) -> str | None:
+def move_text(
+    before: float | None,
+    after: float | None,
+    rated: bool,
+    status: str,
+    said: Words | None = None,
+) -> str | None:
     """A rating change as shown beside its player: the move (in a void match marked
     VOID_NOTE: the replay took it back), "not rated" for a player the match does not rate,
-    None while nothing is rated (a pending match)."""
+    None while nothing is rated (a pending match); in `said`'s language when given."""
+    say = said.gettext if said is not None else str
     if before is not None and after is not None:
-        move = rating_move(before, after)
-        return f"{move}, {VOID_NOTE}" if status == "void" else move
-    return None if rated else "not rated"
+        move = rating_move(before, after, said)
+        return f"{move}, {say(VOID_NOTE)}" if status == "void" else move
+    return None if rated else say(NOT_RATED)
 
 
 def score_text(score: float) -> str:
@@ -103,8 +118,8 @@ def score_text(score: float) -> str:
 
 
 NAMED_ACTORS: Final[dict[int | None, str]] = {
-    COMMAND_LINE_ID: "the command line",
-    None: "the bot",  # the bot itself: an automatic confirmation, say
+    COMMAND_LINE_ID: N_("the command line"),
+    None: N_("the bot"),  # the bot itself: an automatic confirmation, say
 }
 
 

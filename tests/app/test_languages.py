@@ -16,7 +16,8 @@ import discord
 import pytest
 
 from bot.app.bot import LadderBot
-from bot.app.embeds import leaderboard_embed, rating_embed
+from bot.app.buttons import match_view
+from bot.app.embeds import leaderboard_embed, match_embed, match_stored, rating_embed
 from bot.app.queue_views import queue_embed, queue_view
 from bot.app.replies import refusal_text
 from bot.config import Config
@@ -26,6 +27,7 @@ from bot.services.card import CardStats, FormEntry, RatingPoint
 from bot.services.context import not_found
 from bot.services.standings import LeaderboardRow
 from bot.storage.models import Member
+from tests.app.test_embeds import LAYOUTS, STATUSES, worst_match
 from tests.app.test_queue_views import BIG_ID, NOW, check, queue
 
 JsonDict = dict[str, Any]
@@ -159,6 +161,12 @@ def test_every_reply_fits_discords_limits_in_every_language(language: str) -> No
     assert said.language == SOURCE or refusal != str(not_found(MAX_ID))
     check(refusal, _board(said), None)
     check(None, rating_embed(_card(), "rating.png", "https://x.example/" + "p" * 200, said), None)
+    for layout in LAYOUTS.values():
+        for status in STATUSES:
+            match = worst_match(layout, status)
+            shown = match_embed(match, "https://x.example/" + "p" * 200, said)
+            check(match_stored(match, said), shown, match_view(match, said))
+            assert len(shown.fields) >= min(len(set(layout)), 2)
     for waiting in (0, 32):
         shown = queue(waiting=waiting)
         check(None, queue_embed(shown, said=said), queue_view(shown, said))

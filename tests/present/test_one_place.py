@@ -41,7 +41,7 @@ def test_a_rating_move_changed_in_one_place_changes_everywhere(
     match = _match()
     before = _everywhere(match, [])
     assert all("500.0 → 520.0 (+20.0)" in shown for shown in before)
-    monkeypatch.setattr(words, "rating_move", lambda _before, _after: MARK)
+    monkeypatch.setattr(words, "rating_move", lambda _before, _after, _said=None: MARK)
     assert all(shown.count(MARK) == 2 for shown in _everywhere(match, []))
 
 

@@ -22,7 +22,7 @@ from bot.app.embeds import (
 )
 from bot.app.members import actor, guild_of, is_moderator
 from bot.app.options import MatchId, choices
-from bot.app.replies import defer, note_stored
+from bot.app.replies import defer, member_words, note_stored
 from bot.app.uploads import send_file
 from bot.config import CONFIRM_MODES, LANGUAGE_SETTINGS, VARIANTS
 from bot.present.words import recompute_text, replayed_text, settings_changed
@@ -59,11 +59,12 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction)
         result = await self.bot.services.matches.void(guild_id, actor(interaction), id, reason)
-        note_stored(interaction, match_stored(result.match))
+        note_stored(interaction, match_stored(result.match, member_words(interaction)))
+        said = await self.bot.public_words(guild_id)
         await interaction.edit_original_response(
             content=f"Match #{id} is void; {replayed_text(result.replayed)}.",
             embed=match_embed(
-                result.match, await self.bot.web_page(guild_id, match_path(result.match))
+                result.match, await self.bot.web_page(guild_id, match_path(result.match)), said
             ),
         )
 

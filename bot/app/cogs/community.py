@@ -18,7 +18,7 @@ from bot.app.cogs.admin import check_moderator
 from bot.app.embeds import add_edits, match_embed, match_path, match_stored
 from bot.app.members import actor, guild_of, resolve_members
 from bot.app.options import MatchId
-from bot.app.replies import CONTENT_LIMIT, defer, note_stored
+from bot.app.replies import CONTENT_LIMIT, defer, member_words, note_stored
 from bot.app.roles import RankRoles
 from bot.present.words import actor_text, replayed_text
 from bot.services import UserError, parse_lineup
@@ -206,15 +206,14 @@ async def edit(
     result = await bot.services.matches.edit(
         guild.id, actor(interaction), id, parsed, minutes=minutes, members=members
     )
-    note_stored(interaction, match_stored(result.match))
+    note_stored(interaction, match_stored(result.match, member_words(interaction)))
     replayed = f"; {replayed_text(result.replayed)}" if result.replayed else ""
     edits = await bot.services.matches.edits(guild.id, id)
+    said = await bot.public_words(guild.id)
+    url = await bot.web_page(guild.id, match_path(result.match))
     await interaction.edit_original_response(
         content=f"Match #{id} was edited{replayed}.",
-        embed=add_edits(
-            match_embed(result.match, await bot.web_page(guild.id, match_path(result.match))),
-            edits,
-        ),
+        embed=add_edits(match_embed(result.match, url, said), edits, said),
     )
 
 

@@ -13,7 +13,7 @@ from bot.app.buttons import already_applied, match_page_view
 from bot.app.embeds import add_edits, match_embed, match_page_embed, match_path, match_stored
 from bot.app.members import actor, guild_of, member_info
 from bot.app.options import MatchId
-from bot.app.replies import note_stored
+from bot.app.replies import member_words, note_stored
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,8 @@ class Matches(
         guild_id = guild_of(interaction).id
         shown = await self.bot.services.matches.shown(guild_id, id)
         url = await self.bot.web_page(guild_id, match_path(shown.match))
-        embed = add_edits(match_embed(shown.match, url), shown.edits)
+        said = await self.bot.public_words(guild_id)
+        embed = add_edits(match_embed(shown.match, url, said), shown.edits, said)
         await interaction.response.send_message(embed=embed)
 
     @app_commands.command(
@@ -61,9 +62,10 @@ class Matches(
         if not result.applied_now:
             await interaction.response.send_message(already_applied(id), ephemeral=True)
             return
-        note_stored(interaction, match_stored(result.match))
+        note_stored(interaction, match_stored(result.match, member_words(interaction)))
         url = await self.bot.web_page(guild_id, match_path(result.match))
-        await interaction.response.send_message(embed=match_embed(result.match, url))
+        said = await self.bot.public_words(guild_id)
+        await interaction.response.send_message(embed=match_embed(result.match, url, said))
 
     @app_commands.command(name="list", description="Recent matches, of everyone or of one member")
     @app_commands.describe(member="Only this member's matches (default: everyone's)")
