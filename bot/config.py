@@ -27,7 +27,9 @@ CONFIRM_MODES: Final = ("opponent", "none")
 MAX_PAGE_SIZE: Final = 25
 """Discord embeds hold at most 25 fields; a leaderboard page is one embed."""
 SQLITE_URL: Final = "sqlite:///"
-DATABASE_SCHEMES: Final = (SQLITE_URL, "postgresql://", "postgres://")
+POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
+DATABASE_SCHEMES: Final = (SQLITE_URL, *POSTGRES_SCHEMES)
+"""How a database URL starts (bot.storage.database opens each)."""
 
 
 class ConfigError(Exception):

@@ -41,11 +41,15 @@ COG_MODULES = (
     "bot.app.cogs.ladder",
     "bot.app.cogs.admin",
     "bot.app.cogs.seasons",
-    "bot.app.cogs.community",  # after admin: adds /admin rank and /admin modlog
+    "bot.app.cogs.community",
     "bot.app.cogs.names",
-    "bot.app.cogs.queues",  # after admin: adds /admin queue and /admin lobby
-    "bot.app.cogs.webhooks",  # after admin: adds /admin webhook
+    "bot.app.cogs.queues",
+    "bot.app.cogs.webhooks",
 )
+
+
+AdminCommand = app_commands.Command[Any, ..., Any] | app_commands.Group
+"""A command another cog puts under /admin."""
 
 
 class LadderBot(commands.Bot):
@@ -83,6 +87,8 @@ class LadderBot(commands.Bot):
         """Delivers the webhook events of the guilds this process owns (SPEC 14)."""
         self.tree.error(self.on_app_command_error)
         self.announced = False
+        self.admin_commands: list[AdminCommand] = []
+        """The commands other cogs put under /admin (bot.app.cogs.admin.add_admin_commands)."""
 
     async def on_ready(self) -> None:
         """One line once connected (SPEC 6): who the bot is, and the link that invites it."""

@@ -23,6 +23,7 @@ from bot.present.words import (
     rating_move,
     rating_text,
     setting_text,
+    shorten,
     side_name,
     team_name,
 )
@@ -38,7 +39,6 @@ from bot.services import (
     RatingCard,
     Season,
 )
-from bot.services.errors import shorten
 from bot.services.evaluation import GuildEvaluation
 from bot.services.matches import MatchPage
 from bot.services.matchups import HeadToHead, TeamBalance, TeamMember

@@ -17,9 +17,8 @@ import discord
 from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, whole_lines
 from bot.app.members import shown_name
 from bot.present.language import ENGLISH, N_, Words
-from bot.present.words import rating_text, team_name
+from bot.present.words import rating_text, shorten, team_name
 from bot.ratings.elo import EloBridge
-from bot.services.errors import shorten
 from bot.services.queue_rules import (
     banning_captain,
     chances,

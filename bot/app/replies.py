@@ -10,8 +10,8 @@ import discord
 from discord import app_commands
 
 from bot.present.language import N_, Words, words
+from bot.present.words import quoted, shorten
 from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
-from bot.services.errors import quoted, shorten
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ import discord
 
 from bot.app.bot import create_bot
 from bot.config import Config, ConfigError, load_config
+from bot.present.words import shorten
 from bot.services import DatabaseBusy, DatabaseUnavailable, Services, redacted
 
 EXIT_OK = 0
@@ -146,4 +147,4 @@ def retry_waits() -> Iterator[float]:
 def _reason(error: BaseException) -> str:
     """One line on why Discord could not be reached."""
     text = " ".join(str(error).split()) or type(error).__name__
-    return text if len(text) <= 200 else text[:199] + "…"
+    return shorten(text, 200)

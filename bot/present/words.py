@@ -23,6 +23,8 @@ from bot.ratings.gamelist import Game, format_games
 from bot.services import Participant
 from bot.services.changes import COMMAND_LINE_ID
 from bot.services.errors import plural as plural  # the one plural, shared with the services
+from bot.services.errors import quoted as quoted  # the one quote of user input
+from bot.services.errors import shorten as shorten  # the one cut of long text
 from bot.services.replaying import Replayed
 
 INFINITY_TEXT: Final = {True: "+inf", False: "-inf"}

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from bot.config import GuildSettings
+from bot.config import POSTGRES_SCHEMES, SQLITE_URL, GuildSettings
 from bot.storage import logchunks
 from bot.storage.changes import ChangeReads, ChangeWrites
 from bot.storage.community import CommunityReads, CommunityWrites
@@ -50,8 +50,6 @@ from bot.storage.webhooks import WebhookReads, WebhookWrites
 
 NO_RECORD: Final = (0, 0, 0, 0)
 """games, wins, draws, losses of a member without a match in the current season."""
-POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
-SQLITE_SCHEME: Final = "sqlite:///"
 _ANY_SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 """What starts a URL of another kind (mysql://...): refused, not taken for a path."""
 URL_FORMS: Final = "a file path, sqlite:///PATH or postgresql://USER@HOST:PORT/DATABASE"
@@ -103,7 +101,7 @@ def redacted(url: str | Path) -> str:
 def sqlite_path(url: str | Path) -> str:
     """The file of a SQLite URL (sqlite:///relative, sqlite:////absolute) or plain path."""
     text = str(url)
-    return text[len(SQLITE_SCHEME) :] if text.startswith(SQLITE_SCHEME) else text
+    return text[len(SQLITE_URL) :] if text.startswith(SQLITE_URL) else text
 
 
 def check_location(url: str | Path, create: bool) -> None:
@@ -118,7 +116,7 @@ def check_location(url: str | Path, create: bool) -> None:
         _check_postgres_url(text)
         return
     path = sqlite_path(text)
-    if (text.startswith("sqlite:") and not text.startswith(SQLITE_SCHEME)) or not path.strip():
+    if (text.startswith("sqlite:") and not text.startswith(SQLITE_URL)) or not path.strip():
         raise DatabaseUnavailable(f"a SQLite URL is sqlite:///PATH (a file), not {text!r}")
     if "\0" in path:
         raise DatabaseUnavailable("a file path cannot hold a NUL character")

@@ -29,7 +29,7 @@ from aiohttp import web
 from multidict import MultiMapping
 
 from bot.config import VARIANTS
-from bot.present.words import UNDEFINED, measure_text, move_text, plural, side_name
+from bot.present.words import UNDEFINED, measure_text, move_text, plural, quoted, side_name
 from bot.services import DatabaseBusy, DatabaseUnavailable, Services, UserError
 from bot.services.lineup import parse_id
 from bot.services.standings import MEASURES
@@ -66,6 +66,8 @@ WAITING: Final = 32
 """Responses waiting for a turn; one more is refused with 503 (SPEC 11.1: the web's load is
 bounded; a response asked again while it is being made waits for that one, no turn)."""
 BUSY_SECONDS: Final = 5
+PARAMETER_QUOTE: Final = 40
+"""Characters of a bad parameter a 400 quotes at most."""
 HANDLING: Final = 2
 """Requests handled at once; the others wait their turn (in arrival order) before anything
 of theirs runs, so each of the bot's own steps waits behind at most this many of theirs."""
@@ -146,7 +148,9 @@ def _choice(query: MultiMapping[str], name: str, choices: tuple[str, ...], defau
     if value is None:
         return default
     if value not in choices:
-        raise BadParameterError(f"{name} {_quoted(value)} must be one of {', '.join(choices)}")
+        raise BadParameterError(
+            f"{name} {quoted(value, PARAMETER_QUOTE)} must be one of {', '.join(choices)}"
+        )
     return value
 
 
@@ -157,18 +161,14 @@ def _whole(query: MultiMapping[str], name: str, low: int, high: int) -> int | No
     digits = value.lstrip("0")
     if not (value.isascii() and value.isdigit() and len(digits) <= len(str(high))):
         raise BadParameterError(
-            f"{name} {_quoted(value)} must be a whole number from {low} to {high:,}"
+            f"{name} {quoted(value, PARAMETER_QUOTE)} must be a whole number from {low} to {high:,}"
         )
     number = int(digits or "0")
     if not low <= number <= high:
         raise BadParameterError(
-            f"{name} {_quoted(value)} must be a whole number from {low} to {high:,}"
+            f"{name} {quoted(value, PARAMETER_QUOTE)} must be a whole number from {low} to {high:,}"
         )
     return number
-
-
-def _quoted(text: str, longest: int = 40) -> str:
-    return repr(text if len(text) <= longest else text[: longest - 1] + "…")
 
 
 def _path_id(request: web.Request, name: str, what: str) -> int:
@@ -596,7 +596,9 @@ def _variant(query: MultiMapping[str]) -> str | None:
     if value is None:
         return None
     if value not in VARIANTS:
-        raise BadParameterError(f"variant {_quoted(value)} must be one of {', '.join(VARIANTS)}")
+        raise BadParameterError(
+            f"variant {quoted(value, PARAMETER_QUOTE)} must be one of {', '.join(VARIANTS)}"
+        )
     return value
 
 

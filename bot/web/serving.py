@@ -29,6 +29,7 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_server import Server
 
 from bot.config import WebConfig
+from bot.present.words import shorten
 from bot.services import Services
 from bot.web.app import create_app
 from bot.web.executor import WEB_THREADS, route_thread_work
@@ -76,7 +77,7 @@ def _reason(error: BaseException | None) -> str:
     text = error.message if isinstance(error, HttpProcessingError) else str(error)
     line = " ".join(text.split()) or type(error).__name__
     line = line.encode("ascii", "backslashreplace").decode("ascii")
-    return line if len(line) <= LONGEST_REASON else line[: LONGEST_REASON - 1] + "…"
+    return shorten(line, LONGEST_REASON)
 
 
 class GuardedRequestHandler(RequestHandler):

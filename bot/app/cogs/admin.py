@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app.bot import LadderBot
+from bot.app.bot import AdminCommand, LadderBot
 from bot.app.embeds import (
     board_path,
     evaluation_embed,
@@ -47,6 +48,13 @@ def check_moderator(interaction: discord.Interaction[Any]) -> bool:
 class Admin(commands.GroupCog, group_name="admin", group_description="Moderator commands"):
     def __init__(self, bot: LadderBot) -> None:
         self.bot = bot
+        self.add(bot.admin_commands)  # those of the cogs loaded before this one
+
+    def add(self, added: Iterable[AdminCommand]) -> None:
+        group = self.app_command
+        assert group is not None  # a GroupCog's group
+        for command in added:
+            group.add_command(command)
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         return check_moderator(interaction)
@@ -239,6 +247,15 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             "Every match:",
             f"ladderbot export --guild {guild_id} > matches.csv",
         )
+
+
+def add_admin_commands(bot: LadderBot, *added: AdminCommand) -> None:
+    """Put a cog's commands under /admin, whichever of the two cogs loads first (the Admin
+    cog adds the ones given before it loaded)."""
+    bot.admin_commands.extend(added)
+    admin = bot.get_cog("Admin")
+    if isinstance(admin, Admin):
+        admin.add(added)
 
 
 async def setup(bot: LadderBot) -> None:

@@ -14,17 +14,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.cogs.admin import check_moderator
+from bot.app.cogs.admin import add_admin_commands, check_moderator
 from bot.app.embeds import add_edits, match_embed, match_path, match_stored
 from bot.app.members import actor, guild_of, resolve_members
 from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, member_words, note_stored
 from bot.app.roles import RankRoles
-from bot.present.words import actor_text, replayed_text
+from bot.present.words import actor_text, replayed_text, shorten
 from bot.services import UserError, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID, Change
 from bot.services.community import RoleCall
-from bot.services.errors import shorten
 
 log = logging.getLogger(__name__)
 
@@ -277,9 +276,5 @@ class CommunityCog(commands.Cog):
 
 
 async def setup(bot: LadderBot) -> None:
-    admin = bot.get_cog("Admin")
-    assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
-    admin.app_command.add_command(RankCommands(bot))
-    admin.app_command.add_command(modlog)
-    admin.app_command.add_command(edit)
+    add_admin_commands(bot, RankCommands(bot), modlog, edit)
     await bot.add_cog(CommunityCog(bot))

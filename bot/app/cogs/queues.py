@@ -28,7 +28,7 @@ from discord.ext import commands
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import answer_recorded
-from bot.app.cogs.admin import check_moderator
+from bot.app.cogs.admin import add_admin_commands, check_moderator
 from bot.app.members import actor, guild_of, member_info
 from bot.app.options import LobbyId, choices
 from bot.app.queue_views import (
@@ -875,10 +875,7 @@ class AdminLobby(app_commands.Group):
 
 async def setup(bot: LadderBot) -> None:
     service = bot.services.queues
-    admin = bot.get_cog("Admin")
-    assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
-    admin.app_command.add_command(AdminQueue(bot, service))
-    admin.app_command.add_command(AdminLobby(service))
+    add_admin_commands(bot, AdminQueue(bot, service), AdminLobby(service))
     bot.add_dynamic_items(
         QueueButton, LobbyButton, PickSelect, PartyButton, MapVoteButton, MapBanSelect
     )

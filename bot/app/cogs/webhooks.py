@@ -7,15 +7,14 @@ from typing import Any
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from bot.app.bot import LadderBot
-from bot.app.cogs.admin import check_moderator
+from bot.app.cogs.admin import add_admin_commands, check_moderator
 from bot.app.members import actor, guild_of
 from bot.app.options import IdOption
 from bot.app.replies import CONTENT_LIMIT, defer, note_stored
 from bot.present.lines import webhook_added_lines, webhook_line
-from bot.services.errors import shorten
+from bot.present.words import shorten
 
 WebhookId = app_commands.Transform[int, IdOption("webhook")]
 
@@ -74,6 +73,4 @@ class WebhookCommands(app_commands.Group):
 
 
 async def setup(bot: LadderBot) -> None:
-    admin = bot.get_cog("Admin")
-    assert isinstance(admin, commands.GroupCog) and admin.app_command is not None
-    admin.app_command.add_command(WebhookCommands(bot))
+    add_admin_commands(bot, WebhookCommands(bot))
