@@ -42,7 +42,7 @@ from bot.services import (
 from bot.services.evaluation import GuildEvaluation
 from bot.services.matches import MatchPage
 from bot.services.matchups import HeadToHead, TeamBalance, TeamMember
-from bot.services.seasons import SeasonSummary
+from bot.services.season_rules import SeasonSummary
 
 STATUS_TEXT = {
     "pending": N_("pending — waiting for an opponent to confirm"),

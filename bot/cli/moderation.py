@@ -42,7 +42,7 @@ from bot.services import (
     Services,
     parse_lineup,
 )
-from bot.services.seasons import CARRY_RULE
+from bot.services.season_rules import CARRY_RULE
 from bot.services.settings import SETTING_NAMES
 from bot.services.shapes import match_object, season_object
 

@@ -28,7 +28,7 @@ from bot.present.words import (
 from bot.services.events import EVENTS
 from bot.services.lineup import lineup_text
 from bot.services.matchcsv.format import format_time
-from bot.services.seasons import SeasonSummary
+from bot.services.season_rules import SeasonSummary
 from bot.services.standings import LeaderboardRow, RatingCard
 from bot.services.webhooks import AddedWebhook
 from bot.storage import Match, MatchEdit, Participant

@@ -2,7 +2,7 @@
 end, the command line and the web pages call (`services.matches.report(...)`).
 
 One service per concern (bot.services.matches, .standings, .members, .settings,
-.season_starts, .transfers, .matchups, .community, .queues, .evaluation, .webhooks) over the shared
+.seasons, .transfers, .matchups, .community, .queues, .evaluation, .webhooks) over the shared
 context (bot.services.context), whose write is the only write path: each write use case
 runs as one database transaction (bot.storage), so a refusal (UserError) or a crash changes
 nothing, concurrent calls run one after another in the order they were made, and one Change
@@ -37,7 +37,7 @@ from bot.services.matchups import Matchups
 from bot.services.members import Members
 from bot.services.queue_rules import PICK_SECONDS
 from bot.services.queues import Queues
-from bot.services.season_starts import Seasons
+from bot.services.seasons import Seasons
 from bot.services.settings import Settings
 from bot.services.standings import Standings
 from bot.services.transfers import Transfers

@@ -11,7 +11,7 @@ from typing import Any
 from bot.services.lineup import lineup_text
 from bot.services.matchcsv.format import format_time
 from bot.services.queue_rules import team_letter
-from bot.services.seasons import SeasonSummary
+from bot.services.season_rules import SeasonSummary
 from bot.storage import Match, MatchEdit
 from bot.storage.queues import Lobby
 from bot.storage.webhooks import Webhook

@@ -18,7 +18,7 @@ from bot.ratings.elo import elo_expected_score
 from bot.ratings.gamelist import Game
 from bot.ratings.ladder import ladder_expected_score
 from bot.ratings.performance import performance_arrays
-from bot.services import seasons
+from bot.services import season_rules
 from bot.services.card import CardStats, Played, SeasonMove, card_stats, recent_ids
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
@@ -180,10 +180,10 @@ def _season_moves(
     closings: Sequence[tuple[Season, float]], user_id: int, initial_rating: float
 ) -> list[SeasonMove]:
     """The season starts that moved the member's rating: each carries their closing rating
-    as the start itself did (bot.services.seasons.carried)."""
+    as the start itself did (bot.services.season_rules.carried)."""
     moves = []
     for season, closing in closings:
-        after = seasons.carried({user_id: closing}, season.carry, initial_rating)[user_id]
+        after = season_rules.carried({user_id: closing}, season.carry, initial_rating)[user_id]
         if after != closing:
             moves.append(SeasonMove(season.starts_at, after))
     return moves
@@ -204,8 +204,8 @@ class Standings:
         entries (those with min_games matches in it, at least one); None when `name` is the
         current season. UserError for an unknown name or a measure other than ladder."""
         listed = await self.context.db.read.seasons(guild_id)
-        names = [seasons.FIRST_SEASON, *(season.name for season in listed)]
-        wanted = seasons.season_name(name)
+        names = [season_rules.FIRST_SEASON, *(season.name for season in listed)]
+        wanted = season_rules.season_name(name)
         if wanted not in names:
             raise UserError(
                 f"season {quoted(wanted)} must be one of this server's seasons: "

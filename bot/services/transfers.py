@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bot.services import seasons
+from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate
@@ -81,7 +81,7 @@ class Transfers:
             skipped += len(parsed_starts) - len(starts)
             for start in sorted(starts, key=lambda season: season.starts_at):
                 try:
-                    name = seasons.new_season_name(start.name, taken)
+                    name = season_rules.new_season_name(start.name, taken)
                 except UserError as error:
                     raise UserError(f"line {start.line}: {error}") from None
                 taken.append(

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from bot.services import seasons
+from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, _must_moderate, ladder_rating
@@ -250,7 +250,7 @@ class EventOutbox:
                 data["reason"] = event.reason
             return data
         if event.name == "season.started":
-            summaries = seasons.summaries(
+            summaries = season_rules.summaries(
                 await tx.seasons(guild_id), await tx.standings_sizes(guild_id)
             )
             return {"season": season_object(summaries[-1])}

@@ -9,7 +9,7 @@ import pytest
 from bot.config import GuildSettings
 from bot.services import Actor, ServiceContext, Services, UserError, parse_lineup
 from bot.services.matchcsv.rows import parse_csv
-from bot.services.seasons import FIRST_SEASON
+from bot.services.season_rules import FIRST_SEASON
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
 from tests.storage.engines import OpenDatabase

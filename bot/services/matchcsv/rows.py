@@ -24,7 +24,7 @@ from bot.services.matchcsv.format import (
     unmarked,
 )
 from bot.services.matchcsv.parsed import CsvMatch, CsvSeason
-from bot.services.seasons import CARRY_RULE, season_name
+from bot.services.season_rules import CARRY_RULE, season_name
 
 
 @dataclass(slots=True)
