@@ -15,9 +15,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app.buttons import MatchButton, MatchMessages, PageButton
+from bot.app.buttons import MatchButton, PageButton
 from bot.app.invite import invite_link
 from bot.app.live import LiveBoards
+from bot.app.match_messages import MatchMessages
 from bot.app.replies import answer_error
 from bot.app.roles import RankRoles
 from bot.app.translator import CatalogTranslator

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import re
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Final, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import discord
 
@@ -21,8 +21,7 @@ from bot.app.embeds import (
 from bot.app.members import actor, guild_of
 from bot.app.replies import answer_error, member_words, note_stored
 from bot.present.language import ENGLISH, N_, Words
-from bot.services import LeaderboardPage, Match, UserError
-from bot.services.changes import Change
+from bot.services import LeaderboardPage, Match
 from bot.services.match_rules import opponents_to_ask
 from bot.services.matches import MatchPage
 
@@ -154,45 +153,10 @@ async def answer_recorded(
         )
 
 
-MESSAGE_KINDS: Final = frozenset({"applied", "voided", "edited", "disputed", "cancelled"})
-"""Changes after which a match's message (its embed and buttons) is out of date."""
 ANSWERED_IN_PLACE: ContextVar[int | None] = ContextVar("answered_in_place", default=None)
 """The match whose own message the interaction under way updates itself (a click on one of
 its buttons); the changes it makes need no second edit. Listeners run in tasks that copy the
 context of the code that made the change, so they see it."""
-
-
-class MatchMessages:
-    """A listener of the change feed: brings a match's message up to date after a change made
-    away from it (a command, the auto-confirm loop, the command line, another process), in
-    the guilds this process owns."""
-
-    def __init__(self, bot: LadderBot) -> None:
-        self.bot = bot
-
-    async def on_ladder_change(self, change: Change) -> None:
-        if (
-            change.kind not in MESSAGE_KINDS
-            or change.match_id is None
-            or ANSWERED_IN_PLACE.get() == change.match_id
-            or not self.bot.config.discord.owns_guild(change.guild_id)
-        ):
-            return
-        try:
-            match = await self.bot.services.matches.show(change.guild_id, change.match_id)
-        except UserError:
-            return  # gone (a test database emptied, say): nothing to show
-        if match.channel_id is None or match.message_id is None:
-            return
-        channel = self.bot.get_partial_messageable(match.channel_id, guild_id=match.guild_id)
-        try:
-            url = await self.bot.web_page(match.guild_id, match_path(match))
-            said = await self.bot.public_words(match.guild_id)
-            await channel.get_partial_message(match.message_id).edit(
-                embed=match_embed(match, url, said), view=match_view(match, said)
-            )
-        except discord.HTTPException as error:
-            log.info("could not update the message of match %s: %s", match.id, error)
 
 
 class PageButton(

@@ -17,7 +17,7 @@ import numpy as np
 from bot.ratings.ranks import rank_ladder, sync_roles
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
-from bot.services.core import Actor, _must_moderate
+from bot.services.core import Actor, must_moderate
 from bot.services.errors import UserError
 
 MIN_RATING_LIMIT: Final = 1e6
@@ -56,7 +56,7 @@ class Community:
         self, guild_id: int, actor: Actor, role_id: int, min_rating: float
     ) -> dict[int, float]:
         """Make `role_id` a rank role from `min_rating` (or move its threshold)."""
-        _must_moderate(actor, "manage rank roles")
+        must_moderate(actor, "manage rank roles")
         threshold = _check_min_rating(min_rating)
         async with self.context.write(guild_id) as unit:
             settings = await unit.tx.ensure_guild(guild_id, self.context.defaults)
@@ -72,14 +72,14 @@ class Community:
     async def sync_rank_roles(self, guild_id: int, actor: Actor) -> None:
         """Have every member's rank role checked (SPEC 9.2 `sync`): a change with nothing
         stored, so that the process owning the guild does it, whoever asked."""
-        _must_moderate(actor, "sync rank roles")
+        must_moderate(actor, "sync rank roles")
         async with self.context.write(guild_id) as unit:
             if not await unit.tx.rank_roles(guild_id):
                 raise UserError("there are no rank roles yet; add one with /admin rank add")
             unit.change = Change(guild_id, "rank_roles", everyone=True, actor_id=actor.user_id)
 
     async def remove_rank_role(self, guild_id: int, actor: Actor, role_id: int) -> None:
-        _must_moderate(actor, "manage rank roles")
+        must_moderate(actor, "manage rank roles")
         async with self.context.write(guild_id) as unit:
             if role_id not in await unit.tx.rank_roles(guild_id):
                 raise UserError(f"role {role_id} is not a rank role; see /admin rank list")
@@ -136,7 +136,7 @@ class Community:
         return await self.context.db.read.modlog_channel(guild_id)
 
     async def set_modlog_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
-        _must_moderate(actor, "set the mod log channel")
+        must_moderate(actor, "set the mod log channel")
         async with self.context.write(guild_id) as unit:
             await unit.tx.ensure_guild(guild_id, self.context.defaults)
             await unit.tx.set_modlog_channel(guild_id, channel_id)

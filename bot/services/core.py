@@ -43,7 +43,8 @@ def ladder_rating(member: Member, settings: GuildSettings) -> float:
     return settings.initial_rating if member.rating is None else member.rating
 
 
-def _must_moderate(actor: Actor, what: str) -> None:
+def must_moderate(actor: Actor, what: str) -> None:
+    """Refuse a member who is not a moderator; `what` names the use case."""
     if not actor.is_moderator:
         raise UserError(f"only moderators (Manage Server) can {what}")
 

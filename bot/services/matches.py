@@ -21,9 +21,9 @@ from bot.services.context import ServiceContext, Unit, not_found, use_cases
 from bot.services.core import (
     Actor,
     _known_members,
-    _must_moderate,
     ladder_rating,
     log_end_stamp,
+    must_moderate,
 )
 from bot.services.errors import UserError, free_text
 from bot.services.events import PendingEvent
@@ -340,7 +340,7 @@ class Matches:
     async def void(
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
     ) -> VoidResult:
-        _must_moderate(actor, "void matches")
+        must_moderate(actor, "void matches")
         if reason is not None:
             free_text(reason, "the reason")
         async with self.context.write(guild_id) as unit:
@@ -384,7 +384,7 @@ class Matches:
         lineup in its history. An applied match's guild is replayed from its log: the new
         participants' ratings at that point are not stored anywhere else, and the stored
         ratings must equal a replay."""
-        _must_moderate(actor, "edit matches")
+        must_moderate(actor, "edit matches")
         check_lineup(lineup, minutes)
         async with self.context.write(guild_id) as unit:
             tx = unit.tx

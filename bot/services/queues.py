@@ -52,7 +52,7 @@ from typing import Any, Final
 from bot.config import GuildSettings
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, Unit, use_cases
-from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
+from bot.services.core import Actor, elo_bridge, ladder_rating, must_moderate
 from bot.services.errors import UserError, quoted
 from bot.services.events import PendingEvent
 from bot.services.matches import Matches, ReportResult
@@ -376,7 +376,7 @@ class Queues:
     async def create_queue(
         self, guild_id: int, actor: Actor, settings: QueueSettings, *, pick_order_given: bool
     ) -> Queue:
-        _must_moderate(actor, "create queues")
+        must_moderate(actor, "create queues")
         checked = checked_settings(settings, pick_order_given)
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
@@ -396,7 +396,7 @@ class Queues:
     ) -> JoinResult:
         """Change some settings of a queue (names as QueueSettings'). A size it already holds
         pops it."""
-        _must_moderate(actor, "edit queues")
+        must_moderate(actor, "edit queues")
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
@@ -427,7 +427,7 @@ class Queues:
     async def delete_queue(self, guild_id: int, actor: Actor, name: str) -> Queue:
         """Remove a queue and its waiting members (returned as they were, for its message);
         its open lobbies stay."""
-        _must_moderate(actor, "delete queues")
+        must_moderate(actor, "delete queues")
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             queue = self._find(await tx.queues(guild_id), name, None)
@@ -1051,7 +1051,7 @@ class Queues:
         self, guild_id: int, actor: Actor, lobby_id: int, out_id: int, member: MemberInfo
     ) -> LobbyUpdate:
         """Swap a player of an open lobby for another member (before its result)."""
-        _must_moderate(actor, "substitute players")
+        must_moderate(actor, "substitute players")
         if member.is_bot:
             raise UserError(f"<@{member.user_id}> is a bot; bots cannot play in ladder matches")
         async with self.context.write(guild_id) as unit:
@@ -1087,7 +1087,7 @@ class Queues:
 
     async def cancel(self, guild_id: int, actor: Actor, lobby_id: int) -> LobbyUpdate:
         """A moderator cancels an open lobby; nobody is put back in a queue."""
-        _must_moderate(actor, "cancel lobbies")
+        must_moderate(actor, "cancel lobbies")
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             lobby = await self._open_lobby(tx, guild_id, lobby_id)

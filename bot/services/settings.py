@@ -11,7 +11,7 @@ from typing import Final
 from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
-from bot.services.core import Actor, _must_moderate
+from bot.services.core import Actor, must_moderate
 from bot.services.errors import UserError
 from bot.services.replaying import Replayed, replay_guild
 from bot.storage import WebStamp
@@ -43,7 +43,7 @@ class Settings:
     async def change(
         self, guild_id: int, actor: Actor, changes: Mapping[str, object]
     ) -> SettingsResult:
-        _must_moderate(actor, "change the settings")
+        must_moderate(actor, "change the settings")
         async with self.context.write(guild_id) as unit:
             current = await unit.tx.ensure_guild(guild_id, self.context.defaults)
             try:
@@ -94,7 +94,7 @@ class Settings:
     async def recompute(self, guild_id: int, actor: Actor) -> Replayed:
         """Replay the whole guild from its log: the matches replayed and the members whose
         stored standing differed from the replay (none when the log and the store agree)."""
-        _must_moderate(actor, "recompute the ladder")
+        must_moderate(actor, "recompute the ladder")
         async with self.context.write(guild_id) as unit:
             settings = await unit.tx.ensure_guild(guild_id, self.context.defaults)
             replayed = await replay_guild(unit.tx, guild_id, settings, None)

@@ -22,7 +22,7 @@ from bot.services import season_rules
 from bot.services.card import CardStats, Played, SeasonMove, card_stats, recent_ids
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
-from bot.services.core import Actor, _must_moderate, elo_bridge, ladder_rating
+from bot.services.core import Actor, elo_bridge, ladder_rating, must_moderate
 from bot.services.errors import UserError, quoted
 from bot.services.performances import (
     RATING_ACCURACY,
@@ -456,7 +456,7 @@ class Standings:
     # --- live leaderboard ----------------------------------------------------------------
 
     async def set_live_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
-        _must_moderate(actor, "set the leaderboard channel")
+        must_moderate(actor, "set the leaderboard channel")
         async with self.context.write(guild_id) as unit:
             await unit.tx.ensure_guild(guild_id, self.context.defaults)
             await unit.tx.set_live_board(guild_id, channel_id)

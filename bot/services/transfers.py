@@ -15,7 +15,7 @@ import numpy as np
 from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
-from bot.services.core import Actor, _must_moderate
+from bot.services.core import Actor, must_moderate
 from bot.services.errors import UserError, plural, quoted
 from bot.services.lineup import Lineup
 from bot.services.matchcsv.building import imported_columns, member_ids
@@ -58,7 +58,7 @@ class Transfers:
         standings are stored for a new start inside the log); all or nothing. Matches and
         season starts already in the guild (SPEC 8.3: a match under its label, a start under
         its name) are skipped; one there with other players, time or carry is refused."""
-        _must_moderate(actor, "import matches")
+        must_moderate(actor, "import matches")
         # Reading the file and building the matches is work per row: off the event loop,
         # and before the write transaction (which holds the guild's lock).
         stage("reading the CSV")

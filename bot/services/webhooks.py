@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
-from bot.services.core import Actor, _must_moderate, ladder_rating
+from bot.services.core import Actor, ladder_rating, must_moderate
 from bot.services.errors import UserError, quoted
 from bot.services.events import EVENTS, TEST_EVENT, PendingEvent
 from bot.services.matchcsv.format import format_time
@@ -293,7 +293,7 @@ class Webhooks:
         self, guild_id: int, actor: Actor, url: str, events: str | None = None
     ) -> AddedWebhook:
         """A new webhook, after its URL's check; its secret (shown once)."""
-        _must_moderate(actor, "add webhooks")
+        must_moderate(actor, "add webhooks")
         chosen = parse_events(events)
         target = await checked_target(url, self.allow_private, self.resolve)
         secret = secrets.token_hex(32)
@@ -313,7 +313,7 @@ class Webhooks:
 
     async def remove(self, guild_id: int, actor: Actor, webhook_id: int) -> Webhook:
         """Remove a webhook; its waiting deliveries are dropped."""
-        _must_moderate(actor, "remove webhooks")
+        must_moderate(actor, "remove webhooks")
         async with self.context.write(guild_id) as unit:
             found = await self._webhook(unit.tx, guild_id, webhook_id)
             await unit.tx.remove_webhook(guild_id, webhook_id, self.context.clock())
@@ -324,7 +324,7 @@ class Webhooks:
 
     async def test(self, guild_id: int, actor: Actor, webhook_id: int) -> Webhook:
         """Queue a `webhook.test` event for one webhook."""
-        _must_moderate(actor, "test webhooks")
+        must_moderate(actor, "test webhooks")
         async with self.context.write(guild_id) as unit:
             found = await self._webhook(unit.tx, guild_id, webhook_id)
             unit.events.append(PendingEvent(TEST_EVENT, webhook_id=webhook_id))

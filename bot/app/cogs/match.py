@@ -37,7 +37,7 @@ class Matches(
     async def auto_confirm(self) -> None:
         """Apply pending matches older than their guild's auto_confirm_hours, in the guilds
         of this process's shards (each guild's owner does it, SPEC 8.4)."""
-        try:  # each match's message follows its change (bot.app.buttons.MatchMessages)
+        try:  # each match's message follows its change (bot.app.match_messages)
             await self.bot.services.matches.auto_confirm(self.bot.config.discord.owns_guild)
         except Exception:
             log.exception("auto-confirm failed; retrying next round")
