@@ -13,11 +13,12 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 import discord
+from babel.numbers import format_percent
 
-from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, whole_lines
+from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, team_words, whole_lines
 from bot.app.members import shown_name
 from bot.present.language import ENGLISH, N_, Words
-from bot.present.words import rating_text, shorten, team_name
+from bot.present.words import shorten
 from bot.ratings.elo import EloBridge
 from bot.services.queue_rules import (
     banning_captain,
@@ -37,14 +38,6 @@ BAN_ID: Final = "ladderbot:map:ban:{lobby_id}"
 SELECT_OPTIONS: Final = 25
 """Discord's most options in one select menu; more players are split over two menus."""
 CONTENT_LIMIT: Final = 2000
-STATE_TITLE: Final = {
-    "ready": "ready check",
-    "picking": "captains are picking",
-    "playing": "playing",
-    "reported": "result reported",
-    "cancelled": "cancelled",
-    "dissolved": "dissolved",
-}
 
 
 def when(moment: float) -> str:
@@ -132,50 +125,64 @@ def queue_view(queue: Queue, said: Words = ENGLISH) -> discord.ui.View:
     return view
 
 
-def _player_line(player: LobbyPlayer, bridge: EloBridge, lobby: Lobby) -> str:
+def _player_line(player: LobbyPlayer, bridge: EloBridge, lobby: Lobby, said: Words) -> str:
     mark = ""
     if lobby.state == "ready":
         mark = "✅ " if player.ready else "⌛ "
-    captain = " (captain)" if player.captain else ""
-    party = f" · party of <@{player.party}>" if player.party is not None else ""
-    rating = rating_text(float(bridge.from_elo(player.rating)))
+    captain = said.gettext(N_(" (captain)")) if player.captain else ""
+    party = (
+        said.gettext(N_(" · party of {leader}"), leader=f"<@{player.party}>")
+        if player.party is not None
+        else ""
+    )
+    rating = said.rating(float(bridge.from_elo(player.rating)))
     return f"{mark}<@{player.user_id}> — {rating}{captain}{party}"
 
 
-def lobby_content(lobby: Lobby) -> str | None:
+def lobby_content(lobby: Lobby, said: Words = ENGLISH) -> str | None:
     """Who the message calls: the players to the ready check, the captain whose turn it is."""
+    _ = said.gettext
     if lobby.state == "ready":
         waiting = [p for p in lobby.players if not p.ready]
         mentions = " ".join(f"<@{p.user_id}>" for p in waiting)
-        deadline = f" {when(lobby.ready_deadline)}" if lobby.ready_deadline else ""
-        return shorten(
-            f"{mentions} — your {lobby.queue_name} match is ready: click Ready (closes{deadline}).",
-            CONTENT_LIMIT,
-        )
+        text = (
+            _(N_("{members} — your {queue} match is ready: click Ready (closes {when})."),
+              members=mentions, queue=lobby.queue_name, when=when(lobby.ready_deadline))
+            if lobby.ready_deadline
+            else _(N_("{members} — your {queue} match is ready: click Ready."),
+                   members=mentions, queue=lobby.queue_name)
+        )  # fmt: skip
+        return shorten(text, CONTENT_LIMIT)
     if lobby.state == "picking":
         team = picking_team(lobby.players, lobby.teams, lobby.pick_order)
         captain = next((p for p in lobby.players if p.captain and p.team == team), None)
         if team is not None and captain is not None:
-            deadline = f" (auto-pick {when(lobby.pick_deadline)})" if lobby.pick_deadline else ""
-            return f"<@{captain.user_id}>, pick a player for team {team_letter(team)}{deadline}."
+            if lobby.pick_deadline:
+                return _(N_("{captain}, pick a player for team {team} (auto-pick {when})."),
+                         captain=f"<@{captain.user_id}>", team=team_letter(team),
+                         when=when(lobby.pick_deadline))  # fmt: skip
+            return _(N_("{captain}, pick a player for team {team}."),
+                     captain=f"<@{captain.user_id}>", team=team_letter(team))  # fmt: skip
     if lobby.state == "playing" and lobby.choosing_map and lobby.map_deadline:
         closes = when(lobby.map_deadline)
         if lobby.map_pick == "ban":
             captain = banning_captain(lobby.players, len(lobby.map_banned))
             letter = team_letter(len(lobby.map_banned) % 2)
-            return (
-                f"<@{captain.user_id}>, ban a map for team {letter} (else a random ban {closes})."
-            )
+            return _(N_("{captain}, ban a map for team {team} (else a random ban {when})."),
+                     captain=f"<@{captain.user_id}>", team=letter, when=closes)  # fmt: skip
         mentions = " ".join(f"<@{p.user_id}>" for p in lobby.players if p.vote is None)
-        return shorten(f"{mentions} — vote for the map (closes {closes}).", CONTENT_LIMIT)
+        text = _(N_("{members} — vote for the map (closes {when})."), members=mentions, when=closes)
+        return shorten(text, CONTENT_LIMIT)
     if lobby.state == "playing":
         mentions = " ".join(f"<@{p.user_id}>" for p in lobby.players)
-        return shorten(f"{mentions} — teams are made: good luck!", CONTENT_LIMIT)
+        text = _(N_("{members} — teams are made: good luck!"), members=mentions)
+        return shorten(text, CONTENT_LIMIT)
     return None
 
 
-def map_text(lobby: Lobby) -> str | None:
+def map_text(lobby: Lobby, said: Words = ENGLISH) -> str | None:
     """The map and how it was (or is being) chosen: drawn, voted (the tally) or banned."""
+    _ = said.gettext
     tally = " · ".join(
         f"{shorten(m, 40)} {count}"
         for m, count in zip(
@@ -187,77 +194,101 @@ def map_text(lobby: Lobby) -> str | None:
     )
     if lobby.map is None and lobby.choosing_map and lobby.map_deadline:
         if lobby.map_pick == "vote":
-            return f"Map vote: {tally} — closes {when(lobby.map_deadline)}"
+            return _(N_("Map vote: {tally} — closes {when}"), tally=tally,
+                     when=when(lobby.map_deadline))  # fmt: skip
         left = ", ".join(shorten(m, 40) for m in lobby.map_candidates)
-        return shorten(f"Map bans: {bans or 'none yet'}; left: {left}", 900)
+        text = _(N_("Map bans: {bans}; left: {left}"), bans=bans or _(N_("none yet")), left=left)
+        return shorten(text, 900)
     if lobby.map is None:
         return None
-    how = {"random": "drawn at random", "vote": f"voted: {tally}", "ban": f"bans: {bans}"}
-    return shorten(f"Map: {lobby.map} ({how[lobby.map_pick]})", 900)
+    how = {
+        "random": _(N_("drawn at random")),
+        "vote": _(N_("voted: {tally}"), tally=tally),
+        "ban": _(N_("bans: {bans}"), bans=bans),
+    }
+    return shorten(_(N_("Map: {map} ({how})"), map=lobby.map, how=how[lobby.map_pick]), 900)
 
 
-def lobby_embed(lobby: Lobby, bridge: EloBridge) -> discord.Embed:
+STATE_WORDS: Final = {
+    "ready": N_("ready check"),
+    "picking": N_("captains are picking"),
+    "playing": N_("playing"),
+    "reported": N_("result reported"),
+    "cancelled": N_("cancelled"),
+    "dissolved": N_("dissolved"),
+}
+
+
+def lobby_embed(lobby: Lobby, bridge: EloBridge, said: Words = ENGLISH) -> discord.Embed:
     """The lobby: its id, state, players (ready marks), teams named A to D with each team's
     chance to win, the map, the random seed, and how it ended."""
+    _ = said.gettext
     embed = discord.Embed(
-        title=f"Lobby #{lobby.lobby_id} · {lobby.queue_name} — {STATE_TITLE[lobby.state]}",
+        title=_(N_("Lobby #{number} · {queue} — {state}"), number=lobby.lobby_id,
+                queue=lobby.queue_name, state=_(STATE_WORDS[lobby.state])),
         colour=discord.Colour.green() if lobby.is_open else discord.Colour.light_grey(),
-    )
+    )  # fmt: skip
     lines: list[str] = []
-    shown_map = map_text(lobby)
+    shown_map = map_text(lobby, said)
     if shown_map:
         lines.append(shown_map)
     if lobby.seed is not None:
-        lines.append(f"Random split, seed {lobby.seed}")
+        lines.append(_(N_("Random split, seed {seed}"), seed=lobby.seed))
     if lobby.state == "ready" and lobby.ready_deadline:
         ready = sum(1 for p in lobby.players if p.ready)
-        lines.append(f"{ready}/{len(lobby.players)} ready · closes {when(lobby.ready_deadline)}")
+        lines.append(_(N_("{ready}/{players} ready · closes {when}"), ready=ready,
+                       players=len(lobby.players), when=when(lobby.ready_deadline)))  # fmt: skip
     if lobby.match_id is not None:
         lines.append(
-            f"Result recorded as match #{lobby.match_id} (/match show id:{lobby.match_id})."
-        )
+            _(N_("Result recorded as match #{number} (/match show id:{number})."),
+              number=lobby.match_id)
+        )  # fmt: skip
     if lobby.notice:
         lines.append(shorten(lobby.notice, 500))
     teams_made = lobby.format == "teams" and any(p.team is not None for p in lobby.players)
     if teams_made:
         embed.description = "\n".join(lines) or None
-        _team_fields(embed, lobby, bridge)
+        _team_fields(embed, lobby, bridge, said)
     else:
-        players = [_player_line(p, bridge, lobby) for p in lobby.players]
+        players = [_player_line(p, bridge, lobby, said) for p in lobby.players]
         if lobby.format == "ffa" and lobby.state != "ready":
-            lines.append("Free-for-all: report with /queue result lobby:… order:@first @second …")
+            lines.append(
+                _(N_("Free-for-all: report with /queue result lobby:… order:@first @second …"))
+            )
         head = "\n".join(lines)
         body = whole_lines(players, DESCRIPTION_LIMIT - len(head) - 4, "—")
         embed.description = f"{head}\n\n{body}" if head else body
     return embed
 
 
-def _team_fields(embed: discord.Embed, lobby: Lobby, bridge: EloBridge) -> None:
+def _team_fields(embed: discord.Embed, lobby: Lobby, bridge: EloBridge, said: Words) -> None:
     complete = all(p.team is not None for p in lobby.players)
     odds = chances(lobby.players, lobby.teams) if complete else None
     for team in range(lobby.teams):
         members = [p for p in lobby.players if p.team == team]
-        chance = "" if odds is None else f" — {odds[team]:.0%} to win"
-        lines = [_player_line(p, bridge, lobby) for p in members]
-        embed.add_field(
-            name=f"{team_name(team + 1)}{chance}",
-            value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"),
-            inline=True,
-        )
+        name = team_words(str(team + 1), said)
+        if odds is not None:
+            chance = format_percent(odds[team], locale=said.locale)
+            name = said.gettext(N_("{team} — {chance} to win"), team=name, chance=chance)
+        lines = [_player_line(p, bridge, lobby, said) for p in members]
+        embed.add_field(name=name, value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"), inline=True)
     waiting = [p for p in lobby.players if p.team is None]
     if waiting:
         embed.add_field(
-            name="Still to pick",
+            name=said.gettext(N_("Still to pick")),
             value=whole_lines(
-                [_player_line(p, bridge, lobby) for p in waiting], FIELD_VALUE_LIMIT, "—"
+                [_player_line(p, bridge, lobby, said) for p in waiting], FIELD_VALUE_LIMIT, "—"
             ),
             inline=False,
         )
 
 
-def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> discord.ui.View | None:
+def lobby_view(
+    lobby: Lobby, bridge: EloBridge, names: Mapping[int, str], said: Words = ENGLISH
+) -> discord.ui.View | None:
     """Ready/Leave in the ready check, the picking captain's select menu(s), the result
     buttons (A won … D won, Draw) while playing; nothing once it has ended."""
+    _ = said.gettext
     view = discord.ui.View(timeout=None)
 
     def button(action: str, label: str, style: discord.ButtonStyle) -> None:
@@ -265,8 +296,8 @@ def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> dis
         view.add_item(discord.ui.Button(label=label, style=style, custom_id=custom_id))
 
     if lobby.state == "ready":
-        button("ready", "Ready", discord.ButtonStyle.success)
-        button("leave", "Leave", discord.ButtonStyle.danger)
+        button("ready", _(N_("Ready")), discord.ButtonStyle.success)
+        button("leave", _(N_("Leave")), discord.ButtonStyle.danger)
     elif lobby.state == "picking":
         left = sorted(
             (p for p in lobby.players if p.team is None), key=lambda p: (-p.rating, p.position)
@@ -275,31 +306,36 @@ def lobby_view(lobby: Lobby, bridge: EloBridge, names: Mapping[int, str]) -> dis
             chunk = left[start : start + SELECT_OPTIONS]
             select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
                 custom_id=PICK_ID.format(lobby_id=lobby.lobby_id, part=part),
-                placeholder="Captain: pick a player" if part == 0 else "… or one of these",
+                placeholder=_(N_("Captain: pick a player"))
+                if part == 0
+                else _(N_("… or one of these")),
                 options=[
                     discord.SelectOption(
                         label=shorten(names.get(p.user_id, str(p.user_id)), 100),
                         value=str(p.user_id),
-                        description=f"rating {rating_text(float(bridge.from_elo(p.rating)))}"
-                        + (" · comes with their party" if p.party is not None else ""),
+                        description=_(
+                            N_("rating {rating}"),
+                            rating=said.rating(float(bridge.from_elo(p.rating))),
+                        )
+                        + (_(N_(" · comes with their party")) if p.party is not None else ""),
                     )
                     for p in chunk
                 ],
             )
             view.add_item(select)
     elif lobby.state == "playing" and lobby.choosing_map:
-        _map_choice(view, lobby)
+        _map_choice(view, lobby, said)
     elif lobby.state == "playing" and lobby.format == "teams":
         for team in range(lobby.teams):
             letter = team_letter(team)
-            button(letter.lower(), f"{letter} won", discord.ButtonStyle.primary)
-        button("draw", "Draw", discord.ButtonStyle.secondary)
+            button(letter.lower(), _(N_("{team} won"), team=letter), discord.ButtonStyle.primary)
+        button("draw", _(N_("Draw")), discord.ButtonStyle.secondary)
     else:
         return None
     return view
 
 
-def _map_choice(view: discord.ui.View, lobby: Lobby) -> None:
+def _map_choice(view: discord.ui.View, lobby: Lobby, said: Words) -> None:
     """A button per candidate map (vote: the tally on each), or the ban menu of the maps
     left; the result buttons follow once the map is chosen."""
     if lobby.map_pick == "vote":
@@ -317,7 +353,7 @@ def _map_choice(view: discord.ui.View, lobby: Lobby) -> None:
     view.add_item(
         discord.ui.Select(
             custom_id=BAN_ID.format(lobby_id=lobby.lobby_id),
-            placeholder=f"Team {letter}'s best player: ban a map",
+            placeholder=said.gettext(N_("Team {team}'s best player: ban a map"), team=letter),
             options=[discord.SelectOption(label=m, value=m) for m in lobby.map_candidates],
         )
     )

@@ -18,7 +18,7 @@ import pytest
 from bot.app.bot import LadderBot
 from bot.app.buttons import match_view
 from bot.app.embeds import leaderboard_embed, match_embed, match_stored, rating_embed
-from bot.app.queue_views import queue_embed, queue_view
+from bot.app.queue_views import lobby_content, lobby_embed, lobby_view, queue_embed, queue_view
 from bot.app.replies import refusal_text
 from bot.config import Config
 from bot.present.language import SHIPPED, SOURCE, Words, words
@@ -28,7 +28,7 @@ from bot.services.context import not_found
 from bot.services.standings import LeaderboardRow
 from bot.storage.models import Member
 from tests.app.test_embeds import LAYOUTS, STATUSES, worst_match
-from tests.app.test_queue_views import BIG_ID, NOW, check, queue
+from tests.app.test_queue_views import BIG_ID, BRIDGE, NAMES, NOW, check, lobby, queue
 
 JsonDict = dict[str, Any]
 TRANSLATED = [language for language in SHIPPED if language != SOURCE]
@@ -167,6 +167,14 @@ def test_every_reply_fits_discords_limits_in_every_language(language: str) -> No
             shown = match_embed(match, "https://x.example/" + "p" * 200, said)
             check(match_stored(match, said), shown, match_view(match, said))
             assert len(shown.fields) >= min(len(set(layout)), 2)
+    for state in ("ready", "picking", "playing", "reported", "cancelled", "dissolved"):
+        for format in ("teams", "ffa"):
+            shown_lobby = lobby(state, format)
+            check(
+                lobby_content(shown_lobby, said),
+                lobby_embed(shown_lobby, BRIDGE, said),
+                lobby_view(shown_lobby, BRIDGE, NAMES, said),
+            )
     for waiting in (0, 32):
         shown = queue(waiting=waiting)
         check(None, queue_embed(shown, said=said), queue_view(shown, said))

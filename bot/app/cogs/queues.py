@@ -419,12 +419,13 @@ class QueueMessages:
                 if wait:
                     later.append(wait)
                     continue
-                view = lobby_view(lobby, bridge, names)
+                said = await self.bot.public_words(guild_id)
+                view = lobby_view(lobby, bridge, names, said)
                 await self._show(
                     guild_id, "lobby", lobby.lobby_id, lobby.version, lobby.channel_id,
                     lobby.message_id,
-                    {"content": lobby_content(lobby), "embed": lobby_embed(lobby, bridge),
-                     "view": view},
+                    {"content": lobby_content(lobby, said),
+                     "embed": lobby_embed(lobby, bridge, said), "view": view},
                 )  # fmt: skip
         return min(later) if later else None
 
