@@ -11,6 +11,7 @@ import asyncio
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -24,6 +25,8 @@ from bot.present.language import DOMAIN, LOCALE_DIR, SHIPPED, SOURCE, babel_code
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 TEMPLATE: Final = LOCALE_DIR / f"{DOMAIN}.pot"
+FIXED_DATE: Final = datetime(2026, 11, 26, tzinfo=UTC)
+"""The catalogs' creation date, fixed: a new one at each extraction would change every file."""
 KEYWORDS: Final = {**DEFAULT_KEYWORDS, "NC_": ((1, "c"), 2)}
 """gettext's keywords (gettext, ngettext, pgettext, N_ for a refusal's template or a
 constant, and the rest), and NC_: N_ with a context."""
@@ -62,7 +65,7 @@ def command_texts(commands: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, 
 
 def template() -> Catalog:
     """Every message of the code and of the command tree, with where it is used."""
-    catalog = Catalog(project="ladderbot", domain=DOMAIN, fuzzy=False)
+    catalog = Catalog(project="ladderbot", domain=DOMAIN, fuzzy=False, creation_date=FIXED_DATE)
     found = extract_from_dir(
         str(ROOT / "bot"), [("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
     )
@@ -88,7 +91,9 @@ def extract() -> None:
                 catalog = read_po(po, locale=babel_code(language), domain=DOMAIN)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            catalog = Catalog(locale=babel_code(language), domain=DOMAIN, fuzzy=False)
+            catalog = Catalog(
+                locale=babel_code(language), project="ladderbot", domain=DOMAIN, fuzzy=False
+            )
         catalog.update(source, no_fuzzy_matching=True)
         with path.open("wb") as out:
             write_po(
