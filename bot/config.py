@@ -145,6 +145,7 @@ SETTING_BOUNDS: Final[Mapping[str, Bound]] = {
     "rank_margin": Bound(0.0, 1e6),
     "no_show_minutes": Bound(0, 1_440, whole=True),
     "lobby_hours": Bound(1.0, 168.0),
+    "room_grace_seconds": Bound(0, 3_600, whole=True),
 }
 """The bounds of the guild settings that are numbers (SPEC 7); the ladder update is finite
 for every match within them (tests/ratings/test_bounds.py checks it at the corners)."""
@@ -244,6 +245,8 @@ class GuildSettings:
     """SPEC 10.2: minutes a member who let a ready check lapse cannot join a queue (0: off)."""
     lobby_hours: float = 3.0
     """SPEC 10.3: a lobby with no result after this many hours is cancelled."""
+    room_grace_seconds: int = 120
+    """SPEC 10.5: a closed lobby's room is deleted this long after it closed."""
     web: bool = False
     """SPEC 11.1: the guild's standings are shown on the web pages and the read API."""
     language: str = "auto"

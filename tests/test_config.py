@@ -132,6 +132,7 @@ def test_a_token_pasted_into_token_env_is_never_echoed() -> None:
         ("min_games", 0, 1_000, -1, 10**9, "a whole number from 0 to 1,000"),
         ("no_show_minutes", 0, 1_440, -1, 1_441, "a whole number from 0 to 1,440"),  # SPEC 10.2
         ("lobby_hours", 1, 168, 0.999, 168.5, "a number from 1 to 168"),  # SPEC 10.3
+        ("room_grace_seconds", 0, 3_600, -1, 3_601, "a whole number from 0 to 3,600"),  # 10.5
     ],
 )
 def test_defaults_are_held_to_the_spec_7_bounds(

@@ -68,6 +68,7 @@ class LadderBot(commands.Bot):
         intents = discord.Intents.none()
         intents.guilds = True
         intents.members = True
+        intents.voice_states = True  # who is in voice, to move players into their match room
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,

@@ -434,6 +434,7 @@ def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.
         ("rank_margin", settings.rank_margin),
         ("no_show_minutes", settings.no_show_minutes),
         ("lobby_hours", settings.lobby_hours),
+        ("room_grace_seconds", settings.room_grace_seconds),
         ("web", settings.web),
         ("language", settings.language),
     ):

@@ -30,6 +30,7 @@ ChangeKind = Literal[
     "live_board",  # the live leaderboard moved to another channel
     "webhook_test",  # a test event queued for a webhook (wakes its delivery)
     "webhook_dropped",  # a webhook delivery given up, or a webhook gone (the mod log)
+    "room_failed",  # a lobby's match room could not be made (the mod log)
 ]
 STANDINGS_KINDS: Final = frozenset(
     {"applied", "voided", "edited", "replayed", "imported", "settings", "membership",

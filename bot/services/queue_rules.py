@@ -41,6 +41,7 @@ RATING_RANGE: Final = (0, 2000)
 WIDEN: Final = (0, 500)
 PARTY_MAX: Final = (1, 16)
 MAP_PICKS: Final = ("random", "vote", "ban")
+ROOM_KINDS: Final = ("none", "text", "voice")
 MAP_SECONDS: Final = 30.0
 """How long a map vote, or each captain's ban, lasts (SPEC 10.5)."""
 VOTE_CANDIDATES: Final = 3
@@ -107,6 +108,10 @@ def checked_settings(settings: QueueSettings, pick_order_given: bool) -> QueueSe
         raise UserError(f"map_pick {settings.map_pick} needs at least 2 maps (give maps)")
     if settings.map_pick == "ban" and (settings.format != "teams" or settings.teams != 2):
         raise UserError("map_pick ban is for two teams: team A's and B's best players ban")
+    if settings.rooms not in ROOM_KINDS:
+        raise UserError(f"rooms {quoted(settings.rooms)} must be one of {', '.join(ROOM_KINDS)}")
+    if settings.rooms == "voice" and settings.format != "teams":
+        raise UserError("rooms voice gives each team a voice channel: use it with teams")
     if settings.party_max > 1 and settings.format == "ffa":
         raise UserError("party_max must be 1 in a free-for-all queue: parties play as teams")
     if settings.format == "teams" and settings.size % settings.teams:

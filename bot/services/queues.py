@@ -788,6 +788,8 @@ class Queues:
             map=chosen_map,
             map_pick=spec.map_pick,
             map_candidates=candidates,
+            rooms=spec.rooms,
+            waiting_voice=spec.waiting_voice,
             seed=seed,
             match_id=None,
             closed_at=None,

@@ -37,6 +37,7 @@ from bot.services.matchups import Matchups
 from bot.services.members import Members
 from bot.services.queue_rules import PICK_SECONDS
 from bot.services.queues import Queues
+from bot.services.rooms import Rooms
 from bot.services.seasons import Seasons
 from bot.services.settings import Settings
 from bot.services.standings import Standings
@@ -61,6 +62,7 @@ class Services:
     queues: Queues
     evaluation: Evaluations
     webhooks: Webhooks
+    rooms: Rooms
 
     @classmethod
     def build(
@@ -92,6 +94,7 @@ class Services:
             Queues(context, matches, rng=rng, pick_seconds=pick_seconds),
             Evaluations(context),
             webhooks,
+            Rooms(context),
         )
 
     @classmethod

@@ -70,6 +70,7 @@ _DUMPED: Final = {
     "parties": "guild_id, leader_id",
     "party_members": "guild_id, user_id",
     "party_invites": "guild_id, leader_id, user_id",
+    "lobby_rooms": "guild_id, lobby_id",
     "webhooks": "guild_id, webhook_id",
     "webhook_outbox": "seq",
 }

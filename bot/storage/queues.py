@@ -18,6 +18,8 @@ from bot.storage.engine import Row, Session, one_state
 QueueFormat = Literal["teams", "ffa"]
 TeamMode = Literal["balance", "captains", "random"]
 MapPick = Literal["random", "vote", "ban"]
+RoomKind = Literal["none", "text", "voice"]
+RoomState = Literal["open", "closed", "deleted", "failed"]
 LobbyState = Literal["ready", "picking", "playing", "reported", "cancelled", "dissolved"]
 OPEN_STATES: Final[tuple[LobbyState, ...]] = ("ready", "picking", "playing")
 _OPEN: Final = "('ready', 'picking', 'playing')"
@@ -46,6 +48,10 @@ class QueueSettings:
     """The largest party that may join (1: no parties)."""
     map_pick: MapPick = "random"
     """How a lobby's map is chosen: drawn, voted by its players, or banned by two captains."""
+    rooms: RoomKind = "none"
+    """Each lobby gets a private text channel (text), and a voice channel per team (voice)."""
+    waiting_voice: int | None = None
+    """The voice channel players are moved back to when their room closes."""
 
 
 _SETTING_NAMES: Final = tuple(field.name for field in fields(QueueSettings))
@@ -103,6 +109,38 @@ PARTY_IDLE_SECONDS: Final = 3600.0
 
 
 @dataclass(frozen=True, slots=True)
+class Room:
+    """A lobby's match room (SPEC 10.5): its channels in Discord and who may see them."""
+
+    guild_id: int
+    lobby_id: int
+    state: RoomState
+    text_id: int | None
+    voice_ids: tuple[int, ...]
+    """Team A's voice channel first."""
+    members: tuple[int, ...]
+    """The players who were given access (a substitute changes them)."""
+    message_id: int | None
+    delete_at: float | None
+
+
+def _ids(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(",")) if text else ()
+
+
+def _room(row: Row) -> Room:
+    return Room(
+        row["guild_id"], row["lobby_id"], row["state"], row["text_id"], _ids(row["voice_ids"]),
+        _ids(row["members"]), row["message_id"], row["delete_at"],
+    )  # fmt: skip
+
+
+_ROOM_COLUMNS: Final = (
+    "guild_id, lobby_id, state, text_id, voice_ids, members, message_id, delete_at"
+)
+
+
+@dataclass(frozen=True, slots=True)
 class LobbyPlayer:
     user_id: int
     position: int
@@ -155,6 +193,8 @@ class Lobby:
     """The maps banned so far, in order (team A's first)."""
     map_deadline: float | None = None
     """When the vote closes, or the ban whose turn it is is made for its captain."""
+    rooms: RoomKind = "none"
+    waiting_voice: int | None = None
 
     @property
     def choosing_map(self) -> bool:
@@ -176,13 +216,13 @@ LOBBY_COLUMNS: Final = frozenset(
 _QUEUE_COLUMNS: Final = (
     "guild_id, queue_id, name, channel_id, message_id, size, format, teams, mode, "
     "ready_seconds, expire_minutes, maps, pick_order, rating_range, widen, party_max, "
-    "map_pick, previous_map, notice, version, shown_version"
+    "map_pick, rooms, waiting_voice, previous_map, notice, version, shown_version"
 )
 _LOBBY_COLUMNS: Final = (
     "guild_id, lobby_id, queue_id, queue_name, channel_id, message_id, state, format, teams, "
     "mode, pick_order, created_at, ready_deadline, pick_deadline, close_deadline, map, seed, "
     "match_id, closed_at, notice, version, shown_version, map_pick, map_candidates, map_banned, "
-    "map_deadline"
+    "map_deadline, rooms, waiting_voice"
 )
 _LOBBY_NAMES: Final = tuple(name.strip() for name in _LOBBY_COLUMNS.split(","))
 _PLAYER_COLUMNS: Final = "user_id, position, rating, ready, team, captain, pick, party, vote"
@@ -444,6 +484,32 @@ class QueueReads:
         )
         return None if row is None else float(row["created_at"])
 
+    async def rooms(self, guild_id: int, states: Sequence[RoomState]) -> list[Room]:
+        """The guild's rooms in these states, by lobby."""
+        dialect = self._session.dialect
+        rows = await self._session.all(
+            f"SELECT {_ROOM_COLUMNS} FROM lobby_rooms WHERE guild_id = :guild_id "
+            f"AND {dialect.in_list('state', ':states', 'text')} ORDER BY lobby_id",
+            {"guild_id": guild_id, "states": dialect.encode_list(states)},
+        )
+        return [_room(row) for row in rows]
+
+    async def room(self, guild_id: int, lobby_id: int) -> Room | None:
+        row = await self._session.one(
+            f"SELECT {_ROOM_COLUMNS} FROM lobby_rooms WHERE guild_id = :guild_id "
+            "AND lobby_id = :lobby_id",
+            {"guild_id": guild_id, "lobby_id": lobby_id},
+        )
+        return None if row is None else _room(row)
+
+    async def guilds_with_rooms(self) -> list[int]:
+        """Guilds with a room not deleted yet."""
+        rows = await self._session.all(
+            "SELECT DISTINCT guild_id FROM lobby_rooms WHERE state IN ('open', 'closed') "
+            "ORDER BY guild_id"
+        )
+        return [int(row["guild_id"]) for row in rows]
+
     async def next_deadline(self) -> float | None:
         """The earliest time a timed action falls due (None: nothing waits)."""
         row = await self._session.one(
@@ -473,6 +539,22 @@ class QueueReads:
 
 
 class QueueWrites(QueueReads):
+    async def put_room(self, room: Room) -> None:
+        """Store a lobby's room as it is now (made, synced, closed, deleted or failed)."""
+        values = {
+            **asdict(room),
+            "voice_ids": ",".join(map(str, room.voice_ids)),
+            "members": ",".join(map(str, room.members)),
+        }
+        names = _ROOM_COLUMNS.split(", ")
+        updates = ", ".join(f"{name} = excluded.{name}" for name in names[2:])
+        await self._session.run(
+            f"INSERT INTO lobby_rooms ({_ROOM_COLUMNS}) "
+            f"VALUES ({', '.join(f':{name}' for name in names)}) "
+            f"ON CONFLICT (guild_id, lobby_id) DO UPDATE SET {updates}",
+            values,
+        )
+
     async def add_invite(self, guild_id: int, leader_id: int, user_id: int, now: float) -> None:
         await self._session.run(
             "INSERT INTO party_invites (guild_id, leader_id, user_id, created_at) "

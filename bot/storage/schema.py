@@ -447,6 +447,30 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 19: the guild setting `language` (SPEC 13): a shipped language code, or 'auto' for the
     # server's preferred locale.
     ("ALTER TABLE guilds ADD COLUMN language TEXT NOT NULL DEFAULT 'auto'",),
+    # 20: match rooms (SPEC 10.5): a queue's `rooms` and `waiting_voice`, copied to its
+    # lobbies at the pop; the guild setting room_grace_seconds; each lobby's room: its text
+    # and voice channels, the members who may see it, its message, and its state (open,
+    # closed with the time it is deleted, deleted, or failed: no room could be made).
+    (
+        "ALTER TABLE guilds ADD COLUMN room_grace_seconds INTEGER NOT NULL DEFAULT 120",
+        "ALTER TABLE queues ADD COLUMN rooms TEXT NOT NULL DEFAULT 'none'",
+        "ALTER TABLE queues ADD COLUMN waiting_voice {bigint}",
+        "ALTER TABLE lobbies ADD COLUMN rooms TEXT NOT NULL DEFAULT 'none'",
+        "ALTER TABLE lobbies ADD COLUMN waiting_voice {bigint}",
+        """
+        CREATE TABLE lobby_rooms (
+            guild_id {bigint} NOT NULL REFERENCES guilds (guild_id),
+            lobby_id INTEGER NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('open', 'closed', 'deleted', 'failed')),
+            text_id {bigint},
+            voice_ids TEXT NOT NULL,
+            members TEXT NOT NULL,
+            message_id {bigint},
+            delete_at {real},
+            PRIMARY KEY (guild_id, lobby_id)
+        ) {without_rowid}
+        """,
+    ),
 )
 
 

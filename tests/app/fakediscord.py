@@ -38,6 +38,12 @@ CHANNEL_ID = 930_000_000_000_000_001
 LIVE_CHANNEL_ID = 930_000_000_000_000_002
 MANAGE_GUILD = 1 << 5
 MANAGE_ROLES = 1 << 28
+MANAGE_CHANNELS = 1 << 4
+MOVE_MEMBERS = 1 << 24
+VOICE_ID = 930_000_000_000_000_003
+"""A voice channel of the default guild where members hang out before their match."""
+WAITING_VOICE_ID = 930_000_000_000_000_004
+"""A second voice channel (a queue's waiting_voice in the tests)."""
 BOT_ROLE_POSITION = 10
 EPHEMERAL = 1 << 6
 TIMESTAMP = "2024-01-01T00:00:00+00:00"
@@ -226,7 +232,10 @@ class FakeDiscord:
         self.members = {member.id: member for member in [BOT, *members]}
         self.role_rate = role_rate or RoleRateLimit()
         self._role_ids = itertools.count(960_000_000_000_000_001)
-        self.bot_role = Role(next(self._role_ids), "ladderbot", BOT_ROLE_POSITION, MANAGE_ROLES)
+        self.bot_role = Role(
+            next(self._role_ids), "ladderbot", BOT_ROLE_POSITION,
+            MANAGE_ROLES | MANAGE_CHANNELS | MOVE_MEMBERS,
+        )  # fmt: skip
         self.roles: dict[int, list[Role]] = {guild_id: [self.bot_role] for guild_id in guilds}
         self.member_roles: dict[tuple[int, int], set[int]] = {
             (guild_id, BOT.id): {self.bot_role.id} for guild_id in guilds
@@ -255,6 +264,10 @@ class FakeDiscord:
         self._failures: list[tuple[str, int]] = []  # (event kind, HTTP status) to fail once
         self._connections: list[Connection] = []  # open ones, oldest first
         self._session_shards: dict[str, tuple[int, int] | None] = {}
+        self.channels: dict[int, JsonDict] = {}
+        """Channels the bot made (POST /guilds/{id}/channels), by id, until deleted."""
+        self.voice: dict[tuple[int, int], int] = {}
+        """(guild, member) -> the voice channel the member is connected to."""
         self._guild_channels = {
             guild_id: (CHANNEL_ID, LIVE_CHANNEL_ID)
             if guild_id == GUILD_ID
@@ -475,13 +488,22 @@ class FakeDiscord:
             "large": False,
             "member_count": len(self.members),
             "members": [BOT.member_payload(roles=self.held(guild_id, BOT.id))],  # rest: chunk
-            "channels": [channel(general, "general"), channel(live, "ladder")],
+            "channels": [
+                channel(general, "general"),
+                channel(live, "ladder"),
+                *(self._voice_channel(guild_id, c, n) for c, n in self._voices(guild_id)),
+                *(c for c in self.channels.values() if int(c["guild_id"]) == guild_id),
+            ],
             "roles": [everyone, *(role.payload() for role in self.roles[guild_id])],
             "emojis": [],
             "stickers": [],
             "features": [],
             "threads": [],
-            "voice_states": [],
+            "voice_states": [
+                self._voice_state(guild, user, channel)
+                for (guild, user), channel in self.voice.items()
+                if guild == guild_id
+            ],
             "presences": [],
             "stage_instances": [],
             "guild_scheduled_events": [],
@@ -530,6 +552,14 @@ class FakeDiscord:
             return self._channel_message(method, parts, body, files)
         if method in ("PUT", "DELETE") and parts[0] == "guilds" and parts[4:5] == ["roles"]:
             return self._member_role(method, int(parts[1]), int(parts[3]), int(parts[5]))
+        if method == "POST" and parts[0] == "guilds" and parts[2:] == ["channels"]:
+            return self._create_channel(int(parts[1]), body)
+        if method == "DELETE" and parts[0] == "channels" and len(parts) == 2:
+            return self._delete_channel(int(parts[1]))
+        if method in ("PUT", "DELETE") and parts[0] == "channels" and parts[2:3] == ["permissions"]:
+            return self._overwrite(method, int(parts[1]), int(parts[3]), body)
+        if method == "PATCH" and parts[0] == "guilds" and parts[2:3] == ["members"]:
+            return self._modify_member(int(parts[1]), int(parts[3]), body)
         if method == "GET" and parts[0] == "guilds" and parts[2:3] == ["members"]:
             member = self.members.get(int(parts[3]))
             if member is None:
@@ -933,7 +963,7 @@ class FakeDiscord:
         if isinstance(value, Channel):
             resolved.setdefault("channels", {})[str(value.id)] = {
                 "id": str(value.id),
-                "type": 0,
+                "type": value.kind,
                 "name": value.name,
                 "permissions": str((1 << 40) - 1),
             }
@@ -968,6 +998,8 @@ class FakeDiscord:
         return Channel(general, "general"), Channel(live, "ladder")
 
     def _guild_of_channel(self, channel_id: int) -> int:
+        if channel_id in self.channels:
+            return int(self.channels[channel_id]["guild_id"])
         return next(
             guild_id
             for guild_id, channels in self._guild_channels.items()
@@ -1007,15 +1039,185 @@ class FakeDiscord:
 
         asyncio.run_coroutine_threadsafe(send(), self._loop).result(5)
 
+    # ----------------------------------------------------------------- channels and voice
+    def _voices(self, guild_id: int) -> list[tuple[int, str]]:
+        return [(VOICE_ID, "Lounge"), (WAITING_VOICE_ID, "Waiting")] if guild_id == GUILD_ID else []
+
+    @staticmethod
+    def _voice_channel(guild_id: int, channel_id: int, name: str) -> JsonDict:
+        return {
+            "id": str(channel_id), "type": 2, "name": name, "position": 1,
+            "guild_id": str(guild_id), "permission_overwrites": [], "bitrate": 64000,
+            "user_limit": 0, "parent_id": None,
+        }  # fmt: skip
+
+    def _voice_state(self, guild_id: int, user_id: int, channel_id: int | None) -> JsonDict:
+        member = self.members[user_id]
+        roles = self.held(guild_id, user_id)
+        return {
+            "guild_id": str(guild_id),
+            "channel_id": None if channel_id is None else str(channel_id),
+            "user_id": str(user_id), "member": member.member_payload(roles=roles),
+            "session_id": f"voice-{user_id}", "deaf": False, "mute": False, "self_deaf": False,
+            "self_mute": False, "self_video": False, "suppress": False,
+            "request_to_speak_timestamp": None,
+        }  # fmt: skip
+
+    def bot_permissions(self) -> int:
+        """The permissions the bot holds in the guild (@everyone's and its role's)."""
+        return (1 << 10 | 1 << 11 | 1 << 14 | 1 << 15) | self.bot_role.permissions
+
+    def set_bot_permissions(self, permissions: int, guild_id: int = GUILD_ID) -> None:
+        """A moderator changes the bot's role: GUILD_ROLE_UPDATE if the bot is connected."""
+        changed = Role(self.bot_role.id, self.bot_role.name, self.bot_role.position, permissions)
+        self.roles[guild_id] = [changed if r.id == changed.id else r for r in self.roles[guild_id]]
+        self.bot_role = changed
+        if any(connection.carries(guild_id) for connection in self._connections):
+            payload = {"guild_id": str(guild_id), "role": changed.payload()}
+            self.send_guild_event(guild_id, "GUILD_ROLE_UPDATE", payload)
+
+    def _missing(self, permission: int) -> web.Response | None:
+        if self.bot_permissions() & permission:
+            return None
+        return _json({"code": 50013, "message": "Missing Permissions"}, 403)
+
+    def _create_channel(self, guild_id: int, body: JsonDict) -> web.Response:
+        """POST /guilds/{id}/channels: a text (0) or voice (2) channel with its permission
+        overwrites (id, type 0 role or 1 member, allow and deny as strings of bits)."""
+        problems: list[Problem] = []
+        name = body.get("name")
+        if not isinstance(name, str) or not 1 <= len(name) <= 100:
+            problems.append(
+                (("name",), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+            )
+        if body.get("type", 0) not in (0, 2, 4):
+            problems.append((("type",), "Value must be one of {0, 2, 4}."))
+        for index, overwrite in enumerate(body.get("permission_overwrites") or []):
+            if overwrite.get("type") not in (0, 1) or not str(overwrite.get("id", "")).isdigit():
+                problems.append((("permission_overwrites", str(index)), "Bad overwrite."))
+        if problems:
+            self._record(Event("rejected", {"kind": "channel_create", "body": body}))
+            return _json(invalid_form_body(problems), 400)
+        missing = self._missing(MANAGE_CHANNELS)
+        if missing is not None:
+            self._record(Event("channel_refused", body))
+            return missing
+        channel_id = next(self._ids)
+        channel: JsonDict = {
+            "id": str(channel_id), "type": body.get("type", 0), "name": name,
+            "guild_id": str(guild_id), "position": body.get("position") or 0,
+            "parent_id": body.get("parent_id"), "nsfw": False,
+            "permission_overwrites": [
+                {"id": str(o["id"]), "type": o["type"], "allow": str(o.get("allow", "0")),
+                 "deny": str(o.get("deny", "0"))}
+                for o in body.get("permission_overwrites") or []
+            ],
+        }  # fmt: skip
+        if channel["type"] == 2:
+            channel.update(bitrate=64000, user_limit=0)
+        self.channels[channel_id] = channel
+        self._record(Event("channel_create", copy.deepcopy(channel), channel_id=channel_id))
+        self._later(guild_id, "CHANNEL_CREATE", copy.deepcopy(channel))
+        return _json(channel, 201)
+
+    def _delete_channel(self, channel_id: int) -> web.Response:
+        channel = self.channels.get(channel_id)
+        if channel is None:
+            return _json({"code": 10003, "message": "Unknown Channel"}, 404)
+        missing = self._missing(MANAGE_CHANNELS)
+        if missing is not None:
+            return missing
+        del self.channels[channel_id]
+        guild_id = int(channel["guild_id"])
+        for key, connected in list(self.voice.items()):
+            if key[0] == guild_id and connected == channel_id:
+                del self.voice[key]  # Discord disconnects who was in it
+                self._later(
+                    guild_id, "VOICE_STATE_UPDATE", self._voice_state(guild_id, key[1], None)
+                )
+        self._record(Event("channel_delete", {"id": channel_id}, channel_id=channel_id))
+        self._later(guild_id, "CHANNEL_DELETE", copy.deepcopy(channel))
+        return _json(channel)
+
+    def delete_channel(self, channel_id: int) -> None:
+        """Someone deletes a channel by hand."""
+        channel = self.channels.pop(channel_id)
+        self.send_guild_event(int(channel["guild_id"]), "CHANNEL_DELETE", channel)
+
+    def _overwrite(self, method: str, channel_id: int, target: int, body: JsonDict) -> web.Response:
+        """PUT or DELETE /channels/{id}/permissions/{overwrite}: 204."""
+        channel = self.channels.get(channel_id)
+        if channel is None:
+            return _json({"code": 10003, "message": "Unknown Channel"}, 404)
+        missing = self._missing(MANAGE_ROLES)
+        if missing is not None:
+            return missing
+        kept = [o for o in channel["permission_overwrites"] if int(o["id"]) != target]
+        if method == "PUT":
+            if body.get("type") not in (0, 1):
+                return _json(invalid_form_body([(("type",), "Value must be 0 or 1.")]), 400)
+            allow, deny = str(body.get("allow", "0")), str(body.get("deny", "0"))
+            kept.append({"id": str(target), "type": body["type"], "allow": allow, "deny": deny})
+        channel["permission_overwrites"] = kept
+        self._record(
+            Event("overwrite", {"method": method, "target": target}, channel_id=channel_id)
+        )
+        self._later(int(channel["guild_id"]), "CHANNEL_UPDATE", copy.deepcopy(channel))
+        return web.Response(status=204)
+
+    def _modify_member(self, guild_id: int, user_id: int, body: JsonDict) -> web.Response:
+        """PATCH /guilds/{id}/members/{user}: only `channel_id` (a move in voice, which needs
+        Move Members and a member connected to voice) is known to the fake."""
+        member = self.members.get(user_id)
+        if member is None:
+            return _json({"code": 10007, "message": "Unknown Member"}, 404)
+        if set(body) - {"channel_id"}:
+            raise AssertionError(f"the fake knows only channel_id moves, not {sorted(body)}")
+        missing = self._missing(MOVE_MEMBERS)
+        if missing is not None:
+            return missing
+        if (guild_id, user_id) not in self.voice:
+            return _json({"code": 40032, "message": "Target user is not connected to voice."}, 400)
+        target = None if body["channel_id"] is None else str(body["channel_id"])  # int or str
+        if target is None:
+            del self.voice[(guild_id, user_id)]
+        else:
+            self.voice[(guild_id, user_id)] = int(target)
+        self._record(Event("member_move", {"user_id": user_id, "channel_id": target}))
+        state = self._voice_state(guild_id, user_id, None if target is None else int(target))
+        self._later(guild_id, "VOICE_STATE_UPDATE", state)
+        return _json(member.member_payload(roles=self.held(guild_id, user_id)))
+
+    def connect_voice(self, member: Member, channel_id: int, guild_id: int = GUILD_ID) -> None:
+        """A member joins a voice channel (VOICE_STATE_UPDATE if the bot is connected)."""
+        self.voice[(guild_id, member.id)] = channel_id
+        if any(connection.carries(guild_id) for connection in self._connections):
+            self.send_guild_event(
+                guild_id, "VOICE_STATE_UPDATE", self._voice_state(guild_id, member.id, channel_id)
+            )
+
+    def _later(self, guild_id: int, name: str, data: JsonDict) -> None:
+        """Dispatch from inside a REST handler (on the fake's loop), a moment later."""
+
+        async def send() -> None:
+            if any(connection.carries(guild_id) for connection in self._connections):
+                await self._dispatch(self._connection_for(guild_id).ws, name, data)
+
+        asyncio.get_running_loop().create_task(send())
+
 
 @dataclass(frozen=True)
 class Channel:
     id: int
     name: str
+    kind: int = 0
+    """0 text, 2 voice."""
 
 
 GENERAL = Channel(CHANNEL_ID, "general")
 LIVE = Channel(LIVE_CHANNEL_ID, "ladder")
+LOUNGE = Channel(VOICE_ID, "Lounge", 2)
+WAITING = Channel(WAITING_VOICE_ID, "Waiting", 2)
 
 
 class Interaction:

@@ -102,6 +102,7 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
             ("rank_margin", NUMBER, False, None),
             ("no_show_minutes", INTEGER, False, None),
             ("lobby_hours", NUMBER, False, None),
+            ("room_grace_seconds", INTEGER, False, None),  # SPEC 10.5
             ("web", BOOLEAN, False, None),  # SPEC 11.1
             ("language", STRING, False, ["auto", "en-US", "de", "es-ES", "fr", "pt-BR", "ru"]),
         ],
@@ -140,6 +141,8 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
                 ("widen", INTEGER, False, None),
                 ("party_max", INTEGER, False, None),
                 ("map_pick", STRING, False, ["random", "vote", "ban"]),
+                ("rooms", STRING, False, ["none", "text", "voice"]),
+                ("waiting_voice", CHANNEL, False, None),
             ],
             "edit": [
                 ("name", STRING, True, None),
@@ -157,6 +160,8 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
                 ("widen", INTEGER, False, None),
                 ("party_max", INTEGER, False, None),
                 ("map_pick", STRING, False, ["random", "vote", "ban"]),
+                ("rooms", STRING, False, ["none", "text", "voice"]),
+                ("waiting_voice", CHANNEL, False, None),
             ],
             "delete": [("name", STRING, True, None)],
         },

@@ -93,6 +93,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         rank_margin="Points below a rank role's min_rating a member may fall and keep it (25)",
         no_show_minutes="Minutes a member who missed a queue's ready check cannot queue (0 = off)",
         lobby_hours="Hours after which a queue lobby with no result is cancelled (default 3)",
+        room_grace_seconds="Seconds a closed lobby's room stays before it is deleted (default 120)",
         web="Show this server's standings on the web pages and API (default off; /admin web)",
         language="Language of the bot's public messages (default auto: the server's)",
     )
@@ -117,6 +118,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         rank_margin: float | None = None,
         no_show_minutes: int | None = None,
         lobby_hours: float | None = None,
+        room_grace_seconds: int | None = None,
         web: bool | None = None,
         language: app_commands.Choice[str] | None = None,
     ) -> None:
@@ -135,6 +137,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
             "rank_margin": rank_margin,
             "no_show_minutes": no_show_minutes,
             "lobby_hours": lobby_hours,
+            "room_grace_seconds": room_grace_seconds,
             "web": web,
             "language": language.value if language else None,
         }

@@ -36,6 +36,7 @@ MODLOG_LINES: Final = {
     "imported": "Matches imported by {actor}{detail}.",
     "season_started": "A season was started by {actor}{detail}.",
     "webhook_dropped": "Webhooks{detail}.",
+    "room_failed": "Match rooms{detail}.",
 }
 """What the mod log says for each kind of change it reports."""
 

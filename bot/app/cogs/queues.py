@@ -43,6 +43,7 @@ from bot.app.queue_views import (
     queue_view,
 )
 from bot.app.replies import answer_error, note_stored
+from bot.app.rooms import RoomKeeper, room_refusal
 from bot.app.workers import GuildWorkers
 from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
 from bot.services.changes import Change
@@ -57,11 +58,12 @@ from bot.services.queue_rules import (
     PARTY_MAX,
     RATING_RANGE,
     READY_SECONDS,
+    ROOM_KINDS,
     WIDEN,
     parse_maps,
     team_letter,
 )
-from bot.services.queues import JoinResult, Queue, Queues, QueueSettings
+from bot.services.queues import JoinResult, Lobby, Queue, Queues, QueueSettings
 
 log = logging.getLogger(__name__)
 
@@ -382,6 +384,7 @@ class QueueMessages:
         self.bot = bot
         self.service = service
         self.workers = GuildWorkers("the queue messages", self.refresh)
+        self.rooms = RoomKeeper(bot, bot.services.rooms, self.lobby_parts)
         self._edited: dict[tuple[int, str, int], float] = {}
 
     def touch(self, guild_id: int) -> None:
@@ -427,7 +430,19 @@ class QueueMessages:
                     {"content": lobby_content(lobby, said),
                      "embed": lobby_embed(lobby, bridge, said), "view": view},
                 )  # fmt: skip
+                if lobby.rooms != "none":
+                    await self.rooms.mirror(lobby)
         return min(later) if later else None
+
+    async def lobby_parts(self, lobby: Lobby) -> dict[str, Any]:
+        """A lobby's message as its channel shows it: content, embed and components."""
+        bridge = elo_bridge(await self.bot.services.settings.current(lobby.guild_id))
+        names = await self.service.names(lobby.guild_id, [p.user_id for p in lobby.players])
+        return {
+            "content": lobby_content(lobby),
+            "embed": lobby_embed(lobby, bridge),
+            "view": lobby_view(lobby, bridge, names),
+        }
 
     async def _show_queue(self, queue: Queue) -> None:
         said = await self.bot.public_words(queue.guild_id)
@@ -504,6 +519,7 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
     async def cog_unload(self) -> None:
         if self._timers is not None:
             self._timers.cancel()
+        await self.messages.rooms.close()
         await self.messages.close()
 
     async def _run_timers(self) -> None:
@@ -519,7 +535,13 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
                 if not started:
                     for guild_id in await self.service.guilds():
                         self.messages.touch(guild_id)
+                        self.messages.rooms.touch(guild_id)
+                        if owns(guild_id):
+                            queues = await self.service.queues(guild_id)
+                            await self.messages.rooms.check(guild_id, queues)
                     started = True
+                for guild_id in await self.bot.services.rooms.guilds():  # deletes when due
+                    self.messages.rooms.touch(guild_id)
                 deadline = await self.service.next_deadline()
                 if deadline is not None:
                     left = deadline - self.service.context.clock()
@@ -534,6 +556,7 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
     async def on_ladder_change(self, change: Change) -> None:
         """Any change may concern a queue or lobby (a lobby's result is a match change)."""
         self.messages.touch(change.guild_id)
+        self.messages.rooms.touch(change.guild_id)
         self._wake.set()
 
     @commands.Cog.listener()
@@ -688,9 +711,14 @@ class AdminQueue(app_commands.Group):
         widen="Elo the range grows per minute that player has waited (0 to 500; default 0)",
         party_max="Largest party that may queue together (1 = none, at most a team; default 1)",
         map_pick="How a lobby's map is chosen: random (default), vote, or ban (two teams)",
+        rooms="A private channel per lobby: none (default), text, or voice (a channel a team)",
+        waiting_voice="Voice channel players go back to when their lobby's room closes",
     )
     @app_commands.rename(range_="range")
-    @app_commands.choices(format=choices(FORMATS), mode=choices(MODES), map_pick=choices(MAP_PICKS))
+    @app_commands.choices(
+        format=choices(FORMATS), mode=choices(MODES), map_pick=choices(MAP_PICKS),
+        rooms=choices(ROOM_KINDS),
+    )  # fmt: skip
     async def create(
         self,
         interaction: discord.Interaction[LadderBot],
@@ -708,8 +736,13 @@ class AdminQueue(app_commands.Group):
         widen: app_commands.Range[int, WIDEN[0], WIDEN[1]] = 0,
         party_max: app_commands.Range[int, PARTY_MAX[0], PARTY_MAX[1]] = 1,
         map_pick: str = "random",
+        rooms: str = "none",
+        waiting_voice: discord.VoiceChannel | None = None,
     ) -> None:
         guild = guild_of(interaction)
+        refusal = room_refusal(guild, rooms)
+        if refusal is not None:
+            raise UserError(refusal)
         allowed = channel.permissions_for(guild.me)
         if not (allowed.view_channel and allowed.send_messages):
             raise UserError(
@@ -719,7 +752,8 @@ class AdminQueue(app_commands.Group):
         settings = QueueSettings(
             name, channel.id, size, cast(Any, format), teams, cast(Any, mode), ready_seconds,
             expire_minutes, parse_maps(maps or ""), pick_order or "", range_, widen, party_max,
-            cast(Any, map_pick),
+            cast(Any, map_pick), cast(Any, rooms),
+            None if waiting_voice is None else waiting_voice.id,
         )  # fmt: skip
         queue = await self.service.create_queue(
             guild.id, actor(interaction), settings, pick_order_given=pick_order is not None
@@ -747,9 +781,14 @@ class AdminQueue(app_commands.Group):
         widen="Elo the range grows per minute that player has waited (0 to 500)",
         party_max="Largest party that may queue together (1 = none, at most a team)",
         map_pick="How a lobby's map is chosen: random, vote, or ban (two teams)",
+        rooms="A private channel per lobby: none, text, or voice (a channel a team)",
+        waiting_voice="Voice channel players go back to when their lobby's room closes",
     )
     @app_commands.rename(range_="range")
-    @app_commands.choices(format=choices(FORMATS), mode=choices(MODES), map_pick=choices(MAP_PICKS))
+    @app_commands.choices(
+        format=choices(FORMATS), mode=choices(MODES), map_pick=choices(MAP_PICKS),
+        rooms=choices(ROOM_KINDS),
+    )  # fmt: skip
     async def edit(
         self,
         interaction: discord.Interaction[LadderBot],
@@ -768,15 +807,21 @@ class AdminQueue(app_commands.Group):
         widen: app_commands.Range[int, WIDEN[0], WIDEN[1]] | None = None,
         party_max: app_commands.Range[int, PARTY_MAX[0], PARTY_MAX[1]] | None = None,
         map_pick: str | None = None,
+        rooms: str | None = None,
+        waiting_voice: discord.VoiceChannel | None = None,
     ) -> None:
         guild = guild_of(interaction)
+        refusal = room_refusal(guild, rooms or "none")
+        if refusal is not None:
+            raise UserError(refusal)
         given: dict[str, Any] = {
             "name": new_name, "channel_id": None if channel is None else channel.id,
             "size": size, "format": format, "teams": teams, "mode": mode,
             "ready_seconds": ready_seconds, "expire_minutes": expire_minutes,
             "maps": None if maps is None else parse_maps("" if maps.strip() == "-" else maps),
             "pick_order": pick_order, "rating_range": range_, "widen": widen,
-            "party_max": party_max, "map_pick": map_pick,
+            "party_max": party_max, "map_pick": map_pick, "rooms": rooms,
+            "waiting_voice": None if waiting_voice is None else waiting_voice.id,
         }  # fmt: skip
         changes = {key: value for key, value in given.items() if value is not None}
         if not changes:
