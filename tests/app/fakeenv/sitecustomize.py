@@ -46,15 +46,14 @@ if _url:
 
 _pick_seconds = os.environ.get("LADDERBOT_TEST_PICK_SECONDS")
 if _pick_seconds:
-    import bot.services.queues
     import bot.services.services
 
-    # the captains' pick timeout (60 s) and the map vote's and each ban's 30 s made short,
-    # so a test need not wait a minute; set as the defaults of Services.build and Queues,
-    # which took queue_rules.PICK_SECONDS and MAP_SECONDS when they were imported
+    # the captains' pick timeout (60 s) made short, so a test need not wait a minute; set as
+    # the default of Services.build, which took queue_rules.PICK_SECONDS when imported. The
+    # map vote keeps its 30 s: its test restarts the bot in the middle of a vote (the
+    # deadline itself is tested on the service, tests/services/test_queue_maps.py)
     _build = bot.services.services.Services.build.__func__  # type: ignore[attr-defined]
     _build.__kwdefaults__["pick_seconds"] = float(_pick_seconds)
-    bot.services.queues.Queues.__init__.__kwdefaults__["map_seconds"] = float(_pick_seconds)
 
 _webhook_timing = os.environ.get("LADDERBOT_TEST_WEBHOOK_TIMING")
 if _webhook_timing:
