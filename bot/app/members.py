@@ -7,13 +7,14 @@ from typing import Any
 
 import discord
 
+from bot.present.language import N_
 from bot.services import Actor, MemberInfo, UserError
 
 
 def guild_of(interaction: discord.Interaction[Any]) -> discord.Guild:
     """The server the command runs in; ladders live in servers only."""
     if interaction.guild is None:
-        raise UserError("Use this command in a server: ladders belong to servers, not to DMs.")
+        raise UserError(N_("Use this command in a server: ladders belong to servers, not to DMs."))
     return interaction.guild
 
 
@@ -50,6 +51,8 @@ async def resolve_members(guild: discord.Guild, user_ids: Iterable[int]) -> list
             try:
                 member = await guild.fetch_member(user_id)
             except discord.NotFound:
-                raise UserError(f"<@{user_id}> is not a member of this server.") from None
+                raise UserError(
+                    N_("{member} is not a member of this server."), member=f"<@{user_id}>"
+                ) from None
         infos.append(member_info(member))
     return infos

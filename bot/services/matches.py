@@ -25,7 +25,7 @@ from bot.services.core import (
     log_end_stamp,
     must_moderate,
 )
-from bot.services.errors import UserError, free_text
+from bot.services.errors import N_, UserError, free_text
 from bot.services.events import PendingEvent
 from bot.services.lineup import Lineup, lineup_text
 from bot.services.match_rules import check_cancel, check_state
@@ -111,13 +111,17 @@ def check_lineup(lineup: Lineup, minutes: float | None) -> None:
         raise UserError(f"minutes {minutes!r} must be {MINUTES_RULE}")
     if len(lineup) > MAX_PARTICIPANTS:
         raise UserError(
-            f"{len(lineup)} participants: a match has at most {MAX_PARTICIPANTS}; split it up"
+            N_("{count} participants: a match has at most {most}; split it up"),
+            count=len(lineup),
+            most=MAX_PARTICIPANTS,
         )
     seen: set[str] = set()
     for entry in lineup:
         label = entry.player.label
         if label in seen:
-            raise UserError(f"{label} appears twice in the match; list every player once")
+            raise UserError(
+                N_("{player} appears twice in the match; list every player once"), player=label
+            )
         seen.add(label)
         if not valid_scores(entry.score):
             raise UserError(f"{label}: score {entry.score!r} must be {SCORE_RULE}")
@@ -144,7 +148,9 @@ def build_participants(
     for entry in lineup:
         user_id = entry.player.user_id
         if user_id is not None and members[user_id].is_bot:
-            raise UserError(f"<@{user_id}> is a bot; bots cannot play in ladder matches")
+            raise UserError(
+                N_("{member} is a bot; bots cannot play in ladder matches"), member=f"<@{user_id}>"
+            )
     default_minutes = match_minutes(minutes, ladder_settings(settings))
     rows = [
         (
@@ -156,7 +162,9 @@ def build_participants(
     ]
     rated = [(entry, played) for entry, played, enabled in rows if enabled]
     if len({entry.side for entry, _ in rated}) < 2:
-        raise UserError("a match needs rated players (members in the ladder) on at least two sides")
+        raise UserError(
+            N_("a match needs rated players (members in the ladder) on at least two sides")
+        )
     records = iter(
         match_outcomes(
             [e.side for e, _ in rated], [e.score for e, _ in rated], [m for _, m in rated]
@@ -219,7 +227,7 @@ class Matches:
             settings, newest, match_id = slot.settings, slot.newest, slot.match_id
             if not actor.is_moderator and actor.user_id not in players:
                 raise UserError(
-                    "you can only report matches you played in (moderators can report any)"
+                    N_("you can only report matches you played in (moderators can report any)")
                 )
             upserted = await tx.upsert_members(guild_id, members)
             known = await _known_members(tx, guild_id, [lineup], upserted)
@@ -301,10 +309,16 @@ class Matches:
                 return ConfirmResult(match, applied_now=False)
             check_state("confirm", match_id, match.status)
             if match.status == "disputed" and not actor.is_moderator:
-                raise UserError(f"match #{match_id} is disputed; a moderator has to decide it")
+                raise UserError(
+                    N_("match #{number} is disputed; a moderator has to decide it"), number=match_id
+                )
             if not self._may_answer(actor, match):
                 raise UserError(
-                    f"only an opponent of the reporter or a moderator can confirm match #{match_id}"
+                    N_(
+                        "only an opponent of the reporter or a moderator can confirm "
+                        "match #{number}"
+                    ),
+                    number=match_id,
                 )
             applied = await self._apply(tx, settings, match)
             unit.change = _match_change(applied, actor.user_id)
@@ -319,7 +333,11 @@ class Matches:
             check_state("dispute", match_id, match.status)
             if not self._may_answer(actor, match):
                 raise UserError(
-                    f"only an opponent of the reporter or a moderator can dispute match #{match_id}"
+                    N_(
+                        "only an opponent of the reporter or a moderator can dispute "
+                        "match #{number}"
+                    ),
+                    number=match_id,
                 )
             await tx.set_status(match_id, "disputed", disputed_by=actor.user_id)
             unit.change = Change(guild_id, "disputed", match_id=match_id, actor_id=actor.user_id)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
-from bot.services.errors import UserError, free_text, quoted
+from bot.services.errors import N_, UserError, free_text, quoted
 from bot.services.lineup import MENTION, parse_id
 from bot.services.queues import take_out_of_queues
 from bot.storage import Member, MemberInfo
@@ -67,7 +67,7 @@ class Members:
 
     async def _set_enabled(self, guild_id: int, info: MemberInfo, enabled: bool) -> Member:
         if info.is_bot:
-            raise UserError("bots cannot join the ladder")
+            raise UserError(N_("bots cannot join the ladder"))
         async with self.context.write(guild_id) as unit:
             await unit.tx.ensure_guild(guild_id, self.context.defaults)
             (stored,) = await unit.tx.upsert_members(guild_id, [info])
@@ -95,16 +95,21 @@ class Members:
             user_id = parse_id(mention.group(1) if mention else wanted)
             member = await self.context.db.read.member(guild_id, user_id)
             if member is None:
-                raise UserError(f"no member with id {user_id} in this server's ladder")
+                raise UserError(
+                    N_("no member with id {user_id} in this server's ladder"), user_id=user_id
+                )
             return member
         named = await self.context.db.read.members_named(guild_id, wanted)
         if not named:
             raise UserError(
-                f"no member named {quoted(wanted)} in this server's ladder; try the user id"
+                N_("no member named {name} in this server's ladder; try the user id"),
+                name=quoted(wanted),
             )
         if len(named) > 1:
             ids = ", ".join(str(member.user_id) for member in named)
             raise UserError(
-                f"several members are named {quoted(wanted)} (ids {ids}); give the user id"
+                N_("several members are named {name} (ids {ids}); give the user id"),
+                name=quoted(wanted),
+                ids=ids,
             )
         return named[0]

@@ -53,7 +53,7 @@ from bot.config import GuildSettings
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, Unit, use_cases
 from bot.services.core import Actor, elo_bridge, ladder_rating, must_moderate
-from bot.services.errors import UserError, quoted
+from bot.services.errors import N_, UserError, quoted
 from bot.services.events import PendingEvent
 from bot.services.matches import Matches, ReportResult
 from bot.services.queue_rules import (
@@ -104,7 +104,9 @@ __all__ = [
     "parse_maps",
 ]
 
-NO_QUEUES: Final = "this server has no queues yet; a moderator creates one with /admin queue create"
+NO_QUEUES: Final = N_(
+    "this server has no queues yet; a moderator creates one with /admin queue create"
+)
 _STATE_WORDS: Final = {
     "ready": "is still in its ready check",
     "picking": "is still picking its teams",
@@ -172,7 +174,11 @@ class ResultOfLobby:
 def _player_of(lobby: Lobby, user_id: int) -> LobbyPlayer:
     found = lobby.player(user_id)
     if found is None:
-        raise UserError(f"<@{user_id}> is not a player of lobby #{lobby.lobby_id}")
+        raise UserError(
+            N_("{member} is not a player of lobby #{number}"),
+            member=f"<@{user_id}>",
+            number=lobby.lobby_id,
+        )
     return found
 
 
@@ -321,7 +327,7 @@ class Queues:
     async def lobby(self, guild_id: int, lobby_id: int) -> Lobby:
         lobby = await self.context.db.read.lobby(guild_id, lobby_id)
         if lobby is None:
-            raise UserError(f"there is no lobby #{lobby_id} in this server")
+            raise UserError(N_("there is no lobby #{number} in this server"), number=lobby_id)
         return lobby
 
     async def queue(self, guild_id: int, queue_id: int) -> Queue | None:
@@ -359,14 +365,18 @@ class Queues:
                 if queue.name.lower() == wanted:
                     return queue
             names = ", ".join(q.name for q in queues)
-            raise UserError(f"there is no queue {quoted(name)}; the queues are: {names}")
+            raise UserError(
+                N_("there is no queue {name}; the queues are: {names}"),
+                name=quoted(name),
+                names=names,
+            )
         in_channel = [q for q in queues if q.settings.channel_id == channel_id]
         if len(in_channel) == 1:
             return in_channel[0]
         if len(queues) == 1:
             return queues[0]
         names = ", ".join(q.name for q in (in_channel or queues))
-        raise UserError(f"name the queue: {names}")
+        raise UserError(N_("name the queue: {names}"), names=names)
 
     async def find(self, guild_id: int, name: str | None, channel_id: int | None = None) -> Queue:
         return self._find(await self.context.db.read.queues(guild_id), name, channel_id)
@@ -448,7 +458,7 @@ class Queues:
     ) -> JoinResult:
         """The member joins a queue (by number, name, or channel), which pops when full."""
         if member.is_bot:
-            raise UserError("bots cannot join queues")
+            raise UserError(N_("bots cannot join queues"))
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
@@ -484,7 +494,7 @@ class Queues:
         if queue_id is not None:
             queue = await tx.queue(guild_id, queue_id)
             if queue is None:
-                raise UserError("this queue was deleted")
+                raise UserError(N_("this queue was deleted"))
             return queue
         return self._find(await tx.queues(guild_id), name, channel_id)
 
@@ -496,7 +506,7 @@ class Queues:
         user_id = member.user_id
         who = f"your party member <@{user_id}>" if mate else "you"
         if member.is_bot:
-            raise UserError("bots cannot join queues")
+            raise UserError(N_("bots cannot join queues"))
         if not member.enabled:
             raise UserError(f"{who} left the ladder; use /ladder join to be rated, then queue")
         lobby_id = await tx.open_lobby_of(guild_id, user_id)
@@ -560,13 +570,13 @@ class Queues:
             if queue_id is not None or (name is not None and name.strip()):
                 one = await self._queue_for(tx, guild_id, name, None, queue_id)
                 if one.place_of(user_id) is None:
-                    raise UserError(f"you are not in the queue {one.name}")
+                    raise UserError(N_("you are not in the queue {name}"), name=one.name)
                 chosen = [one.queue_id]
             else:
                 queues = await tx.queues(guild_id)
                 chosen = [q.queue_id for q in queues if q.place_of(user_id) is not None]
                 if not chosen:
-                    raise UserError("you are not in any queue")
+                    raise UserError(N_("you are not in any queue"))
             left: list[int] = []
             for number in chosen:
                 left += await tx.remove_waiting(guild_id, leaving, number)
@@ -603,9 +613,11 @@ class Queues:
     async def invite(self, guild_id: int, leader: MemberInfo, invitee: MemberInfo) -> Party:
         """The leader invites a member into their party (made when the first accepts)."""
         if invitee.is_bot:
-            raise UserError(f"<@{invitee.user_id}> is a bot; bots cannot join parties")
+            raise UserError(
+                N_("{member} is a bot; bots cannot join parties"), member=f"<@{invitee.user_id}>"
+            )
         if invitee.user_id == leader.user_id:
-            raise UserError("you cannot invite yourself")
+            raise UserError(N_("you cannot invite yourself"))
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             await self._settings(tx, guild_id)
@@ -613,7 +625,7 @@ class Queues:
             limit = self._party_limit(queues)
             if limit < 2:
                 raise UserError(
-                    "no queue of this server takes parties (a moderator sets party_max)"
+                    N_("no queue of this server takes parties (a moderator sets party_max)")
                 )
             await tx.upsert_members(guild_id, [leader, invitee])
             party = await tx.party_of(guild_id, leader.user_id)
@@ -631,7 +643,7 @@ class Queues:
                     f"takes (party_max {limit})"
                 )
             if any(q.place_of(leader.user_id) is not None for q in queues):
-                raise UserError("you are in a queue; leave it before inviting")
+                raise UserError(N_("you are in a queue; leave it before inviting"))
             now = self.context.clock()
             await tx.add_invite(guild_id, leader.user_id, invitee.user_id, now)
             self._changed(unit, guild_id, leader.user_id)
@@ -647,9 +659,11 @@ class Queues:
             now = self.context.clock()
             invited = await tx.invited_at(guild_id, leader_id, user_id)
             if invited is None:
-                raise UserError("this invitation was already answered or has ended")
+                raise UserError(N_("this invitation was already answered or has ended"))
             if invited + PARTY_IDLE_SECONDS <= now:
-                raise UserError("this invitation has expired (after an hour); ask for a new one")
+                raise UserError(
+                    N_("this invitation has expired (after an hour); ask for a new one")
+                )
             if not accept:
                 await tx.drop_invite(guild_id, leader_id, user_id)
                 self._changed(unit, guild_id, user_id)
@@ -683,7 +697,7 @@ class Queues:
             tx = unit.tx
             party = await tx.party_of(guild_id, user_id)
             if party is None:
-                raise UserError("you are not in a party")
+                raise UserError(N_("you are not in a party"))
             left = await tx.remove_waiting(guild_id, party.members)
             self._left(unit, left, party.members, "left")
             if user_id == party.leader_id or len(party.members) <= 2:
@@ -877,7 +891,7 @@ class Queues:
     async def _open_lobby(self, tx: WriteTransaction, guild_id: int, lobby_id: int) -> Lobby:
         lobby = await tx.lobby(guild_id, lobby_id)
         if lobby is None:
-            raise UserError(f"there is no lobby #{lobby_id} in this server")
+            raise UserError(N_("there is no lobby #{number} in this server"), number=lobby_id)
         return lobby
 
     # -- the ready check -------------------------------------------------------------------
@@ -970,7 +984,11 @@ class Queues:
                 )
             chosen = _player_of(lobby, picked_id)
             if chosen.team is not None:
-                raise UserError(f"<@{picked_id}> is in team {team_letter(chosen.team)} already")
+                raise UserError(
+                    N_("{member} is in team {team} already"),
+                    member=f"<@{picked_id}>",
+                    team=team_letter(chosen.team),
+                )
             stored = await self._picked(tx, lobby, picked_id)
             self._lobby_moved(unit, lobby, stored)
             self._changed(unit, guild_id, user_id)
