@@ -15,6 +15,7 @@ import numpy as np
 from bench.baselines import Figures, plain_evaluation
 from bench.data import MatchLog, duel_log, match_log
 from bench.harness import Table, format_seconds, measure, verdict
+from bot.ratings.arrays import FloatArray
 from bot.ratings.evaluation import (
     GAME_MULT_GRID,
     LADDER,
@@ -22,7 +23,7 @@ from bot.ratings.evaluation import (
     Evaluation,
     WalkForward,
     evaluate,
-    mean_log_loss,
+    pair_log_losses,
     tune_ladder,
     walk_forward,
 )
@@ -84,6 +85,11 @@ def grid_replay(log: MatchLog, walked: WalkForward) -> list[float]:
     seasons = check_seasons(walked.log.match_count, (), ())
     tuned = tune_ladder(walked, DEFAULT_SETTINGS, T_GRID, GAME_MULT_GRID, seasons)
     return [point.log_loss for point in tuned.grid]
+
+
+def mean_log_loss(predictions: FloatArray, outcomes: FloatArray) -> float:
+    """The mean log-loss (natural log) of predictions clipped to [CLIP, 1 - CLIP]."""
+    return float(pair_log_losses(predictions, outcomes).mean())
 
 
 def one_replay_per_setting(log: MatchLog, walked: WalkForward) -> list[float]:

@@ -31,6 +31,7 @@ from bot.config import Config
 from bot.services import Services
 from tests.services.invariants import assert_log_is_truth
 from tests.storage.engines import _with_database, own_database
+from tests.storage.reads import applied_matches
 
 GUILD = 41
 DEADLINE_SECONDS = 30.0
@@ -122,7 +123,7 @@ async def _stored_ids_and_replay(url: str, guild: int) -> list[int]:
     services = await Services.open(url, Config(), create=False)
     try:
         await assert_log_is_truth(services, guild)
-        return sorted(m.id for m in await services.context.db.read.applied_matches(guild))
+        return sorted(m.id for m in await applied_matches(services.context.db.read, guild))
     finally:
         await services.close()
 

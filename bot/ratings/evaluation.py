@@ -154,11 +154,6 @@ def prediction_scores(
     return MeasureScore(measure, log_loss, float(brier), float(hit.mean()), pairs)
 
 
-def mean_log_loss(predictions: FloatArray, outcomes: FloatArray) -> float:
-    """The mean log-loss (natural log) of predictions clipped to [CLIP, 1 - CLIP]."""
-    return float(pair_log_losses(predictions, outcomes).mean())
-
-
 def pair_log_losses(predictions: FloatArray, outcomes: FloatArray) -> FloatArray:
     """Each pair's log-loss (natural log) of its prediction clipped to [CLIP, 1 - CLIP]."""
     clipped = np.clip(predictions, CLIP, 1.0 - CLIP)

@@ -70,11 +70,6 @@ class LadderSettings:
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be greater than 0, not {getattr(self, name)!r}")
 
-    @property
-    def max_change(self) -> float:
-        """The most points one participant can gain or lose in one match."""
-        return self.game_mult * self.max_game_length
-
 
 DEFAULT_SETTINGS: Final = LadderSettings()
 

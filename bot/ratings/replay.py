@@ -581,26 +581,6 @@ def _rate_waves(
     return closing
 
 
-def replay_grid(
-    match: ArrayLike,
-    player: ArrayLike,
-    side: ArrayLike,
-    score: ArrayLike,
-    minutes: ArrayLike,
-    player_count: int,
-    settings: LadderSettings,
-    t: ArrayLike,
-    game_mult: ArrayLike,
-    first_row: int = 0,
-    season_starts: ArrayLike = (),
-    season_carry: ArrayLike = (),
-) -> FloatArray:
-    """grid_replay of the columns, checked (check_log, check_seasons)."""
-    log = check_log(match, player, side, score, minutes, player_count, settings)
-    seasons = check_seasons(log.match_count, season_starts, season_carry)
-    return grid_replay(log, seasons, settings, t, game_mult, first_row)
-
-
 def grid_replay(
     log: MatchLog,
     seasons: Seasons,
@@ -641,25 +621,6 @@ def grid_replay(
         first_row,
     )
     return before
-
-
-def ratings_before(player: ArrayLike, rating_before: ArrayLike, current: ArrayLike) -> FloatArray:
-    """Every player's rating just before a stretch of the log.
-
-    A player in the stretch had the rating stored before its first row there; the others keep
-    their current rating. To void or correct match k: take this over the rows of match k and
-    its successors, then replay the successors from it (start_ratings). If season starts
-    follow match k, take it over the rows up to the first of them only, with current = the
-    closing ratings of that season start (a season start moves every player's rating).
-    """
-    players = np.asarray(player, dtype=np.int64)
-    stored = np.asarray(rating_before, dtype=np.float64)
-    ratings = np.array(current, dtype=np.float64)
-    if players.shape != stored.shape:
-        raise ValueError("player and rating_before must have one entry per row")
-    present, first_row = np.unique(players, return_index=True)
-    ratings[present] = stored[first_row]
-    return ratings
 
 
 RECORD_FIELDS: Final = ("games", "wins", "draws", "losses")

@@ -430,10 +430,6 @@ class Queues:
         async with self.context.write(guild_id) as unit:
             await unit.tx.set_queue_message(guild_id, queue_id, message_id)
 
-    async def set_lobby_message(self, guild_id: int, lobby_id: int, message_id: int) -> None:
-        async with self.context.write(guild_id) as unit:
-            await unit.tx.update_lobby(guild_id, lobby_id, message_id=message_id)
-
     async def delete_queue(self, guild_id: int, actor: Actor, name: str) -> Queue:
         """Remove a queue and its waiting members (returned as they were, for its message);
         its open lobbies stay."""

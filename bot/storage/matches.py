@@ -212,14 +212,6 @@ class MatchReads:
             "matches m ON m.id = chosen.value",
         )
 
-    async def applied_matches(self, guild_id: int) -> list[Match]:
-        """Every applied match of the guild, in log order (for export)."""
-        return await self._matches(
-            "m.guild_id = :guild_id AND m.status = 'applied'",
-            {"guild_id": guild_id},
-            "ORDER BY m.applied_at, m.id",
-        )
-
     async def all_matches(self, guild_id: int) -> list[Match]:
         """Every match of the guild whatever its status, oldest report first."""
         return await self._matches(

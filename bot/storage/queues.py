@@ -350,11 +350,6 @@ class QueueReads:
     async def open_lobbies(self, guild_id: int) -> list[Lobby]:
         return await self._lobbies(guild_id, f"state IN {_OPEN}", {})
 
-    async def lobby_of_match(self, guild_id: int, match_id: int) -> Lobby | None:
-        """The lobby whose result recorded the match (None: a match reported otherwise)."""
-        lobbies = await self._lobbies(guild_id, "match_id = :match_id", {"match_id": match_id})
-        return lobbies[0] if lobbies else None
-
     @one_state
     async def _lobbies(
         self, guild_id: int, where: str, parameters: Mapping[str, Any]

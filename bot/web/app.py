@@ -445,11 +445,6 @@ class WebSite:
             response.headers.update(API_HEADERS)
         return response
 
-    def _not_allowed(self, request: web.Request) -> web.Response:
-        response = self.error(request, 405, f"{request.method} is not served: only GET and HEAD")
-        response.headers["Allow"] = "GET, HEAD"
-        return response
-
     async def _answer(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:

@@ -25,7 +25,8 @@ from bot.ratings.evaluation import (
 )
 from bot.ratings.gamelist import Game
 from bot.ratings.ladder import LadderSettings, zonestats_changes
-from bot.ratings.replay import replay_grid, replay_waves
+from bot.ratings.replay import replay_waves
+from tests.ratings.replays import replay_grid
 from tests.ratings.strategies import SPEC_FICTITIOUS, VARIANT_NAMES, spec_weights
 from tests.ratings.test_replay import Columns, random_log
 from tests.ratings.test_replay_seasons import random_seasons

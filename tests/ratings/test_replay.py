@@ -12,11 +12,11 @@ from bot.ratings.replay import (
     Replay,
     check_log,
     next_matches,
-    ratings_before,
     replay_sequential,
     replay_waves,
     wave_order,
 )
+from tests.ratings.replays import ratings_before
 
 Columns = tuple[
     np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray

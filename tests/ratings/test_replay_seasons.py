@@ -13,13 +13,13 @@ from bot.ratings.replay import (
     Replay,
     carry_over,
     check_log,
-    ratings_before,
     replay_sequential,
     replay_waves,
     row_outcomes,
     season_records,
     wave_order,
 )
+from tests.ratings.replays import ratings_before
 from tests.ratings.test_replay import Columns, assert_same, random_log
 
 LADDER = LadderSettings(t=80.0, game_mult=3.0, max_game_length=15.0, initial_rating=250.0)

@@ -21,6 +21,7 @@ from bot.services.replaying import boundaries, ladder_settings, replay_log
 from bot.storage import LOG_START
 from bot.storage.logchunks import FIELDS, same_entries
 from tests.ratings.reference_games import MatchRecord, ParticipantRecord, member_games
+from tests.storage.reads import applied_matches
 
 
 async def assert_columns_are_rows(services: Services, guild_id: int) -> None:
@@ -51,7 +52,7 @@ async def assert_log_is_truth(services: Services, guild_id: int) -> None:
     log's columnar copy equals its rows."""
     await assert_columns_are_rows(services, guild_id)
     settings = await services.settings.current(guild_id)
-    matches = await services.context.db.read.applied_matches(guild_id)
+    matches = await applied_matches(services.context.db.read, guild_id)
     seasons = await services.context.db.read.seasons(guild_id)
     # A season start comes after the matches applied before its starts_at (storage.seasons).
     positions = [
@@ -138,7 +139,7 @@ async def assert_performances_are_fresh(services: Services, guild_id: int, measu
                 if p.enabled and p.user_id is not None and p.rating_before is not None
             ),
         )
-        for m in await services.context.db.read.applied_matches(guild_id)
+        for m in await applied_matches(services.context.db.read, guild_id)
     ]
     now = datetime.fromtimestamp(services.context.clock(), UTC)
 

@@ -18,6 +18,7 @@ from bot.services import Actor, LineupEntry, MemberInfo, Player, ServiceContext,
 from bot.services.card import ordinal
 from bot.storage import Database, Match
 from tests.services.conftest import Clock
+from tests.storage.reads import applied_matches
 
 GUILD = 4
 MOD = Actor(999, is_moderator=True)
@@ -72,7 +73,7 @@ async def _scenario(
         for match_id in voids:
             with contextlib.suppress(UserError):
                 await services.matches.void(GUILD, MOD, match_id)
-        log = await db.read.applied_matches(GUILD)
+        log = await applied_matches(db.read, GUILD)
         board = {
             row.user_id: row
             for row in (await services.standings.leaderboard(GUILD, page_size=0)).rows

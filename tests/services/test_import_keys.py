@@ -9,6 +9,7 @@ import pytest
 from bot.services import Actor, Services, UserError, parse_lineup
 from bot.services.matchcsv.format import match_key, native_id
 from tests.services.conftest import Clock
+from tests.storage.reads import applied_matches
 
 GUILD = 5
 COPY = 6
@@ -43,7 +44,7 @@ async def test_a_file_with_old_and_new_matches_imports_only_the_new(services: Se
     grown = FILE + "c,2023-01-03T10:00:00Z,x,1,1,20\nc,2023-01-03T10:00:00Z,y,3,0,20\n"
     result = await services.transfers.import_csv(GUILD, MOD, grown)
     assert (result.matches, result.skipped) == (1, 2)
-    assert len(await services.context.db.read.applied_matches(GUILD)) == 3
+    assert len(await applied_matches(services.context.db.read, GUILD)) == 3
 
 
 async def test_a_guilds_export_imported_back_changes_nothing(

@@ -29,6 +29,7 @@ from bot.storage import Database, logchunks
 from tests.services.conftest import Clock
 from tests.services.test_log_invariant import csv_of
 from tests.storage.engines import OpenDatabase
+from tests.storage.reads import applied_matches
 
 GUILD = 1
 MOD = Actor(999, is_moderator=True)
@@ -45,7 +46,7 @@ async def stored_ratings(db: Database, guild_id: int) -> Stored:
     }
     rows = [
         (m.id, p.user_id, p.rating_before, p.rating_after)
-        for m in await db.read.applied_matches(guild_id)
+        for m in await applied_matches(db.read, guild_id)
         for p in m.participants
     ]
     closings = [

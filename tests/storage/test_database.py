@@ -32,6 +32,7 @@ from bot.storage import (
 )
 from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
+from tests.storage.reads import applied_matches
 
 GUILD = 1
 MOD = Actor(0, is_moderator=True)
@@ -114,7 +115,7 @@ async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
         lines.append(f"{i},{when},b,{(i * 7) % 199 + 200},{i % 3},20")
     imported = await services.transfers.import_csv(GUILD, MOD, "\n".join(lines))
     assert (imported.matches, imported.replayed) == (100_000, 100_000)
-    log = await db.read.applied_matches(GUILD)
+    log = await applied_matches(db.read, GUILD)
     newest, fourth_from_end = log[-1], log[-5]
     assert (await services.matches.void(GUILD, MOD, newest.id)).replayed == 0
     assert (await services.matches.void(GUILD, MOD, fourth_from_end.id)).replayed == 3

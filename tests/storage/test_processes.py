@@ -22,6 +22,7 @@ from bot.config import GuildSettings
 from bot.services import ServiceContext, Services
 from bot.storage import BUSY_MESSAGE, Database
 from tests.services.invariants import assert_log_is_truth
+from tests.storage.reads import applied_matches
 
 pytestmark = pytest.mark.long
 
@@ -93,7 +94,7 @@ async def test_sixteen_processes_on_one_database(database_url: str, tmp_path: Pa
     assert acknowledged  # the lanes did report
     db = await Database.open(database_url)
     try:
-        applied = {match.id for match in await db.read.applied_matches(GUILD)}
+        applied = {match.id for match in await applied_matches(db.read, GUILD)}
         assert acknowledged <= applied
         await assert_log_is_truth(Services.build(ServiceContext(db, GuildSettings())), GUILD)
     finally:
