@@ -3,8 +3,9 @@ the listeners of the process that runs the feed.
 
 - A change this process makes goes to the listeners directly (`publish`, the services'
   `on_change`), once its transaction has committed.
-- Every change is also written, in its own transaction, to the change log
-  (bot.storage.changes, `record_change`), naming the process that made it. The feed reads
+- Every change is also written to the change log (bot.storage.changes, `record_change`) in
+  the transaction of the write that made it (bot.services.context), naming the process
+  that made it: a change is logged exactly when its write commits. The feed reads
   the rows of other processes (other bot processes, the command line): on PostgreSQL when a
   NOTIFY says a guild was written (within milliseconds of the commit), on SQLite (and on
   PostgreSQL if the listening connection is lost) every `poll_seconds`.

@@ -1,6 +1,6 @@
 """The change log behind the change feed (SPEC 8.7): every committed write that reports a
-change leaves one row, in its own transaction, saying what changed and which process made
-it. The process owning a guild reads the rows other processes (other bot processes, the
+change leaves one row, written in that write's transaction, saying what changed and which
+process made it. The process owning a guild reads the rows other processes (other bot processes, the
 command line) wrote, so their changes reach its follow-ups (live boards, rank roles, the mod
 log, match and queue messages) as its own do. Rows are kept for `KEEP_SECONDS`; the feed
 needs them only for moments (a change is read within a poll of its commit). Only the guild's

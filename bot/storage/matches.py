@@ -1,8 +1,10 @@
 """The matches aggregate: matches with their participants, the log and its order.
 
-The log order of a guild: applied matches sorted by (applied_at, id). A confirm stamps
-applied_at = max(now, newest applied_at of the guild), so it always appends; an import stamps
-applied_at = played_at, so it merges by time and the caller replays from there.
+The log order of a guild: applied matches sorted by (applied_at, id), the season starts among
+them by their own stamp (bot.storage.seasons). A report or a confirm stamps applied_at at the
+end of the log (bot.services.core.log_end_stamp: now, or the next float after the newest
+entry's stamp when the clock is not past it), so it always appends; an import stamps
+applied_at = played_at, so it merges by time and the import replays from its earliest match.
 """
 
 from __future__ import annotations
