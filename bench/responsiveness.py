@@ -46,6 +46,8 @@ class LoopLag:
 
     longest: float = 0.0
     samples: int = 0
+    watched: float = 0.0
+    """How long the sampler ran (seconds): no stall it saw can be longer."""
     _task: asyncio.Task[None] | None = field(default=None, repr=False)
 
     async def _sample(self) -> None:
@@ -61,6 +63,8 @@ class LoopLag:
 async def loop_lag() -> AsyncIterator[LoopLag]:
     """Sample the loop's stalls while the block runs."""
     lag = LoopLag()
+    loop = asyncio.get_running_loop()
+    began = loop.time()
     task = asyncio.create_task(lag._sample())
     await asyncio.sleep(0)  # the sampler starts before the measured work
     try:
@@ -70,6 +74,7 @@ async def loop_lag() -> AsyncIterator[LoopLag]:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        lag.watched = loop.time() - began
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +82,9 @@ class Stall:
     operation: str
     seconds: float
     longest_stall: float
+    samples: int
+    watched: float
+    """How long the sampler ran, the operation included."""
 
 
 async def _stall(operation: str, work: Callable[[], Awaitable[Any]]) -> Stall:
@@ -84,7 +92,7 @@ async def _stall(operation: str, work: Callable[[], Awaitable[Any]]) -> Stall:
         started = time.perf_counter()
         await work()
         seconds = time.perf_counter() - started
-    return Stall(operation, seconds, lag.longest)
+    return Stall(operation, seconds, lag.longest, lag.samples, lag.watched)
 
 
 async def stalls(sizes: Sizes, engine: str = "sqlite") -> list[Stall]:

@@ -64,7 +64,8 @@ def test_the_bot_serves_a_guild_once_shown_and_hides_it_at_once(
     hidden = _status(board)
     assert hidden[0] == 404 and hidden == _status(unknown)
     shown = fake.slash(MOD, "admin settings", web=True).reply()
-    assert shown.ephemeral is not None
+    assert shown.ephemeral is False  # a settings change is answered in the channel
+    assert any("web" in str(embed) for embed in shown.embeds)
     status, body = _status(board)
     assert status == 200
     assert FIRST.id in [row["user_id"] for row in json.loads(body)["rows"]]
