@@ -107,6 +107,9 @@ def test_public_replies_follow_the_servers_language_and_its_change(
     labels = [b["label"] for row in french_queue.payload["components"] for b in row["components"]]
     assert labels == ["Rejoindre", "Quitter"]
 
+    join = french_queue.payload["components"][0]["components"][0]["custom_id"]
+    joined = fake.click(RUSSIAN, int(queue.message_id or 0), join).reply()
+    assert joined.ephemeral and joined.content == "Ты в очереди duo: место 1 из 2."
     russian = fake.slash(RUSSIAN, "match show", id=NO_MATCH).reply()
     assert russian.ephemeral
     assert russian.content == f"на этом сервере нет матча №{NO_MATCH}; номера есть в /match list"

@@ -8,10 +8,11 @@ from discord.ext import commands
 
 from bot.app.bot import LadderBot
 from bot.app.members import guild_of, member_info
-from bot.app.replies import note_stored
+from bot.app.replies import member_words, note_stored
+from bot.present.language import N_
 
-JOINED = "You are on the ladder: your next matches will be rated."
-LEFT = (
+JOINED = N_("You are on the ladder: your next matches will be rated.")
+LEFT = N_(
     "You left the ladder: your next matches are recorded but not rated. "
     "/ladder join brings you back."
 )
@@ -29,16 +30,18 @@ class LadderMembership(
         await self.bot.services.members.join(
             guild_of(interaction).id, member_info(interaction.user)
         )
-        note_stored(interaction, JOINED)
-        await interaction.response.send_message(JOINED, ephemeral=True)
+        text = member_words(interaction).gettext(JOINED)
+        note_stored(interaction, text)
+        await interaction.response.send_message(text, ephemeral=True)
 
     @app_commands.command(name="leave", description="Stop being rated (past matches stay)")
     async def leave(self, interaction: discord.Interaction[LadderBot]) -> None:
         await self.bot.services.members.leave(
             guild_of(interaction).id, member_info(interaction.user)
         )
-        note_stored(interaction, LEFT)
-        await interaction.response.send_message(LEFT, ephemeral=True)
+        text = member_words(interaction).gettext(LEFT)
+        note_stored(interaction, text)
+        await interaction.response.send_message(text, ephemeral=True)
 
 
 async def setup(bot: LadderBot) -> None:

@@ -19,6 +19,7 @@ import contextlib
 import logging
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, Final, Literal, cast
 
@@ -42,9 +43,10 @@ from bot.app.queue_views import (
     queue_list_text,
     queue_view,
 )
-from bot.app.replies import answer_error, note_stored
+from bot.app.replies import answer_error, member_words, note_stored
 from bot.app.rooms import RoomKeeper, room_refusal
 from bot.app.workers import GuildWorkers
+from bot.present.language import ENGLISH, N_, Words
 from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
 from bot.services.changes import Change
 from bot.services.core import elo_bridge
@@ -80,24 +82,44 @@ def service_of(bot: LadderBot) -> Queues:
     return cog.service
 
 
-def popped_text(result: JoinResult, user_id: int) -> str:
+def popped_text(result: JoinResult, user_id: int, said: Words = ENGLISH) -> str:
     for lobby in result.lobbies:
         if lobby.player(user_id) is not None:
-            return (
-                f"The queue {result.queue.name} popped: you play in lobby #{lobby.lobby_id} "
-                "(its message follows in the queue's channel)."
+            return said.gettext(
+                N_(
+                    "The queue {queue} popped: you play in lobby #{number} "
+                    "(its message follows in the queue's channel)."
+                ),
+                queue=result.queue.name,
+                number=lobby.lobby_id,
             )
     return ""
 
 
-def joined_text(result: JoinResult, user_id: int) -> str:
+def joined_text(result: JoinResult, user_id: int, said: Words = ENGLISH) -> str:
     name = result.queue.name
     if result.already:
-        return f"You are already in the queue {name} (place {result.place}); nothing changed."
-    popped = popped_text(result, user_id)
+        return said.gettext(
+            N_("You are already in the queue {queue} (place {place}); nothing changed."),
+            queue=name,
+            place=result.place,
+        )
+    popped = popped_text(result, user_id, said)
     if popped:
         return popped
-    return f"You joined the queue {name}: place {result.place} of {result.queue.settings.size}."
+    return said.gettext(
+        N_("You joined the queue {queue}: place {place} of {size}."),
+        queue=name,
+        place=result.place,
+        size=result.queue.settings.size,
+    )
+
+
+def left_text(names: Sequence[str], said: Words) -> str:
+    """What a member who left queues reads."""
+    if not names:
+        return said.gettext(N_("You left."))
+    return said.gettext(N_("You left: {queues}."), queues=", ".join(names))
 
 
 # -- persistent components ------------------------------------------------------------------
@@ -131,10 +153,10 @@ class QueueButton(
                 result = await service.join(
                     guild_id, member_info(interaction.user), queue_id=self.queue_id
                 )
-                text = joined_text(result, interaction.user.id)
+                text = joined_text(result, interaction.user.id, member_words(interaction))
             else:
                 left = await service.leave(guild_id, interaction.user.id, queue_id=self.queue_id)
-                text = f"You left the queue {left.left[0].name}." if left.left else "You left."
+                text = left_text([q.name for q in left.left], member_words(interaction))
             note_stored(interaction, text)
             await interaction.response.send_message(text, ephemeral=True)
         except Exception as error:  # every failure gets an answer (views have no tree.on_error)
@@ -178,18 +200,29 @@ class LobbyButton(
         if self.action == "ready":
             update = await service.ready(guild_id, user_id, self.lobby_id)
             lobby = update.lobby
+            said = member_words(interaction)
             if update.already:
-                text = f"You are already ready in lobby #{self.lobby_id}."
+                text = said.gettext(
+                    N_("You are already ready in lobby #{number}."), number=self.lobby_id
+                )
             elif lobby.state == "ready":
                 ready = sum(1 for p in lobby.players if p.ready)
-                text = f"You are ready ({ready}/{len(lobby.players)})."
+                text = said.gettext(
+                    N_("You are ready ({ready}/{players})."),
+                    ready=ready,
+                    players=len(lobby.players),
+                )
             else:
-                text = f"Everyone is ready: lobby #{self.lobby_id} is on."
+                text = said.gettext(
+                    N_("Everyone is ready: lobby #{number} is on."), number=self.lobby_id
+                )
             note_stored(interaction, text)
             await interaction.response.send_message(text, ephemeral=True)
         elif self.action == "leave":
             await service.decline(guild_id, user_id, self.lobby_id)
-            text = f"You left lobby #{self.lobby_id}; it is dissolved."
+            text = member_words(interaction).gettext(
+                N_("You left lobby #{number}; it is dissolved."), number=self.lobby_id
+            )
             note_stored(interaction, text)
             await interaction.response.send_message(text, ephemeral=True)
         else:
@@ -596,7 +629,7 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
         result = await self.service.join(
             guild.id, member_info(interaction.user), name, interaction.channel_id
         )
-        text = joined_text(result, interaction.user.id)
+        text = joined_text(result, interaction.user.id, member_words(interaction))
         note_stored(interaction, text)
         await interaction.response.send_message(text, ephemeral=True)
 
@@ -606,7 +639,7 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
         self, interaction: discord.Interaction[LadderBot], name: str | None = None
     ) -> None:
         left = await self.service.leave(guild_of(interaction).id, interaction.user.id, name)
-        text = f"You left: {', '.join(q.name for q in left.left)}."
+        text = left_text([q.name for q in left.left], member_words(interaction))
         note_stored(interaction, text)
         await interaction.response.send_message(text, ephemeral=True)
 
