@@ -12,6 +12,7 @@ matches from its key (its first match's log key) up to the next chunk's key, in 
 from __future__ import annotations
 
 import asyncio
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -181,7 +182,8 @@ def _decoded(data: bytes, count: int) -> Entries:
     columns: dict[str, npt.NDArray[Any]] = {}
     offset = 0
     for name, dtype in FIELDS:
-        columns[name] = np.frombuffer(data, dtype, count, offset).astype(dtype.newbyteorder("="))
+        column = np.frombuffer(data, dtype, count, offset)
+        columns[name] = column.astype(dtype.newbyteorder("="), copy=False)  # a view
         offset += count * dtype.itemsize
     return Entries(columns)
 
@@ -236,18 +238,62 @@ def _chunks(rows: Sequence[Row]) -> list[_Chunk]:
     ]
 
 
-def _entries_after(chunks: list[_Chunk], start: LogKey) -> Entries:
-    if not chunks:
-        return no_entries()
-    first = chunks[0].entries
-    trimmed = first.taken(slice(first.keys_before(start), None))
-    return joined([trimmed, *(chunk.entries for chunk in chunks[1:])])
+READ_CHUNKS: Final = 8
+"""Chunks a bulk read fetches per statement: their BLOBs are held only until their
+entries are copied into the result."""
+LOG_FIELDS: Final = tuple(name for name, _ in FIELDS[:8])
+"""The columns of LogColumns."""
+PLAYED_FIELDS: Final = (
+    "match_id", "played_at", "user_id", "side", "score", "minutes", "rating_before",
+)  # fmt: skip
+"""The columns of PlayedColumns."""
 
 
-async def entries_from(session: Session, guild_id: int, start: LogKey) -> Entries:
-    """The guild's log entries from `start` on, read from its chunks."""
-    chunks = await _chunks_from(session, guild_id, start)
-    return await asyncio.to_thread(_entries_after, chunks, start)
+def _copied_in(
+    result: dict[str, npt.NDArray[Any]], rows: Sequence[Row], filled: int, start: LogKey | None
+) -> int:
+    """Copy the wanted columns of the chunks' entries (from `start` on, when given: the
+    first chunk's earlier entries are skipped) into `result` from place `filled`; the
+    new count (worker-thread work)."""
+    for row in rows:
+        entries = _decoded(bytes(row["data"]), row["entries"])
+        if start is not None:
+            entries, start = entries.taken(slice(entries.keys_before(start), None)), None
+        taken = len(entries)
+        for name, column in result.items():
+            column[filled : filled + taken] = entries[name]
+        filled += taken
+    return filled
+
+
+async def entries_from(
+    session: Session, guild_id: int, start: LogKey, names: Sequence[str] = ()
+) -> Entries:
+    """The guild's log entries from `start` on (only the columns `names`, default all),
+    read from its chunks READ_CHUNKS at a time into arrays made once: memory holds the
+    result and a few chunks. The caller's session sees one state (several statements)."""
+    wanted = [(name, dtype) for name, dtype in FIELDS if not names or name in names]
+    parameters: dict[str, Any] = {"guild_id": guild_id, "applied_at": start[0], "id": start[1]}
+    found = await session.one(
+        f"SELECT coalesce(sum(entries), 0) AS entries FROM log_chunks WHERE {_WHERE_FROM}",
+        parameters,
+    )
+    total = 0 if found is None else int(found["entries"])
+    result = {name: np.empty(total, dtype.newbyteorder("=")) for name, dtype in wanted}
+    filled, after = 0, (-math.inf, -(2**63))
+    while True:
+        rows = await session.all(
+            "SELECT first_at, first_id, entries, data FROM log_chunks WHERE "
+            f"{_WHERE_FROM} AND (first_at, first_id) > (:after_at, :after_id) "
+            "ORDER BY first_at, first_id LIMIT :count",
+            {**parameters, "after_at": after[0], "after_id": after[1], "count": READ_CHUNKS},
+        )
+        if not rows:
+            break
+        first = start if filled == 0 and after[0] == -math.inf else None
+        filled = await asyncio.to_thread(_copied_in, result, rows, filled, first)
+        after = (rows[-1]["first_at"], rows[-1]["first_id"])
+    return Entries({name: column[:filled] for name, column in result.items()})
 
 
 async def _delete(session: Session, guild_id: int, keys: Sequence[LogKey]) -> None:
@@ -356,12 +402,53 @@ async def set_ratings_from(
     session: Session, guild_id: int, start: LogKey, before: FloatArray, after: FloatArray
 ) -> None:
     """The ratings before and after of every entry from `start` on (as a replay from there
-    computed them): each chunk whose ratings differ is written again."""
-    chunks = await _chunks_from(session, guild_id, start)
-    offset = 0
+    computed them): each chunk whose ratings differ is written again, READ_CHUNKS chunks
+    read at a time."""
+    offset, after_key = 0, (-math.inf, -(2**63))
+    parameters: dict[str, Any] = {"guild_id": guild_id, "applied_at": start[0], "id": start[1]}
+    while True:
+        rows = await session.all(
+            "SELECT first_at, first_id, entries, data FROM log_chunks WHERE "
+            f"{_WHERE_FROM} AND (first_at, first_id) > (:after_at, :after_id) "
+            "ORDER BY first_at, first_id LIMIT :count",
+            {
+                **parameters,
+                "after_at": after_key[0],
+                "after_id": after_key[1],
+                "count": READ_CHUNKS,
+            },
+        )
+        if not rows:
+            break
+        first = offset == 0 and after_key[0] == -math.inf
+        offset, updates = await asyncio.to_thread(
+            _rated_chunks, guild_id, rows, start if first else None, before, after, offset
+        )
+        if updates:
+            await session.run_many(
+                "UPDATE log_chunks SET data = :data WHERE guild_id = :guild_id "
+                "AND first_at = :first_at AND first_id = :first_id",
+                updates,
+            )
+        after_key = (rows[-1]["first_at"], rows[-1]["first_id"])
+    if offset != len(before):
+        raise ValueError(f"a replay of {len(before)} entries for a log of {offset}")
+
+
+def _rated_chunks(
+    guild_id: int,
+    rows: Sequence[Row],
+    start: LogKey | None,
+    before: FloatArray,
+    after: FloatArray,
+    offset: int,
+) -> tuple[int, list[dict[str, Any]]]:
+    """The chunks among `rows` whose ratings differ from before/after (from `offset`), as
+    UPDATE parameters, and the offset past them (worker-thread work)."""
     updates = []
-    for number, chunk in enumerate(chunks):
-        skipped = chunk.entries.keys_before(start) if number == 0 else 0
+    for chunk in _chunks(rows):
+        skipped = 0 if start is None else chunk.entries.keys_before(start)
+        start = None
         count = len(chunk.entries) - skipped
         new_before, new_after = before[offset : offset + count], after[offset : offset + count]
         offset += count
@@ -382,14 +469,7 @@ async def set_ratings_from(
                 "data": _encoded(Entries(columns)),
             }
         )
-    if offset != len(before):
-        raise ValueError(f"a replay of {len(before)} entries for a log of {offset}")
-    if updates:
-        await session.run_many(
-            "UPDATE log_chunks SET data = :data WHERE guild_id = :guild_id "
-            "AND first_at = :first_at AND first_id = :first_id",
-            updates,
-        )
+    return offset, updates
 
 
 # --- from the rows -------------------------------------------------------------------------

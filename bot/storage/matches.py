@@ -252,7 +252,11 @@ class MatchReads:
         members (None: anyone) was enabled: found through the participants_user index for
         a few members, from the log's chunks for the whole guild."""
         if user_ids is None:
-            return (await logchunks.entries_from(self._session, guild_id, LOG_START)).played()
+            return (
+                await logchunks.entries_from(
+                    self._session, guild_id, LOG_START, logchunks.PLAYED_FIELDS
+                )
+            ).played()
         dialect = self._session.dialect
         parameters: dict[str, Any] = {"guild_id": guild_id}
         # The members' matches drive the read (a plan that scans the guild's matches
@@ -289,11 +293,14 @@ class MatchReads:
         entry_played_at = await asyncio.to_thread(_looked_up, match_id, played_at, columns[0])
         return PlayedColumns(columns[0], entry_played_at, *columns[1:])
 
+    @one_state
     async def log_columns(self, guild_id: int, start: LogKey = LOG_START) -> LogColumns:
         """Enabled participants of the applied matches from `start` on, in log order: from
         the log's chunks (bot.storage.logchunks)."""
-        return (await logchunks.entries_from(self._session, guild_id, start)).log()
+        found = await logchunks.entries_from(self._session, guild_id, start, logchunks.LOG_FIELDS)
+        return found.log()
 
+    @one_state
     async def log_entries(self, guild_id: int, start: LogKey = LOG_START) -> logchunks.Entries:
         """The entries log_columns reads, with when each match was applied and played."""
         return await logchunks.entries_from(self._session, guild_id, start)
