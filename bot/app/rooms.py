@@ -204,9 +204,12 @@ class RoomKeeper:
     async def mirror(self, lobby: Lobby) -> None:
         """Bring the room's message in line with the lobby's (a map chosen, a result)."""
         room = await self.rooms.room(lobby.guild_id, lobby.lobby_id)
-        if room is None or room.state != "open" or room.message_id is None:
+        if room is not None and room.state == "open":
+            await self._show(room, lobby)
+
+    async def _show(self, room: Room, lobby: Lobby) -> None:
+        if room.message_id is None or room.text_id is None:
             return
-        assert room.text_id is not None
         parts = await self.parts(lobby)
         channel = self.bot.get_partial_messageable(room.text_id, guild_id=lobby.guild_id)
         try:
@@ -242,7 +245,9 @@ class RoomKeeper:
 
     async def _close(self, guild: discord.Guild, room: Room, lobby: Lobby) -> None:
         """Players still in the room's voice channels go to waiting_voice; the channels
-        are deleted after the grace (at once when the lobby closed while the bot was down)."""
+        are deleted after the grace (at once when the lobby closed while the bot was down).
+        Its message shows how the lobby ended meanwhile."""
+        await self._show(room, lobby)
         if lobby.waiting_voice is not None:
             for channel_id in room.voice_ids:
                 channel = guild.get_channel(channel_id)

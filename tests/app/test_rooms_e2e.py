@@ -95,6 +95,10 @@ def test_a_voice_room_is_made_moved_into_and_deleted_after_the_result(
     mark = fake.mark()
     done = fake.slash(MOD, "queue result", lobby=lobby_id, winner="a").reply()
     assert "result recorded" in (done.content or "")
+    fake.wait_for(  # the room's copy of the lobby follows it
+        lambda e: e.kind == "message_edit" and e.message_id == room_post.message_id
+        and "result reported" in e.payload["embeds"][0]["title"], 10, mark,
+    )  # fmt: skip
     back = fake.wait_for(lambda e: e.kind == "member_move", 10, mark)
     assert back.payload == {"user_id": first.id, "channel_id": str(WAITING_VOICE_ID)}
     for channel in (text, team_a, team_b):
