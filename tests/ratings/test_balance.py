@@ -53,7 +53,7 @@ def brute_force_spread(ratings: Sequence[float], teams: int) -> float:
 
 def favourite_chance(spread: float) -> float:
     """P of the strongest team against the weakest: W(-spread) in Elo units."""
-    return 1.0 / (1.0 + 10.0 ** (-spread / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** (-spread / 400.0)))
 
 
 def check_split(ratings: Sequence[float], teams: int) -> float:

@@ -100,20 +100,25 @@ def test_every_segment_is_the_root_of_its_own_equation_solved_alone_or_together(
     different iterations make the solver continue on the pending ones alone."""
     flat = [game for games in segments for game in games]
     results, ratings, weights = (
-        (np.array(column, dtype=np.float64) for column in zip(*flat, strict=True))
+        [np.array(column, dtype=np.float64) for column in zip(*flat, strict=True)]
         if flat
-        else (np.zeros(0),) * 3
+        else [np.zeros(0)] * 3
     )
     offsets = np.cumsum([0, *(len(games) for games in segments)])
     together = solve_segments(results, ratings, weights, offsets, DRAW_WITH_ZERO)
     for games, root in zip(segments, together.tolist(), strict=True):
         columns = [list(column) for column in zip(*games, strict=True)] or [[], [], []]
+        results_of, ratings_of, weights_of = columns
         alone = solve_segments(
-            *(np.array(column) for column in columns), np.array([0, len(games)]), DRAW_WITH_ZERO
+            np.array(results_of, dtype=np.float64),
+            np.array(ratings_of, dtype=np.float64),
+            np.array(weights_of, dtype=np.float64),
+            np.array([0, len(games)]),
+            DRAW_WITH_ZERO,
         )[0]
         assert root == pytest.approx(alone, abs=1e-6)
-        assert spec_value(*columns, root - 1e-6) > -1e-12
-        assert spec_value(*columns, root + 1e-6) < 1e-12
+        assert spec_value(results_of, ratings_of, weights_of, root - 1e-6) > -1e-12
+        assert spec_value(results_of, ratings_of, weights_of, root + 1e-6) < 1e-12
 
 
 @settings(max_examples=80, deadline=None)
@@ -129,9 +134,9 @@ def test_shared_powers_give_the_roots_of_every_variant(
     apart to split (spread 2e3: up to 4e7 Elo) fall back to one exponential per game."""
     flat = [game for games in segments for game in games]
     results, ratings, weights = (
-        (np.array(column, dtype=np.float64) for column in zip(*flat, strict=True))
+        [np.array(column, dtype=np.float64) for column in zip(*flat, strict=True)]
         if flat
-        else (np.zeros(0),) * 3
+        else [np.zeros(0)] * 3
     )
     ratings = ratings * spread / 10.0
     offsets = np.cumsum([0, *(len(games) for games in segments)])

@@ -93,7 +93,8 @@ async def _scenario(
                 continue
             befores = [p.rating_before for p in own]
             afters = [p.rating_after for p in own]
-            assert card.stats.peak == max([befores[0], *afters])
+            assert None not in [befores[0], *afters]
+            assert card.stats.peak == max(r for r in [befores[0], *afters] if r is not None)
             assert card.stats.history[-1].rating == card.rating
             letters = [LETTER[p.outcome] for p in own if p.outcome is not None]
             last, run = next(

@@ -150,7 +150,7 @@ async def test_rating_card_and_prediction(services: Services) -> None:
     card = await services.standings.rating_card(GUILD, 1, "p3")
     assert (card.games, card.wins, card.losses, card.rank) == (3, 2, 1, 1)
     assert [point.match_id for point in card.stats.history] == sorted(
-        p.match_id for p in card.stats.history
+        p.match_id for p in card.stats.history if p.match_id is not None
     )
     assert card.stats.history[-1].rating == card.rating
     assert card.ra == pytest.approx(math.sqrt(2) + 1)

@@ -79,7 +79,7 @@ async def apply(services: Services, clock: Clock, step: int, op: tuple[object, .
     matches = await services.context.db.read.all_matches(GUILD)
     target = matches[first % len(matches)] if matches and isinstance(first, int) else None
     if kind == "report":
-        lineup = first  # type: ignore[assignment]
+        lineup = first
         playing = [e.player.user_id for e in lineup if e.player.user_id is not None]  # type: ignore[attr-defined]
         actor = MOD if second or not playing else Actor(playing[0])
         await services.matches.report(GUILD, actor, lineup, request_id=str(step))  # type: ignore[arg-type]

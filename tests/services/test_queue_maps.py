@@ -95,10 +95,11 @@ async def test_captains_ban_in_turn_until_one_map_is_left(services: Services, cl
     lobby = await popped(queues, 1)
     assert lobby.map_candidates == MAPS and lobby.map is None
     a, b = (
-        max((p for p in lobby.players if p.team == team), key=lambda p: (p.rating, -p.position))
+        max(
+            (p for p in lobby.players if p.team == team), key=lambda p: (p.rating, -p.position)
+        ).user_id
         for team in (0, 1)
     )  # the highest-rated of each team (all unrated: the first in line)
-    a, b = a.user_id, b.user_id
     with pytest.raises(UserError, match=f"<@{a}>'s turn"):
         await queues.ban_map(GUILD, b, lobby.lobby_id, "dust")
     after = (await queues.ban_map(GUILD, a, lobby.lobby_id, "dust")).lobby

@@ -26,6 +26,7 @@ from bot.services import (
 from bot.services.changes import Change
 from bot.services.lineup import Lineup
 from bot.storage import Database, logchunks
+from bot.storage.seasons import Standing
 from tests.services.conftest import Clock
 from tests.services.test_log_invariant import csv_of
 from tests.storage.engines import OpenDatabase
@@ -34,7 +35,11 @@ from tests.storage.reads import applied_matches
 GUILD = 1
 MOD = Actor(999, is_moderator=True)
 
-Stored = tuple[dict[int, tuple[object, ...]], list[tuple[object, ...]], list[tuple[int, object]]]
+Stored = tuple[
+    dict[int, tuple[float | None, int, int, int, int]],
+    list[tuple[int, int | None, float | None, float | None]],
+    list[tuple[int, Standing]],
+]
 
 
 async def stored_ratings(db: Database, guild_id: int) -> Stored:

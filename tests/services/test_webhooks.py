@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ async def services(database: Database, clock: Clock) -> AsyncIterator[Services]:
     )
 
 
-async def outbox(services: Services) -> list[dict[str, object]]:
+async def outbox(services: Services) -> list[dict[str, Any]]:
     """Every delivery waiting, oldest first, as its body."""
     read = services.context.db.read
     bodies = []
@@ -126,7 +127,7 @@ async def test_events_are_written_with_the_change_as_the_api_shapes_them(
     clock.now += 60
     await services.matches.confirm(GUILD, Actor(2), report.match.id)
     bodies = await outbox(services)
-    assert [(b["event"], b["data"]["match"]["status"]) for b in bodies] == [  # type: ignore[index]
+    assert [(b["event"], b["data"]["match"]["status"]) for b in bodies] == [
         ("match.reported", "pending"),  # as it was when it committed, not as it is now
         ("match.applied", "applied"),
         ("match.applied", "applied"),

@@ -32,4 +32,5 @@ async def test_worked_example(
     got = {p.user_id: p.change for p in result.match.participants}
     assert got == pytest.approx(changes, abs=1e-4)
     for p in result.match.participants:
+        assert p.user_id is not None
         assert p.rating_before == pytest.approx(before[p.user_id], abs=1e-9)
