@@ -58,7 +58,7 @@ def test_every_message_is_translated_with_the_sources_placeholders(
         if found is None:
             problems.append(f"missing: {message.id!r}")
             continue
-        forms = [found.string] if isinstance(found.string, str) else list(found.string)
+        forms = [found.string] if isinstance(found.string, str) else list(found.string or ())
         ids = [message.id] if isinstance(message.id, str) else list(message.id)
         if found.fuzzy or not all(forms):
             problems.append(f"untranslated or fuzzy: {message.id!r}")

@@ -156,7 +156,7 @@ async def test_pooled_connections_detect_a_vanished_server_by_tcp_keepalive(
     """A server that vanishes without closing the connection (a crashed host, a cut
     network) fails a statement within about DEAD_PEER_SECONDS, not the kernel's hours."""
     async with database.write(GUILD) as tx:
-        connection = tx._session._target
+        connection = tx._session._target  # type: ignore[attr-defined]  # the asyncpg one
         sock = connection._con._transport.get_extra_info("socket")
         if sock.family == socket.AF_UNIX:
             pytest.skip("the test server is reached by a Unix socket")

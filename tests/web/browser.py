@@ -225,7 +225,7 @@ def _note(event: dict[str, Any], report: PageReport) -> None:
 
 async def _listening(process: asyncio.subprocess.Process) -> str:
     assert process.stderr is not None
-    seen = []
+    seen: list[str] = []
     while True:
         line = (await process.stderr.readline()).decode(errors="replace")
         if not line:

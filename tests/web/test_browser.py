@@ -100,7 +100,7 @@ async def test_pages_in_a_real_browser(
         "matches": f"/g/{GUILD}/matches",
         "season": f"/g/{GUILD}?season=first",
     }
-    problems = []
+    problems: list[str] = []
     async with Browser.open(chromium, tmp_path / "profile") as browser:
         for name, path in pages.items():
             for width, height in ((360, 800), (1280, 800)):
