@@ -418,8 +418,10 @@ def leaderboard_footer(
     return f"{where} · {players}{more} · " + _(N_("updated"))
 
 
-def settings_embed(settings: GuildSettings, note: str | None = None) -> discord.Embed:
-    embed = discord.Embed(title="Ladder settings", description=note)
+def settings_embed(
+    settings: GuildSettings, note: str | None = None, said: Words = ENGLISH
+) -> discord.Embed:
+    embed = discord.Embed(title=said.gettext(N_("Ladder settings")), description=note)
     for name, value in (
         ("t", settings.t),
         ("game_mult", settings.game_mult),

@@ -171,9 +171,21 @@ def setting_text(value: object) -> str:
     return str(value)
 
 
-def settings_changed(changed: Mapping[str, object], replayed: int | None) -> str:
-    """What a settings change did: the new values, and the replay it made."""
+def settings_changed(
+    changed: Mapping[str, object], replayed: int | None, said: Words | None = None
+) -> str:
+    """What a settings change did: the new values, and the replay it made; with `said` a
+    sentence in its language (Discord), else a line (the command line)."""
     values = ", ".join(f"{name} = {setting_text(value)}" for name, value in changed.items())
+    if said is not None:
+        if replayed is None:
+            return said.gettext(N_("Changed {values}."), values=values)
+        return said.ngettext(
+            "Changed {values}; the server was replayed ({count} match).",
+            "Changed {values}; the server was replayed ({count} matches).",
+            replayed,
+            values=values,
+        )
     if replayed is None:
         return f"changed {values}"
     return f"changed {values}; the guild was replayed ({plural(replayed, 'match', 'matches')})"

@@ -144,14 +144,16 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         changes = {name: value for name, value in given.items() if value is not None}
         if not changes:
             settings = await self.bot.services.settings.current(guild_id)
-            await interaction.response.send_message(embed=settings_embed(settings), ephemeral=True)
+            shown = settings_embed(settings, said=member_words(interaction))
+            await interaction.response.send_message(embed=shown, ephemeral=True)
             return
         await defer(interaction)
         result = await self.bot.services.settings.change(guild_id, actor(interaction), changes)
         changed = {name: getattr(result.settings, name) for name in changes}
-        note = settings_changed(changed, result.replayed).capitalize() + "."
+        said = await self.bot.public_words(guild_id)  # the language as it is now set
+        note = settings_changed(changed, result.replayed, said)
         note_stored(interaction, note + " /admin settings shows them.")
-        await interaction.edit_original_response(embed=settings_embed(result.settings, note))
+        await interaction.edit_original_response(embed=settings_embed(result.settings, note, said))
 
     @app_commands.command(
         name="channel", description="Keep a live leaderboard message in this channel"

@@ -20,6 +20,7 @@ from bot.app.members import actor, guild_of, resolve_members
 from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, member_words, note_stored
 from bot.app.roles import RankRoles
+from bot.present.language import ENGLISH, N_, Words
 from bot.present.words import actor_text, replayed_text, shorten
 from bot.services import UserError, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID, Change
@@ -28,34 +29,36 @@ from bot.services.community import RoleCall
 log = logging.getLogger(__name__)
 
 MODLOG_LINES: Final = {
-    "disputed": "Match #{match} was disputed by {actor}.",
-    "cancelled": "Match #{match} was cancelled by {actor}.",
-    "voided": "Match #{match} was voided by {actor}{detail}.",
-    "edited": "Match #{match} was edited by {actor}{detail}.",
-    "settings": "Settings changed by {actor}{detail}.",
-    "imported": "Matches imported by {actor}{detail}.",
-    "season_started": "A season was started by {actor}{detail}.",
-    "webhook_dropped": "Webhooks{detail}.",
-    "room_failed": "Match rooms{detail}.",
+    "disputed": N_("Match #{match} was disputed by {actor}."),
+    "cancelled": N_("Match #{match} was cancelled by {actor}."),
+    "voided": N_("Match #{match} was voided by {actor}{detail}."),
+    "edited": N_("Match #{match} was edited by {actor}{detail}."),
+    "settings": N_("Settings changed by {actor}{detail}."),
+    "imported": N_("Matches imported by {actor}{detail}."),
+    "season_started": N_("A season was started by {actor}{detail}."),
+    "webhook_dropped": N_("Webhooks{detail}."),
+    "room_failed": N_("Match rooms{detail}."),
 }
 """What the mod log says for each kind of change it reports."""
 
 
-COMMAND_LINE_LINES: Final = {"applied": "Match #{match} was applied by {actor}."}
+COMMAND_LINE_LINES: Final = {"applied": N_("Match #{match} was applied by {actor}.")}
 """What the mod log also says of the command line's changes: Discord shows a report or a
 confirmation made there in its channel; one made on the command line is seen nowhere else."""
 
 
-def modlog_line(change: Change) -> str | None:
-    """The mod log's line for a change, or None for kinds it does not report."""
+def modlog_line(change: Change, said: Words = ENGLISH) -> str | None:
+    """The mod log's line for a change, or None for kinds it does not report; in the
+    server's language (the change's detail is the services' data, as they wrote it)."""
     template = MODLOG_LINES.get(change.kind)
     if template is None and change.actor_id == COMMAND_LINE_ID:
         template = COMMAND_LINE_LINES.get(change.kind)
     if template is None:
         return None
-    return template.format(
+    return said.gettext(
+        template,
         match=change.match_id,
-        actor=actor_text(change.actor_id),
+        actor=said.gettext(actor_text(change.actor_id)),
         detail=f": {change.detail}" if change.detail else "",
     )
 
@@ -237,7 +240,9 @@ class CommunityCog(commands.Cog):
             self.bot.rank_roles.touch(
                 change.guild_id, None if change.everyone else change.member_ids
             )
-        line = modlog_line(change)
+        if modlog_line(change) is None:
+            return  # a kind the mod log does not report (no settings read for it)
+        line = modlog_line(change, await self.bot.public_words(change.guild_id))
         if line is not None:
             await self._post(change.guild_id, line)
 
