@@ -152,6 +152,20 @@ def config_of(arguments: argparse.Namespace) -> Config:
     return load_config(path)
 
 
+def location_of(arguments: argparse.Namespace, config: Config) -> str:
+    """The database a command works on: --db, else the config's."""
+    return config.database.location() if arguments.db is None else str(arguments.db)
+
+
+async def open_services(location: str, config: Config, *, create: bool) -> Services:
+    """The services over the database at `location`; one that cannot be opened is a
+    UsageError naming it (its password redacted)."""
+    try:
+        return await Services.open(location, config, create=create)
+    except DatabaseUnavailable as error:
+        raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
+
+
 def with_services(
     arguments: argparse.Namespace,
     use: Callable[[Services], Awaitable[Result]],
@@ -162,13 +176,10 @@ def with_services(
     Unless the command `creates` (SPEC 5: report, import, settings, season start), a
     database or guild that does not exist yet is refused: a read never creates one."""
     config = config_of(arguments)
-    location = config.database.location() if arguments.db is None else arguments.db
+    location = location_of(arguments, config)
 
     async def session() -> Result:
-        try:
-            services = await Services.open(location, config, create=creates)
-        except DatabaseUnavailable as error:
-            raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
+        services = await open_services(location, config, create=creates)
         try:
             if not creates and await services.settings.stored(arguments.guild) is None:
                 raise UsageError(

@@ -14,12 +14,9 @@ from bot.cli.common import (
     UsageError,
     add_command,
     config_of,
+    location_of,
+    open_services,
     whole_argument,
-)
-from bot.services import (
-    DatabaseUnavailable,
-    Services,
-    redacted,
 )
 
 
@@ -35,15 +32,12 @@ def run_web(arguments: argparse.Namespace, streams: Streams) -> int:
     from bot.web import WebServer, until_stopped  # loaded only for this command
 
     config = config_of(arguments)
-    location = config.database.location() if arguments.db is None else arguments.db
+    location = location_of(arguments, config)
     host = arguments.host or config.web.host
     port = config.web.port if arguments.port is None else arguments.port
 
     async def session() -> None:
-        try:
-            services = await Services.open(location, config, create=False)
-        except DatabaseUnavailable as error:
-            raise UsageError(f"cannot open the database {redacted(location)}: {error}") from None
+        services = await open_services(location, config, create=False)
         try:
             server = WebServer(services, replace(config.web, host=host, port=port))
             try:
