@@ -372,7 +372,7 @@ def custom_ids(payload: JsonDict) -> list[str]:
     ]
 
 
-def test_every_command_button_and_autocomplete_is_one_discord_accepts(
+def test_finding_2_every_command_button_and_autocomplete_is_one_discord_accepts(
     fake: FakeDiscord, bot: BotProcess
 ) -> None:
     mark, logged = fake.mark(), bot.log_size()

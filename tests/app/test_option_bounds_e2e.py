@@ -39,7 +39,9 @@ def _leaf_options(options: list[dict[str, Any]], path: str) -> Iterator[tuple[st
             yield path, option
 
 
-def test_every_id_option_declares_the_bounds_1_to_2_53_minus_1(fake: FakeDiscord, bot: BotProcess):
+def test_finding_1_every_id_option_declares_the_bounds_1_to_2_53_minus_1(
+    fake: FakeDiscord, bot: BotProcess
+):
     ids = {
         path: option
         for command in fake.synced_commands()
