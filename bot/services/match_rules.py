@@ -80,9 +80,10 @@ def check_state(action: Action, match_id: int, status: MatchStatus) -> None:
         raise UserError(refusal)
 
 
-def check_cancel(asker: Asker, match_id: int, status: MatchStatus, reporter_id: int) -> None:
+def check_cancel(asker: Asker, match_id: int, status: MatchStatus, reporter_id: int | None) -> None:
     """The Cancel button: the reporter or a moderator withdraws a pending or disputed report
-    (it becomes void). UserError otherwise; the state is checked first."""
+    (it becomes void). UserError otherwise; the state is checked first. An imported match
+    has no reporter (None): only a moderator cancels it, whatever the asker's id."""
     check_state("cancel", match_id, status)
     if asker.user_id != reporter_id and not asker.is_moderator:
         raise UserError(f"only the reporter or a moderator can cancel match #{match_id}")

@@ -43,8 +43,6 @@ from bot.storage import (
 )
 
 MAX_PARTICIPANTS: Final = 32
-NO_REPORTER: Final = 0
-"""The reporter of an imported match: no user (ids start at 1), so only moderators cancel."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,8 +347,7 @@ class Matches:
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             match = await self.context.load(tx, guild_id, match_id)
-            reporter = NO_REPORTER if match.reporter_id is None else match.reporter_id
-            check_cancel(actor, match_id, match.status, reporter)
+            check_cancel(actor, match_id, match.status, match.reporter_id)
             await tx.set_status(match_id, "void", void_reason="cancelled by its reporter")
             unit.change = Change(guild_id, "cancelled", match_id=match_id, actor_id=actor.user_id)
             return await self.context.load(tx, guild_id, match_id)

@@ -96,6 +96,14 @@ def test_the_reporter_or_a_moderator_may_cancel(status: MatchStatus) -> None:
         check_cancel(Actor(11), 4, status, reporter_id=10)
 
 
+@pytest.mark.parametrize("status", ["pending", "disputed"])
+def test_a_match_without_reporter_is_cancelled_by_moderators_only(status: MatchStatus) -> None:
+    """Issue 25 finding 5: "no reporter" is None, not 0, the command line's id."""
+    check_cancel(Actor(0, is_moderator=True), 4, status, reporter_id=None)
+    with pytest.raises(UserError, match="only the reporter or a moderator can cancel match #4"):
+        check_cancel(Actor(0), 4, status, reporter_id=None)
+
+
 @pytest.mark.parametrize("status", ["applied", "void"])
 def test_nobody_cancels_a_decided_match(status: MatchStatus) -> None:
     for actor in (Actor(10), Actor(99, is_moderator=True)):
