@@ -27,7 +27,6 @@ from bot.present.language import Words, public_language, words
 from bot.services import Services
 from bot.services.changes import Change
 from bot.services.delivery import WebhookDelivery
-from bot.services.feed import ChangeFeed
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +77,7 @@ class LadderBot(commands.Bot):
         )
         self.config = config
         self.services = services
-        self.feed = ChangeFeed(services.context.db, self.ladder_changed)
-        services.context.on_change = self.feed.publish
+        self.feed = services.change_feed(self.ladder_changed)
         self.webhook_delivery = WebhookDelivery(
             services.context,
             owned=config.discord.owns_guild,

@@ -32,6 +32,7 @@ from bot.services.changes import ChangeListener
 from bot.services.community import Community
 from bot.services.context import ServiceContext
 from bot.services.evaluation import Evaluations
+from bot.services.feed import ChangeFeed
 from bot.services.matches import Matches
 from bot.services.matchups import Matchups
 from bot.services.members import Members
@@ -123,6 +124,13 @@ class Services:
             ),
             allow_private=config.webhooks.allow_private,
         )
+
+    def change_feed(self, listener: ChangeListener) -> ChangeFeed:
+        """The change feed of the process that runs it (the bot): `listener` hears every
+        committed change, this process's as it commits, the others' from the change log."""
+        feed = ChangeFeed(self.context.db, listener)
+        self.context.on_change = feed.publish
+        return feed
 
     async def close(self) -> None:
         """Wait for the cache fills under way, then close the database."""
