@@ -69,8 +69,16 @@ def template() -> Catalog:
     found = extract_from_dir(
         str(ROOT / "bot"), [("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
     )
+    pages = extract_from_dir(
+        str(ROOT / "bot" / "web" / "templates"),
+        [("**.html", "jinja2.ext:babel_extract")],
+        keywords=KEYWORDS,
+    )
     for filename, line, message, comments, context in found:
         where = [(f"bot/{filename}", line)]
+        catalog.add(message, locations=where, auto_comments=comments, context=context)
+    for filename, line, message, comments, context in pages:
+        where = [(f"bot/web/templates/{filename}", line)]
         catalog.add(message, locations=where, auto_comments=comments, context=context)
     for text, context in command_texts(_command_dicts()):
         catalog.add(text, locations=[("command tree", 0)], context=context)

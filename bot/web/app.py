@@ -29,6 +29,7 @@ from aiohttp import web
 from multidict import MultiMapping
 
 from bot.config import VARIANTS
+from bot.present.language import ENGLISH, Words, words
 from bot.present.words import UNDEFINED, measure_text, move_text, plural, quoted, side_name
 from bot.services import DatabaseBusy, DatabaseUnavailable, Services, UserError
 from bot.services.lineup import parse_id
@@ -226,8 +227,13 @@ class WebSite:
 
     # --- responses ------------------------------------------------------------------------
 
-    def _html(self, template: str, code: int = 200, **context: Any) -> Rendered:
-        text = self.templates.get_template(template).render(**context)
+    def _html(
+        self, template: str, code: int = 200, said: Words = ENGLISH, **context: Any
+    ) -> Rendered:
+        """A page; its words (`_`, `ngettext` in the templates) in `said`'s language."""
+        text = self.templates.get_template(template).render(
+            _=said.gettext, ngettext=said.ngettext, language=said.language, **context
+        )
         return Rendered(text.encode(), HTML_TYPE, code)
 
     @staticmethod
@@ -352,6 +358,7 @@ class WebSite:
             seasons = await self.reads.seasons(guild_id)
             return self._html(
                 "leaderboard.html",
+                said=words(self.reads.guild_language(guild_id)),
                 board=board,
                 seasons=[s["name"] for s in seasons["seasons"] if not s["current"]],
                 measures=MEASURES,
@@ -374,6 +381,7 @@ class WebSite:
             chart = None if view.start is None else rating_chart(view.start, view.history)
             return self._html(
                 "player.html",
+                said=words(self.reads.guild_language(guild_id)),
                 card=view.card,
                 chart=chart,
                 guild_id=guild_id,
@@ -391,6 +399,7 @@ class WebSite:
             listed = await self.reads.matches(guild_id, before, limit)
             return self._html(
                 "matches.html",
+                said=words(self.reads.guild_language(guild_id)),
                 listed=listed,
                 guild_id=guild_id,
                 guild_name=self.reads.guild_name(guild_id),
@@ -408,6 +417,7 @@ class WebSite:
             match = await self.reads.match(guild_id, match_id)
             return self._html(
                 "match.html",
+                said=words(self.reads.guild_language(guild_id)),
                 match=match,
                 guild_id=guild_id,
                 guild_name=self.reads.guild_name(guild_id),

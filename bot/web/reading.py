@@ -25,6 +25,7 @@ from dataclasses import astuple, dataclass
 from typing import Any, Final, TypeVar
 
 from bot.config import GuildSettings
+from bot.present.language import public_language
 from bot.present.objects import card_object, leaderboard_object
 from bot.services import Services, UserError, WebStamp
 from bot.services.card import RatingPoint
@@ -118,6 +119,13 @@ class WebReads:
         known = self._stamps.get(guild_id)
         name = None if known is None else known[1].name
         return name or f"Server {guild_id}"
+
+    def guild_language(self, guild_id: int) -> str:
+        """The language of the guild's pages (SPEC 13): its `language` setting from its newest
+        stamp read; `auto` (the web does not know the server's locale) and unknown: English."""
+        known = self._stamps.get(guild_id)
+        setting = "auto" if known is None else known[1].settings.language
+        return public_language(setting, None)
 
     def _read_at(self) -> str:
         return format_time(self.clock())
