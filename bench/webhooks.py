@@ -26,6 +26,7 @@ from aiohttp import web
 from bench.harness import Table, format_seconds, verdict
 from bench.responsiveness import TARGET_STALL_SECONDS, loop_lag
 from bench.service import ENGINE_NAMES, MODERATOR, engines, temporary_database
+from bot.app.webhook_posts import HttpPoster
 from bot.config import Config, WebhooksConfig
 from bot.services import MemberInfo, Services
 from bot.services.delivery import WebhookDelivery
@@ -121,7 +122,7 @@ async def measure(engine: str, sizes: Sizes, url: str) -> Result:
             await _report(services, HOOKED_GUILD, number)
         (hook,) = await services.webhooks.list(HOOKED_GUILD)
         assert hook.waiting == sizes.events, hook
-        delivery = WebhookDelivery(services.context, allow_private=True)
+        delivery = WebhookDelivery(services.context, HttpPoster, allow_private=True)
         await delivery.start()
         try:
             async with loop_lag() as lag:

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from bot.app.webhook_posts import HttpPoster
 from bot.config import GuildSettings
 from bot.services import Actor, ServiceContext, Services
 from bot.services.delivery import Timing, WebhookDelivery
@@ -57,7 +58,7 @@ async def test_the_documented_receiver_verifies_a_real_signed_delivery(tmp_path:
     code = code.replace("8000", str(port))
     process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.DEVNULL)
     delivery = WebhookDelivery(
-        services.context, allow_private=True, timing=Timing(timeout=5, first_wait=30)
+        services.context, HttpPoster, allow_private=True, timing=Timing(timeout=5, first_wait=30)
     )
     try:
         for _ in range(500):  # until it listens

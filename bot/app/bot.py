@@ -22,6 +22,7 @@ from bot.app.match_messages import MatchMessages
 from bot.app.replies import answer_error
 from bot.app.roles import RankRoles
 from bot.app.translator import CatalogTranslator
+from bot.app.webhook_posts import HttpPoster
 from bot.config import Config
 from bot.present.language import Words, public_language, words
 from bot.services import Services
@@ -80,6 +81,7 @@ class LadderBot(commands.Bot):
         self.feed = services.change_feed(self.ladder_changed)
         self.webhook_delivery = WebhookDelivery(
             services.context,
+            HttpPoster,
             owned=config.discord.owns_guild,
             allow_private=config.webhooks.allow_private,
             resolve=services.webhooks.resolve,

@@ -11,8 +11,8 @@ the event (`Timing`): then it is dropped and the mod log told (a Change of kind
 "webhook_dropped"). A 410 removes the webhook. Redirects are not followed (a 3xx is a
 failure). Unless `allow_private`, every address the host resolves to is checked before
 each batch of deliveries, and again by the resolver of each new connection (the addresses
-actually connected to), so a name that now resolves to a private address is refused (DNS
-can change after `add`).
+actually connected to; the bot's Poster, bot.app.webhook_posts, holds the HTTP client), so
+a name that now resolves to a private address is refused (DNS can change after `add`).
 
 The workers are started at `start` (catching up on what waits) and whenever `wake` is
 called: the bot calls it on every change of the change feed, which is how a delivery written
@@ -25,26 +25,20 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
-import ipaddress
 import logging
-import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
-
-import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
+from typing import Final, Protocol
 
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
 from bot.services.errors import UserError
-from bot.services.webhooks import Resolve, checked_target, refused_address, system_resolve
+from bot.services.webhooks import Resolve, checked_target, system_resolve
 from bot.storage.webhooks import Delivery
 
 log = logging.getLogger(__name__)
 
-USER_AGENT: Final = "ladderbot-webhooks"
 BATCH: Final = 100
 """Deliveries read at once for one webhook."""
 ACK_SECONDS: Final = 0.25
@@ -80,39 +74,19 @@ def retry_wait(attempts: int, timing: Timing) -> float:
     return min(timing.first_wait * 2.0 ** min(attempts - 1, 60), timing.max_wait)
 
 
-class CheckedResolver(AbstractResolver):
-    """The connection's resolver: `resolve`'s addresses, each checked as public unless
-    `allow_private` (the addresses actually connected to are the ones checked)."""
+class Poster(Protocol):
+    """What sends a delivery over HTTP (bot.app.webhook_posts.HttpPoster: the services hold
+    no HTTP client). Its connections check every address they connect to as `refused_address`
+    does, unless private ones are allowed, and follow no redirects."""
 
-    def __init__(self, resolve: Resolve, allow_private: bool) -> None:
-        self._resolve = resolve
-        self._allow_private = allow_private
+    async def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> str:
+        """One attempt: the answer's HTTP status, or what went wrong instead."""
 
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        found: list[ResolveResult] = []
-        for address in await self._resolve(host, port):
-            why = None if self._allow_private else refused_address(address)
-            if why is not None:
-                raise OSError(f"{host} → {why}")
-            version = ipaddress.ip_address(address.split("%", 1)[0]).version
-            found.append(
-                ResolveResult(
-                    hostname=host,
-                    host=address,
-                    port=port,
-                    family=socket.AF_INET6 if version == 6 else socket.AF_INET,
-                    proto=0,
-                    flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV,
-                )
-            )
-        if not found:
-            raise OSError(f"{host} resolves to no address")
-        return found
+    async def close(self) -> None: ...
 
-    async def close(self) -> None:
-        return None
+
+OpenPoster = Callable[[Resolve, bool, float], Poster]
+"""(resolve, allow_private, timeout in seconds) -> a Poster."""
 
 
 @dataclass(slots=True)
@@ -140,6 +114,7 @@ class WebhookDelivery:
     def __init__(
         self,
         context: ServiceContext,
+        open_poster: OpenPoster,
         *,
         owned: Callable[[int], bool] = lambda guild_id: True,
         allow_private: bool = False,
@@ -148,13 +123,14 @@ class WebhookDelivery:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.context = context
+        self.open_poster = open_poster
         self.owned = owned
         self.allow_private = allow_private
         self.resolve = resolve
         self.timing = TIMING if timing is None else timing
         self.clock = clock
         self._slots = asyncio.Semaphore(self.timing.concurrency)
-        self._session: aiohttp.ClientSession | None = None
+        self._poster: Poster | None = None
         self._workers: dict[tuple[int, int], asyncio.Task[None]] = {}
         self._again: set[tuple[int, int]] = set()
         """Workers to look once more before they end (a delivery written meanwhile)."""
@@ -165,15 +141,7 @@ class WebhookDelivery:
 
     async def start(self) -> None:
         """Deliver what waits, and from now on what is written."""
-        self._session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(
-                resolver=CheckedResolver(self.resolve, self.allow_private),
-                limit=0,
-                use_dns_cache=False,
-            ),
-            timeout=aiohttp.ClientTimeout(total=self.timing.timeout),
-            headers={"User-Agent": USER_AGENT},
-        )
+        self._poster = self.open_poster(self.resolve, self.allow_private, self.timing.timeout)
         self._task = asyncio.create_task(self._run())
 
     def wake(self, guild_id: int | None = None) -> None:
@@ -189,9 +157,9 @@ class WebhookDelivery:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._task = None
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        if self._poster is not None:
+            await self._poster.close()
+            self._poster = None
 
     async def _run(self) -> None:
         polled = True
@@ -332,7 +300,7 @@ class WebhookDelivery:
 
     async def _post(self, url: str, secret: str, delivery: Delivery) -> str:
         """One attempt: the answer's HTTP status, or what went wrong instead."""
-        assert self._session is not None, "start() first"
+        assert self._poster is not None, "start() first"
         body = delivery.body.encode()
         timestamp = str(int(self.clock()))
         headers = {
@@ -343,14 +311,4 @@ class WebhookDelivery:
             "X-Ladderbot-Signature": signature(secret, timestamp, body),
         }
         async with self._slots:
-            try:
-                async with self._session.post(
-                    url, data=body, headers=headers, allow_redirects=False
-                ) as answer:
-                    return str(answer.status)
-            except TimeoutError:
-                return "timeout"
-            except aiohttp.ClientError as error:
-                return f"failed: {type(error).__name__}"
-            except OSError as error:
-                return f"failed: {error}"
+            return await self._poster.post(url, body, headers)

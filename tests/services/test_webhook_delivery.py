@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.app.cogs.community import modlog_line
+from bot.app.webhook_posts import HttpPoster
 from bot.config import GuildSettings
 from bot.services import Actor, MemberInfo, ServiceContext, Services
 from bot.services.changes import Change
@@ -58,7 +59,7 @@ async def setup(tmp_path: Path) -> AsyncIterator[tuple[Services, WebhookDelivery
     services = Services.build(
         ServiceContext(db, GuildSettings(confirm="opponent"), on_change=told), allow_private=True
     )
-    delivery = WebhookDelivery(services.context, allow_private=True, timing=FAST)
+    delivery = WebhookDelivery(services.context, HttpPoster, allow_private=True, timing=FAST)
     await delivery.start()
     yield services, delivery, told
     await delivery.stop()
@@ -229,7 +230,7 @@ async def test_a_name_that_now_resolves_to_a_private_address_is_refused_at_deliv
 
     db = await Database.open(tmp_path / "dns.sqlite3")
     services = Services.build(ServiceContext(db, GuildSettings()), resolve=resolve)
-    delivery = WebhookDelivery(services.context, resolve=resolve, timing=FAST)
+    delivery = WebhookDelivery(services.context, HttpPoster, resolve=resolve, timing=FAST)
     await delivery.start()
     try:
         await services.webhooks.add(GUILD, MOD, f"https://hooks.example.org:{fresh.port}/dns")
