@@ -32,7 +32,11 @@ log = logging.getLogger(__name__)
 
 MatchAction = Literal["confirm", "dispute", "cancel"]
 PageLabel = Literal["prev", "next", "mine"]
-PAGE_LABELS: dict[PageLabel, str] = {"prev": "Previous", "next": "Next", "mine": "My rank"}
+PAGE_LABELS: dict[PageLabel, str] = {
+    "prev": N_("Previous"),
+    "next": N_("Next"),
+    "mine": N_("My rank"),
+}
 MATCHES_TOPIC = "matches"
 STATUS_ACTIONS: dict[str, tuple[MatchAction, ...]] = {
     "pending": ("confirm", "dispute", "cancel"),
@@ -88,7 +92,7 @@ class MatchButton(
             result = await bot.services.matches.confirm(guild_id, actor(interaction), self.match_id)
             if not result.applied_now:
                 await interaction.response.send_message(
-                    already_applied(self.match_id), ephemeral=True
+                    already_applied(self.match_id, member_words(interaction)), ephemeral=True
                 )
                 return
             match = result.match
@@ -104,9 +108,11 @@ class MatchButton(
         )
 
 
-def already_applied(match_id: int) -> str:
+def already_applied(match_id: int, said: Words = ENGLISH) -> str:
     """The answer to a second confirmation (a double click, a late /match confirm)."""
-    return f"Match #{match_id} was already applied; nothing changed."
+    return said.gettext(
+        N_("Match #{number} was already applied; nothing changed."), number=match_id
+    )
 
 
 def match_view(match: Match, said: Words = ENGLISH) -> discord.ui.View | None:
@@ -171,11 +177,17 @@ class PageButton(
     their own page privately."""
 
     def __init__(
-        self, owner_id: int, topic: str, page: int, label: PageLabel, disabled: bool
+        self,
+        owner_id: int,
+        topic: str,
+        page: int,
+        label: PageLabel,
+        disabled: bool,
+        said: Words = ENGLISH,
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=PAGE_LABELS[label],
+                label=said.gettext(PAGE_LABELS[label]),
                 style=discord.ButtonStyle.primary
                 if label == "mine"
                 else discord.ButtonStyle.secondary,
@@ -224,11 +236,13 @@ class PageButton(
             found = await bot.services.matches.page(
                 guild_id, int(member) if member else None, self.page
             )
-            embed, view = match_page_embed(found), match_page_view(self.owner_id, found)
+            said = await bot.public_words(guild_id)
+            embed, view = match_page_embed(found), match_page_view(self.owner_id, found, said)
         elif self.kind == "mine":
             mine = await bot.services.standings.page_of(guild_id, self.topic, interaction.user.id)
             if mine is None:
-                await interaction.response.send_message(not_ranked(self.topic), ephemeral=True)
+                text = not_ranked(self.topic, member_words(interaction))
+                await interaction.response.send_message(text, ephemeral=True)
                 return
             url = await bot.web_page(guild_id, board_path(mine))
             if interaction.user.id != self.owner_id:
@@ -242,38 +256,43 @@ class PageButton(
                 return
             said = await bot.public_words(guild_id)
             embed = leaderboard_embed(mine, highlight=self.owner_id, url=url, said=said)
-            view = leaderboard_view(self.owner_id, mine)
+            view = leaderboard_view(self.owner_id, mine, said)
         else:
             board = await bot.services.standings.leaderboard(guild_id, self.topic, self.page)
             url = await bot.web_page(guild_id, board_path(board))
             said = await bot.public_words(guild_id)
             embed = leaderboard_embed(board, url=url, said=said)
-            view = leaderboard_view(self.owner_id, board)
+            view = leaderboard_view(self.owner_id, board, said)
         await interaction.response.edit_message(embed=embed, view=view)
 
 
-def not_ranked(by: str) -> str:
-    return (
-        f"You are not on the {by} leaderboard: it lists members in the ladder with at least "
-        "the server's min_games applied matches."
+def not_ranked(by: str, said: Words = ENGLISH) -> str:
+    return said.gettext(
+        N_(
+            "You are not on the {measure} leaderboard: it lists members in the ladder with "
+            "at least the server's min_games applied matches."
+        ),
+        measure=by,
     )
 
 
-def _pager(owner_id: int, topic: str, page: int, pages: int) -> discord.ui.View:
+def _pager(owner_id: int, topic: str, page: int, pages: int, said: Words) -> discord.ui.View:
     """Previous/next buttons, disabled at either end."""
     view = discord.ui.View(timeout=None)
-    view.add_item(PageButton(owner_id, topic, page - 1, "prev", page <= 1))
-    view.add_item(PageButton(owner_id, topic, page + 1, "next", page >= pages))
+    view.add_item(PageButton(owner_id, topic, page - 1, "prev", page <= 1, said))
+    view.add_item(PageButton(owner_id, topic, page + 1, "next", page >= pages, said))
     return view
 
 
-def leaderboard_view(owner_id: int, page: LeaderboardPage) -> discord.ui.View:
+def leaderboard_view(
+    owner_id: int, page: LeaderboardPage, said: Words = ENGLISH
+) -> discord.ui.View:
     """Previous/next and "my rank" for a leaderboard page."""
-    view = _pager(owner_id, page.by, page.page, page.pages)
-    view.add_item(PageButton(owner_id, page.by, 0, "mine", False))
+    view = _pager(owner_id, page.by, page.page, page.pages, said)
+    view.add_item(PageButton(owner_id, page.by, 0, "mine", False, said))
     return view
 
 
-def match_page_view(owner_id: int, page: MatchPage) -> discord.ui.View:
+def match_page_view(owner_id: int, page: MatchPage, said: Words = ENGLISH) -> discord.ui.View:
     topic = MATCHES_TOPIC if page.user_id is None else f"{MATCHES_TOPIC}-{page.user_id}"
-    return _pager(owner_id, topic, page.page, page.pages)
+    return _pager(owner_id, topic, page.page, page.pages, said)

@@ -44,7 +44,7 @@ class Leaderboard(commands.Cog):
         if result.season is None:
             await interaction.edit_original_response(
                 embed=leaderboard_embed(result, url=url, said=said),
-                view=leaderboard_view(interaction.user.id, result),
+                view=leaderboard_view(interaction.user.id, result, said),
             )
             return
         # A closed season's standings: its own pages through the page option, no buttons.

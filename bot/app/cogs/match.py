@@ -60,7 +60,8 @@ class Matches(
         guild_id = guild_of(interaction).id
         result = await self.bot.services.matches.confirm(guild_id, actor(interaction), id)
         if not result.applied_now:
-            await interaction.response.send_message(already_applied(id), ephemeral=True)
+            text = already_applied(id, member_words(interaction))
+            await interaction.response.send_message(text, ephemeral=True)
             return
         note_stored(interaction, match_stored(result.match, member_words(interaction)))
         url = await self.bot.web_page(guild_id, match_path(result.match))
@@ -79,7 +80,8 @@ class Matches(
             guild_id, member.id if member is not None else None
         )
         await interaction.response.send_message(
-            embed=match_page_embed(page), view=match_page_view(interaction.user.id, page)
+            embed=match_page_embed(page),
+            view=match_page_view(interaction.user.id, page, await self.bot.public_words(guild_id)),
         )
 
 
