@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -64,7 +64,9 @@ def _member(user_id: int) -> discord.Object:
 class RoomKeeper:
     """Tends the rooms of the guilds this process owns, one guild at a time."""
 
-    def __init__(self, bot: LadderBot, rooms: Rooms, parts: Callable[[Lobby], Any]) -> None:
+    def __init__(
+        self, bot: LadderBot, rooms: Rooms, parts: Callable[[Lobby], Awaitable[dict[str, Any]]]
+    ) -> None:
         self.bot = bot
         self.rooms = rooms
         self.parts = parts
