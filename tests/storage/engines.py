@@ -141,3 +141,15 @@ async def database(fresh_database: OpenDatabase) -> AsyncIterator[Database]:
         yield db
     finally:
         await db.close()
+
+
+@pytest.fixture(params=ENGINES)
+def own_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of the test's own on each engine, for a test that changes the
+    schema (an older one, a migration): the session's shared database never sees it."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "own.sqlite3")
+        return
+    admin: str = request.getfixturevalue("postgres_admin")
+    with own_database(admin, "ladderbot_own") as name:
+        yield _with_database(admin, name)

@@ -299,11 +299,11 @@ async def test_imports_and_voids_killed_at_random_moments_leave_the_columns_equa
 
 
 async def test_an_older_database_gets_the_log_columns_on_its_first_open(
-    database_url: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    own_database_url: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 29: a database from before the columnar log (schema 11) gets it from its rows
     when first opened, saying so on standard error; replays from it equal the rows'."""
-    db = await Database.open(database_url)
+    db = await Database.open(own_database_url)
     services = Services.build(ServiceContext(db, GuildSettings()))
     lines = ["match,played_at,side,player,score,minutes"]
     for n in range(50):
@@ -315,7 +315,7 @@ async def test_an_older_database_gets_the_log_columns_on_its_first_open(
     async with db.write(None) as tx:
         await tx._session.run("DROP TABLE log_chunks")
         await tx._session.run("ALTER TABLE guilds DROP COLUMN name")  # migration 16's, undone
-        if database_url.startswith("postgresql"):
+        if own_database_url.startswith("postgresql"):
             await tx._session.run(f"UPDATE schema_version SET version = {version}")
         else:
             await tx._session.run(f"PRAGMA user_version = {version}")
@@ -323,7 +323,7 @@ async def test_an_older_database_gets_the_log_columns_on_its_first_open(
     capfd.readouterr()
     later = len(MIGRATIONS) - version - 1  # already in place: nothing to do at the open
     monkeypatch.setattr(schema, "MIGRATIONS", MIGRATIONS[: version + 1] + ((),) * later)
-    db = await Database.open(database_url)
+    db = await Database.open(own_database_url)
     try:
         assert "columnar copy of the match log of 1 server" in capfd.readouterr().err
         assert len(await db.read.log_entries(GUILD)) == len(before) == 100

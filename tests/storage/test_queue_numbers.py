@@ -4,9 +4,6 @@ still knows of (its queues, and the deleted queues its lobbies name)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from bot.config import GuildSettings
@@ -14,7 +11,6 @@ from bot.storage import Database, schema
 from bot.storage import postgres as postgres_engine
 from bot.storage import sqlite as sqlite_engine
 from bot.storage.queues import QueueSettings
-from tests.storage.engines import ENGINES, _with_database, own_database
 from tests.storage.test_queues import draft
 
 GUILD, OTHER = 7, 8
@@ -22,17 +18,6 @@ COUNTERS = next(
     number for number, m in enumerate(schema.MIGRATIONS) if "last_queue_id" in "".join(m)
 )
 """How many migrations come before the one that adds the counters."""
-
-
-@pytest.fixture(params=ENGINES)
-def own_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of the test's own on each engine (the migration runs on it)."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "numbers.sqlite3")
-        return
-    admin: str = request.getfixturevalue("postgres_admin")
-    with own_database(admin, "ladderbot_numbers") as name:
-        yield _with_database(admin, name)
 
 
 async def test_finding_3_numbers_are_not_reused_after_a_delete(database: Database) -> None:
@@ -50,14 +35,14 @@ async def test_finding_3_numbers_are_not_reused_after_a_delete(database: Databas
 
 
 async def test_finding_3_the_migration_starts_the_counters_past_every_known_number(
-    own_url: str, monkeypatch: pytest.MonkeyPatch
+    own_database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A database of the schema before the counters: queues 1 and 3 and lobbies 2 and 7 of
     the deleted queue 5. After the migration the next queue is 6 and the next lobby 8."""
     with monkeypatch.context() as older:
         for module in (schema, sqlite_engine, postgres_engine):
             older.setattr(module, "MIGRATIONS", schema.MIGRATIONS[:COUNTERS])
-        db = await Database.open(own_url)
+        db = await Database.open(own_database_url)
         try:
             async with db.write(GUILD) as tx:
                 for guild_id in (GUILD, OTHER):  # the guild columns of that schema only
@@ -84,7 +69,7 @@ async def test_finding_3_the_migration_starts_the_counters_past_every_known_numb
                     )
         finally:
             await db.close()
-    db = await Database.open(own_url)
+    db = await Database.open(own_database_url)
     try:
         async with db.write(GUILD) as tx:
             assert await tx.add_queue(GUILD, QueueSettings("f", 1, 2)) == 6
