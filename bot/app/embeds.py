@@ -18,6 +18,7 @@ from bot.config import GuildSettings, WebConfig
 from bot.present.language import ENGLISH, N_, NC_, Words
 from bot.present.words import (
     actor_text,
+    discord_settings_command,
     participant_move,
     plural,
     rating_move,
@@ -589,8 +590,10 @@ def evaluation_embed(found: GuildEvaluation) -> discord.Embed:
         ),
         colour=discord.Colour.blurple(),
     )
-    embed.add_field(name="Best measure", value=found.verdict(), inline=False)
-    tuning = found.tuning_verdict()
+    embed.add_field(
+        name="Best measure", value=found.verdict(discord_settings_command), inline=False
+    )
+    tuning = found.tuning_verdict(discord_settings_command)
     if tuning is not None:
         embed.add_field(name="Ladder constants", value=tuning, inline=False)
         grid = "```\n" + "\n".join(found.tuning_table()) + "\n```"

@@ -4,7 +4,8 @@ server), database (gr, report, rating, leaderboard, export, import, recompute, b
 evaluate), moderation (matches, match, void, confirm, edit, settings, season), queues,
 webhooks, migrate (migrate-db); program builds the parser and runs one command."""
 
-from bot.cli.common import CLI_ACTOR, PROGRAM, Streams
+from bot.cli.common import CLI_ACTOR, Streams
 from bot.cli.program import build_parser, main
+from bot.present.words import PROGRAM
 
 __all__ = ["CLI_ACTOR", "PROGRAM", "Streams", "build_parser", "main"]

@@ -35,9 +35,6 @@ from bot.services.changes import COMMAND_LINE_ID
 from bot.services.lineup import Player, parse_id
 from bot.services.progress import shown_by
 
-PROGRAM = "ladderbot"
-
-
 DEFAULT_CONFIG = "config.toml"
 
 

@@ -31,6 +31,7 @@ from bot.present.lines import (
 )
 from bot.present.objects import card_object, leaderboard_object
 from bot.present.words import (
+    command_line_settings,
     imported_text,
     member_text,
     participant_move,
@@ -210,12 +211,13 @@ def run_evaluate(arguments: argparse.Namespace, streams: Streams) -> int:
         print(json.dumps(found.as_json()), file=streams.stdout)
         return EXIT_OK
     pairs = found.evaluation.scores[0].pairs
+    settings_command = command_line_settings(arguments.guild)
     lines = [
         f"evaluated the last {found.evaluation.matches:,} matches ({pairs:,} ordered pairs)",
         *found.table(),
-        found.verdict(),
+        found.verdict(settings_command),
     ]
-    tuning = found.tuning_verdict()
+    tuning = found.tuning_verdict(settings_command)
     if tuning is not None:
         lines += ["ladder log-loss, t down, game_mult across:", *found.tuning_table(), tuning]
     print("\n".join(lines), file=streams.stdout)

@@ -17,7 +17,6 @@ from typing import Final
 from bot.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
-    PROGRAM,
     USER_ERRORS,
     Handler,
     Parser,
@@ -31,6 +30,7 @@ from bot.cli.queues import add_queue_commands
 from bot.cli.serve import add_bot_command
 from bot.cli.tools import add_performance_commands, run_rep
 from bot.cli.webhooks import add_webhook_commands
+from bot.present.words import PROGRAM
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,8 +25,11 @@ from bot.services.changes import COMMAND_LINE_ID
 from bot.services.errors import plural as plural  # the one plural, shared with the services
 from bot.services.errors import quoted as quoted  # the one quote of user input
 from bot.services.errors import shorten as shorten  # the one cut of long text
+from bot.services.evaluation import SettingsCommand
 from bot.services.replaying import Replayed
 
+PROGRAM: Final = "ladderbot"
+"""The command line's name, as its refusals and the other front ends' advice spell it."""
 INFINITY_TEXT: Final = {True: "+inf", False: "-inf"}
 """A performance rating of ±∞ (only wins or only losses), in text and in JSON (SPEC 9.5)."""
 UNDEFINED: Final = "undefined"
@@ -233,3 +236,19 @@ def shown_games(games: Iterable[Game]) -> str:
     """A game list as a player reads it: opponent ratings to one decimal (still a game list
     that the p-commands read; `ladderbot gr` gives the exact one)."""
     return format_games(replace(game, rating=round(game.rating, 1)) for game in games)
+
+
+def discord_settings_command(changes: Mapping[str, str]) -> str:
+    """A settings change as the Discord command spells it: `/admin settings variant:p3`."""
+    return "/admin settings " + " ".join(f"{name}:{value}" for name, value in changes.items())
+
+
+def command_line_settings(guild_id: int) -> SettingsCommand:
+    """A settings change of the guild as the command line spells it:
+    `ladderbot settings --guild 5 variant=p3`."""
+
+    def command(changes: Mapping[str, str]) -> str:
+        values = " ".join(f"{name}={value}" for name, value in changes.items())
+        return f"{PROGRAM} settings --guild {guild_id} {values}"
+
+    return command

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Final
@@ -27,6 +28,10 @@ from bot.services.errors import UserError
 from bot.services.progress import stage
 from bot.services.replaying import boundaries, evaluate_log, ladder_settings
 from bot.storage import LOG_START
+
+SettingsCommand = Callable[[Mapping[str, str]], str]
+"""How the asking front end spells a settings change (bot.present.words): the verdicts name
+the command that applies their advice, and the services know no front end's syntax."""
 
 MIN_MATCHES: Final = 10
 """Fewer applied matches tell nothing about a community: the evaluation is refused."""
@@ -79,7 +84,7 @@ class GuildEvaluation:
             ),
         ]
 
-    def verdict(self) -> str:
+    def verdict(self, settings_command: SettingsCommand) -> str:
         """Which measure predicts best, how the guild's variant compares, and whether the best
         performance rating is worth switching to (ahead by more than CHANCE standard errors)."""
         best, mine = self.best, self.variant
@@ -113,12 +118,13 @@ class GuildEvaluation:
             )
         if gap <= CHANCE * error:
             return found + " That is within chance: no reason to switch yet."
-        return found + f" /admin settings variant:{candidate.measure} makes it the default."
+        command = settings_command({"variant": candidate.measure})
+        return found + f" {command} makes it the default."
 
     def _error(self, measure: MeasureScore, other: MeasureScore) -> float:
         return self.evaluation.error_between(measure.measure, other.measure)
 
-    def tuning_verdict(self) -> str | None:
+    def tuning_verdict(self, settings_command: SettingsCommand) -> str | None:
         """The best ladder constants tried and their gain; None when not tuned."""
         tuning = self.evaluation.tuning
         if tuning is None:
@@ -138,8 +144,8 @@ class GuildEvaluation:
         if tuning.gain <= CHANCE * tuning.margin:
             return found + ": the gain is within chance, no reason to change them yet."
         return found + (
-            f": /admin settings t:{best.t:g} game_mult:{best.game_mult:g} applies them and "
-            "replays every rating."
+            f": {settings_command({'t': f'{best.t:g}', 'game_mult': f'{best.game_mult:g}'})} "
+            "applies them and replays every rating."
         )
 
     def tuning_table(self) -> list[str]:

@@ -11,6 +11,7 @@ import pytest
 
 from bot.app.embeds import evaluation_embed
 from bot.config import GuildSettings
+from bot.present.words import discord_settings_command
 from bot.ratings.evaluation import (
     MEASURES,
     Evaluation,
@@ -107,41 +108,43 @@ def test_the_largest_embed_fits_discord() -> None:
     ids=["yours-best", "another-variant", "ladder-yours-next", "ladder-another-next", "coin"],
 )
 def test_verdicts_say_what_to_do(losses: dict[str, float], variant: str, expected: str) -> None:
-    assert found(losses, variant).verdict() == expected
+    assert found(losses, variant).verdict(discord_settings_command) == expected
 
 
 def test_tuning_verdicts_name_the_command() -> None:
-    better = found(LOSSES, tuned=True).tuning_verdict()
+    better = found(LOSSES, tuned=True).tuning_verdict(discord_settings_command)
     assert better == (
         "Best of the 5 pairs of ladder constants tried: t 600, game_mult 0.25 (ladder log-loss "
         "0.4900, 0.0300 lower than with the current t 120, game_mult 2). Nothing was changed: "
         "/admin settings t:600 game_mult:0.25 applies them and replays every rating."
     )
-    current = found({"ladder": 0.4}, tuned=True).tuning_verdict()
+    current = found({"ladder": 0.4}, tuned=True).tuning_verdict(discord_settings_command)
     assert current == (
         "The current constants (t 120, game_mult 2) are the best of the 5 pairs of ladder "
         "constants tried (ladder log-loss 0.4000). Nothing was changed."
     )
-    assert found(LOSSES).tuning_verdict() is None
+    assert found(LOSSES).tuning_verdict(discord_settings_command) is None
 
 
 def test_a_lead_within_chance_advises_no_switch() -> None:
     """A lead within two standard errors is called chance; beyond them the command is named."""
-    assert found(LOSSES, error=0.006).verdict() == (
+    assert found(LOSSES, error=0.006).verdict(discord_settings_command) == (
         "p3 predicts best (log-loss 0.5000); this server's variant p8 has 0.5100 (0.0100 ± "
         "0.0060 more). That is within chance: no reason to switch yet."
     )
     assert (
         found(LOSSES, error=0.004)
-        .verdict()
+        .verdict(discord_settings_command)
         .endswith("/admin settings variant:p3 makes it the default.")
     )
-    ladder_ahead = found({"ladder": 0.45, "p8": 0.5, "p6": 0.48}, error=0.02).verdict()
+    ladder_ahead = found({"ladder": 0.45, "p8": 0.5, "p6": 0.48}, error=0.02).verdict(
+        discord_settings_command
+    )
     assert ladder_ahead.endswith(
         "The best performance rating is p6 (0.4800, 0.0200 ± 0.0200 below p8). That is within "
         "chance: no reason to switch yet."
     )
-    tuned = found(LOSSES, tuned=True, error=0.02).tuning_verdict()
+    tuned = found(LOSSES, tuned=True, error=0.02).tuning_verdict(discord_settings_command)
     assert tuned is not None and tuned.endswith(
         "(ladder log-loss 0.4900, 0.0300 ± 0.0200 lower than with the current t 120, "
         "game_mult 2). Nothing was changed: the gain is within chance, no reason to change "

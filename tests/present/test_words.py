@@ -7,8 +7,11 @@ import math
 
 import pytest
 
+from bot.cli import build_parser
 from bot.present.words import (
     actor_text,
+    command_line_settings,
+    discord_settings_command,
     json_number,
     member_text,
     plural,
@@ -76,3 +79,13 @@ def test_one_actor_name_for_the_command_line_the_bot_and_a_user() -> None:
     assert actor_text(COMMAND_LINE_ID) == "the command line"
     assert actor_text(None) == "the bot"
     assert actor_text(42) == "<@42>"
+
+
+def test_the_evaluation_s_advice_names_the_command_of_the_front_end_that_asked() -> None:
+    """issue 25 finding 1: the services wrote "/admin settings variant:p3", which `ladderbot
+    evaluate` printed; each front end now spells the settings change itself."""
+    tuned = {"t": "600", "game_mult": "0.25"}
+    assert discord_settings_command(tuned) == "/admin settings t:600 game_mult:0.25"
+    assert command_line_settings(5)({"variant": "p3"}) == "ladderbot settings --guild 5 variant=p3"
+    parsed = build_parser().parse_args(command_line_settings(5)(tuned).split()[1:])
+    assert (parsed.guild, parsed.changes) == (5, ["t=600", "game_mult=0.25"])
