@@ -12,6 +12,7 @@ from discord import app_commands
 from bot.present.language import N_, Words, words
 from bot.present.words import quoted, shorten
 from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
+from bot.services.errors import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +62,17 @@ async def send_private(interaction: discord.Interaction[Any], content: str) -> N
 
 
 def refusal_text(error: UserError, said: Words) -> str:
-    """A refusal in a language: its template's translation with its params."""
-    return said.gettext(error.template, **error.params)
+    """A refusal in a language: its template's translation with its params, those that are
+    phrases of the code or refusals themselves translated too."""
+    params = {
+        name: refusal_text(value, said)
+        if isinstance(value, UserError)
+        else said.gettext(value)
+        if isinstance(value, Phrase)
+        else value
+        for name, value in error.params.items()
+    }
+    return said.gettext(error.template, **params)
 
 
 def user_message(error: BaseException, said: Words) -> str | None:

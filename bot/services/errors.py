@@ -22,6 +22,13 @@ class UserError(ValueError):
         self.params = params
 
 
+class Phrase(str):
+    """Words of the code (N_-marked) that a refusal fills in, as a param: the front end
+    translates them with the refusal (a rule, "score" or "minutes")."""
+
+    __slots__ = ()
+
+
 def N_(message: str) -> str:  # noqa: N802 (gettext's name for it)
     """Marks a message for the catalogs (python -m bot.app.catalogs extract) whose
     translation a front end looks up later: a refusal's template, a constant."""

@@ -14,7 +14,7 @@ from typing import Final, Literal, Protocol
 
 from bot.config import DECIMAL, ascii_whole
 from bot.ratings.ladder import duel_scores, placement_scores, team_scores
-from bot.services.errors import UserError, free_text, quoted
+from bot.services.errors import N_, Phrase, UserError, free_text, quoted
 
 MENTION: Final = re.compile(r"<@!?([^<>@\s]*)>")
 """A Discord mention; what is between `<@` and `>` must then be an id (parse_id)."""
@@ -22,11 +22,13 @@ GUEST: Final = re.compile(r"[^\s<>@|,~`]{1,32}")
 """The shape of a guest name; guest_name adds the printable-characters rule."""
 NUMBER: Final = DECIMAL
 """A score or minutes as written (ASCII digits only)."""
-ENTRY_FORMAT: Final = 'write each entry as "<player> <score> [<minutes>]"'
+ENTRY_FORMAT: Final = Phrase(N_('write each entry as "<player> <score> [<minutes>]"'))
 MAX_ID: Final = 2**63 - 1
 ID_RULE: Final = f"a decimal integer from 1 to {MAX_ID} in the digits 0-9"
-GUEST_RULE: Final = "1 to 32 printable characters without spaces or any of < > @ | , ~ `"
-SIDE_RULE: Final = "1 to 32 printable characters without spaces"
+GUEST_RULE: Final = Phrase(
+    N_("1 to 32 printable characters without spaces or any of < > @ | , ~ `")
+)
+SIDE_RULE: Final = Phrase(N_("1 to 32 printable characters without spaces"))
 MAX_NAME_LENGTH: Final = 32
 
 
@@ -51,14 +53,14 @@ def _printable_word(text: str) -> bool:
 def guest_name(text: str) -> str:
     """`text` if it is a valid guest name (SPEC 7, GUEST_RULE), else UserError quoting it."""
     if not (_printable_word(text) and GUEST.fullmatch(text)):
-        raise UserError(f"guest name {quoted(text)} must be {GUEST_RULE}")
+        raise UserError(N_("guest name {name} must be {rule}"), name=quoted(text), rule=GUEST_RULE)
     return text
 
 
 def side_label(text: str) -> str:
     """`text` if it is a valid side label (SPEC 7, SIDE_RULE), else UserError quoting it."""
     if not _printable_word(text):
-        raise UserError(f"side label {quoted(text)} must be {SIDE_RULE}")
+        raise UserError(N_("side label {label} must be {rule}"), label=quoted(text), rule=SIDE_RULE)
     return text
 
 
@@ -98,16 +100,20 @@ def parse_player(text: str) -> Player:
     if GUEST.fullmatch(text):
         return Player(guest=guest_name(text))
     raise UserError(
-        f"{quoted(text)} is not a player: mention a member (<@id>) or write a guest name "
-        f"({GUEST_RULE})"
+        N_("{text} is not a player: mention a member (<@id>) or write a guest name ({rule})"),
+        text=quoted(text),
+        rule=GUEST_RULE,
     )
 
 
 def _number(entry: str, what: str, text: str) -> float:
     if not NUMBER.fullmatch(text):
         raise UserError(
-            f"lineup entry {quoted(entry)}: the {what} {quoted(text)} is not a number; "
-            + ENTRY_FORMAT
+            N_("lineup entry {entry}: the {what} {text} is not a number; {format}"),
+            entry=quoted(entry),
+            what=Phrase(what),
+            text=quoted(text),
+            format=ENTRY_FORMAT,
         )
     return float(text)
 
@@ -116,13 +122,17 @@ def parse_entry(text: str, side: str) -> LineupEntry:
     entry = text.strip()
     tokens = entry.split()
     if not 2 <= len(tokens) <= 3:
-        raise UserError(f"lineup entry {quoted(entry)}: {ENTRY_FORMAT}")
+        raise UserError(
+            N_("lineup entry {entry}: {problem}"), entry=quoted(entry), problem=ENTRY_FORMAT
+        )
     try:
         player = parse_player(tokens[0])
     except UserError as error:
-        raise UserError(f"lineup entry {quoted(entry)}: {error}") from None
-    score = _number(entry, "score", tokens[1])
-    minutes = _number(entry, "minutes", tokens[2]) if len(tokens) == 3 else None
+        raise UserError(
+            N_("lineup entry {entry}: {problem}"), entry=quoted(entry), problem=error
+        ) from None
+    score = _number(entry, N_("score"), tokens[1])
+    minutes = _number(entry, N_("minutes"), tokens[2]) if len(tokens) == 3 else None
     return LineupEntry(player, side, score, minutes)
 
 
@@ -132,7 +142,9 @@ def parse_lineup(text: str) -> Lineup:
     1, 2, ... in order."""
     free_text(text, "the lineup")
     if not text.strip():
-        raise UserError(f"the lineup is empty; {ENTRY_FORMAT}, sides separated by |")
+        raise UserError(
+            N_("the lineup is empty; {format}, sides separated by |"), format=ENTRY_FORMAT
+        )
     if "|" in text:
         groups = [side.split(",") for side in text.split("|")]
     else:
@@ -140,7 +152,9 @@ def parse_lineup(text: str) -> Lineup:
     entries: list[LineupEntry] = []
     for number, group in enumerate(groups, start=1):
         if not "".join(group).strip():
-            raise UserError(f"side {number} of the lineup is empty; put players between the |")
+            raise UserError(
+                N_("side {number} of the lineup is empty; put players between the |"), number=number
+            )
         entries.extend(parse_entry(entry, str(number)) for entry in group)
     return tuple(entries)
 
@@ -150,7 +164,7 @@ def parse_team(text: str) -> tuple[Player, ...]:
     free_text(text, "the team")
     tokens = re.findall(r"<@[^>]*>|[^\s,]+", text)
     if not tokens:
-        raise UserError("a team is empty: mention its members or write guest names")
+        raise UserError(N_("a team is empty: mention its members or write guest names"))
     return tuple(parse_player(token) for token in tokens)
 
 
@@ -167,7 +181,7 @@ def duel_lineup(
 def ffa_lineup(players: Sequence[Player], *, minutes: float | None = None) -> Lineup:
     """A free-for-all by placement: players listed first to last."""
     if len(players) < 2:
-        raise UserError("a free-for-all needs at least two players")
+        raise UserError(N_("a free-for-all needs at least two players"))
     scores = placement_scores(len(players))
     return tuple(
         LineupEntry(player, str(place), score, minutes)
@@ -183,7 +197,7 @@ def team_lineup(
     minutes: float | None = None,
 ) -> Lineup:
     if winner not in ("a", "b", "draw"):
-        raise UserError(f"winner must be a, b or draw, not {quoted(winner)}")
+        raise UserError(N_("winner must be a, b or draw, not {winner}"), winner=quoted(winner))
     players = [*team_a, *team_b]
     sides = ["a"] * len(team_a) + ["b"] * len(team_b)
     scores = team_scores(sides, None if winner == "draw" else winner)

@@ -22,7 +22,7 @@ from bot.app.queue_views import lobby_content, lobby_embed, lobby_view, queue_em
 from bot.app.replies import refusal_text
 from bot.config import Config
 from bot.present.language import SHIPPED, SOURCE, Words, words
-from bot.services import LeaderboardPage, RatingCard, Services
+from bot.services import LeaderboardPage, RatingCard, Services, UserError, parse_lineup
 from bot.services.card import CardStats, FormEntry, RatingPoint
 from bot.services.context import not_found
 from bot.services.standings import LeaderboardRow
@@ -179,3 +179,21 @@ def test_every_reply_fits_discords_limits_in_every_language(language: str) -> No
         shown = queue(waiting=waiting)
         check(None, queue_embed(shown, said=said), queue_view(shown, said))
         check(None, queue_embed(shown, deleted=True, said=said), None)
+
+
+def test_a_refusal_inside_a_refusal_and_its_phrases_are_translated() -> None:
+    """A lineup entry's refusal names its part (score) and the entry format, each in the
+    member's language; the command line's English (str) is unchanged."""
+    with pytest.raises(UserError) as refused:
+        parse_lineup("<@1> 12x 20")
+    assert str(refused.value) == (
+        "lineup entry '<@1> 12x 20': the score '12x' is not a number; "
+        'write each entry as "<player> <score> [<minutes>]"'
+    )
+    assert refusal_text(refused.value, words("de")) == (
+        "Eintrag '<@1> 12x 20': Punkte '12x' ist keine Zahl; "
+        'schreib jeden Eintrag als "<Spieler> <Punkte> [<Minuten>]"'
+    )
+    with pytest.raises(UserError) as nested:
+        parse_lineup("@ann 1")
+    assert refusal_text(nested.value, words("ru")).startswith("запись '@ann 1': '@ann' — не игрок")
