@@ -25,14 +25,13 @@ from bot.present.words import (
     setting_text,
     side_name,
 )
+from bot.services import Match, MatchEdit, Participant
 from bot.services.events import EVENTS
 from bot.services.lineup import lineup_text
 from bot.services.matchcsv.format import format_time
 from bot.services.season_rules import SeasonSummary
 from bot.services.standings import LeaderboardRow, RatingCard
-from bot.services.webhooks import AddedWebhook
-from bot.storage import Match, MatchEdit, Participant
-from bot.storage.webhooks import Webhook
+from bot.services.webhooks import AddedWebhook, Webhook
 
 
 def match_line(match: Match) -> str:

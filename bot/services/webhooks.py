@@ -44,7 +44,8 @@ from bot.services.events import EVENTS, TEST_EVENT, PendingEvent
 from bot.services.matchcsv.format import format_time
 from bot.services.shapes import lobby_object, match_object, season_object
 from bot.storage import Member, WriteTransaction
-from bot.storage.webhooks import NewDelivery, Webhook
+from bot.storage.webhooks import NewDelivery
+from bot.storage.webhooks import Webhook as Webhook  # a result type of list/add
 
 MAX_WEBHOOKS: Final = 5
 MAX_BODY: Final = 64 * 1024
