@@ -37,7 +37,7 @@ def assert_within_discord_limits(reply: Reply) -> None:
 
 def test_rating_card_shows_peak_streak_form_win_rate_and_provisional(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     a, b, c, d = players.take(4)
     fake.slash(MOD, "report duel", winner=a, loser=b).reply()
     fake.slash(MOD, "report duel", winner=a, loser=b).reply()
@@ -88,7 +88,7 @@ def _eventually_named(bot: BotProcess, user_id: int, name: str, timeout: float =
 
 def test_imported_members_show_by_name_once_seen(
     fake: FakeDiscord, bot: BotProcess, players: Players, tmp_path: Path
-):
+) -> None:
     seen, other = players.take(2)
     csv = tmp_path / "import.csv"
     csv.write_text(

@@ -49,7 +49,8 @@ def command(**more: Any) -> JsonDict:
 
 def leaf(cmd: JsonDict) -> JsonDict:
     """The `id` option of /match show."""
-    return cmd["options"][0]["options"][0]
+    found: JsonDict = cmd["options"][0]["options"][0]
+    return found
 
 
 Change = Callable[[JsonDict], Any]

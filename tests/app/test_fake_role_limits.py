@@ -31,7 +31,7 @@ def put_role(fake: FakeDiscord, role_id: int) -> tuple[int, dict[str, str], byte
         return error.code, dict(error.headers), error.read()
 
 
-def test_calls_past_the_limit_are_429_and_recorded_as_violations(limited: FakeDiscord):
+def test_calls_past_the_limit_are_429_and_recorded_as_violations(limited: FakeDiscord) -> None:
     role = limited.add_role("bronze", 2)
     first, second, third = (put_role(limited, role.id) for _ in range(3))
     assert (first[0], first[1]["X-RateLimit-Remaining"]) == (204, "1")
@@ -43,7 +43,7 @@ def test_calls_past_the_limit_are_429_and_recorded_as_violations(limited: FakeDi
     assert limited.held(GUILD_ID, PLAYER.id) == {role.id}
 
 
-def test_a_role_above_the_bots_is_forbidden(limited: FakeDiscord):
+def test_a_role_above_the_bots_is_forbidden(limited: FakeDiscord) -> None:
     above = limited.add_role("above", 20)
     assert put_role(limited, above.id)[0] == 403
     assert limited.held(GUILD_ID, PLAYER.id) == set()

@@ -27,7 +27,7 @@ def _standings(fake: FakeDiscord, **options: Any) -> dict[str, str]:
 
 def test_a_season_start_closes_the_standings_and_resets_ratings(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     winner, loser = players.take(2)
     fake.slash(MOD, "report duel", winner=winner, loser=loser, minutes=20.0).reply()
     rated = _standings(fake)

@@ -57,8 +57,9 @@ def _wait_all_closed(held: list[socket.socket], deadline: float) -> int:
         closed = 0
         while closed < len(held) and time.monotonic() < deadline:
             for key, _ in waiting.select(timeout=1.0):
-                connection = key.fileobj
-                assert isinstance(connection, socket.socket)
+                ready = key.fileobj
+                assert isinstance(ready, socket.socket)
+                connection = ready
                 try:
                     ended = connection.recv(1) == b""
                 except ConnectionResetError:

@@ -8,6 +8,7 @@ import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -87,7 +88,7 @@ def test_embeds_link_to_their_page_while_the_guild_is_shown(
     shown guild link (embed url) to their web page; a hidden guild's link nowhere."""
     reported = fake.slash(MOD, "report duel", winner=SECOND, loser=FIRST).reply()
     match_id = int(reported.embeds[0]["title"].removeprefix("Match #"))
-    asked = {
+    asked: dict[str, tuple[tuple[str], dict[str, Any], str]] = {
         "leaderboard": (("leaderboard",), {"by": "p3"}, f"/g/{GUILD_ID}?by=p3"),
         "rating": (("rating",), {"member": FIRST}, f"/g/{GUILD_ID}/players/{FIRST.id}"),
         "match": (("match show",), {"id": match_id}, f"/g/{GUILD_ID}/matches/{match_id}"),
