@@ -1,6 +1,6 @@
-"""The web pages speak the server's language (SPEC 13): with language = fr the leaderboard
-is French (its words and its html lang); with auto (the web cannot see the server's
-preferred locale) it stays English."""
+"""The web pages speak the server's language (SPEC 13): with language = fr the leaderboard,
+player, match and match-list pages are French (their words and html lang); with auto (the web
+cannot see the server's preferred locale) they stay English."""
 
 from __future__ import annotations
 
@@ -21,3 +21,9 @@ async def test_the_leaderboard_page_follows_the_servers_language(
     assert '<html lang="fr">' in french
     assert ">Classement</h1>" in french and ">Joueur</th>" in french
     assert "Leaderboard" not in french and "Player" not in french
+    player = await (await client.get(f"/g/{GUILD}/players/1")).text()
+    assert "<dt>Cote ladder</dt>" in player and "<dt>Cette saison</dt>" in player
+    listed = await (await client.get(f"/g/{GUILD}/matches")).text()
+    assert "<h1>Matchs</h1>" in listed
+    match = await (await client.get(f"/g/{GUILD}/matches/1")).text()
+    assert "Joué" in match and ">Joueur</th>" in match
