@@ -332,18 +332,21 @@ async def test_an_older_database_gets_the_log_columns_on_its_first_open(
         await db.close()
 
 
-async def test_reports_leave_few_log_chunks(database: Database) -> None:
+async def test_reports_leave_few_log_chunks(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 29: each report appends a chunk of its own, and every run of MERGED_AT_ONCE
-    chunks of one size class at the end of the log is merged into one, so 300 duels
-    leave at most MERGED_AT_ONCE - 1 chunks of each class (300 = 1·256 + 2·16 + 12 in
-    base 16: 15 chunks)."""
+    chunks of one size class at the end of the log is merged into one, so 42 duels (84
+    entries) in runs of 4 leave 2·32 + 2·8 + 2·2 entries (42 = 222 in base 4): six chunks,
+    not 42."""
+    monkeypatch.setattr(logchunks, "MERGED_AT_ONCE", 4)
     services = Services.build(ServiceContext(database, GuildSettings(confirm="none")))
-    for number in range(300):
+    for number in range(42):
         lineup = parse_lineup(f"<@{1 + number % 7}> 1 | <@{10 + number % 5}> 0")
         await services.matches.report(GUILD, MOD, lineup, request_id=str(number))
     rows = await database.read._session.all(
         "SELECT entries FROM log_chunks WHERE guild_id = :guild_id ORDER BY first_at, first_id",
         {"guild_id": GUILD},
     )
-    assert [row["entries"] for row in rows] == [512] + [32] * 2 + [2] * 12
-    assert len(await database.read.log_entries(GUILD)) == 600
+    assert [row["entries"] for row in rows] == [32, 32, 8, 8, 2, 2]
+    assert len(await database.read.log_entries(GUILD)) == 84
