@@ -237,7 +237,8 @@ class PageButton(
                 guild_id, int(member) if member else None, self.page
             )
             said = await bot.public_words(guild_id)
-            embed, view = match_page_embed(found), match_page_view(self.owner_id, found, said)
+            embed = match_page_embed(found, said)
+            view = match_page_view(self.owner_id, found, said)
         elif self.kind == "mine":
             mine = await bot.services.standings.page_of(guild_id, self.topic, interaction.user.id)
             if mine is None:

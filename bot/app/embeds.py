@@ -464,7 +464,7 @@ def web_address_note(web: WebConfig, guild_id: int, shown: bool) -> str:
     return f"{where}\n{state}"
 
 
-PREDICTION_NOTE: Final = (
+PREDICTION_NOTE: Final = N_(
     "Two estimates of one chance. The ladder's comes from the ladder ratings, which the "
     "leaderboard ranks by and which follow recent matches most; the performance rating's "
     "weighs all of both members' games alike. They differ when recent form and the whole "
@@ -472,17 +472,21 @@ PREDICTION_NOTE: Final = (
 )
 
 
-def prediction_embed(prediction: Prediction) -> discord.Embed:
+def prediction_embed(prediction: Prediction, said: Words = ENGLISH) -> discord.Embed:
     """Both chances of a beating b, each saying where it comes from."""
+    _ = said.gettext
     a, b = shown_name(prediction.a.name), shown_name(prediction.b.name)
-    embed = discord.Embed(title=f"{a} vs {b}", description=PREDICTION_NOTE)
-    embed.add_field(name="Ladder", value=f"{a} wins with {prediction.ladder:.1%}")
+    embed = discord.Embed(title=_(N_("{a} vs {b}"), a=a, b=b), description=_(PREDICTION_NOTE))
+    chance = format_percent(prediction.ladder, "#,##0.0%", locale=said.locale)
+    embed.add_field(name=_(N_("Ladder")), value=_(N_("{a} wins with {chance}"), a=a, chance=chance))
     if prediction.performance is None:
-        performance = "undefined (a performance rating is not finite)"
+        performance = _(N_("undefined (a performance rating is not finite)"))
     else:
-        performance = f"{a} wins with {prediction.performance:.1%}"
+        chance = format_percent(prediction.performance, "#,##0.0%", locale=said.locale)
+        performance = _(N_("{a} wins with {chance}"), a=a, chance=chance)
     embed.add_field(
-        name=f"Performance ({prediction.variant}, this server's variant)", value=performance
+        name=_(N_("Performance ({variant}, this server's variant)"), variant=prediction.variant),
+        value=performance,
     )
     return embed
 
@@ -499,43 +503,55 @@ def whole_lines(lines: Sequence[str], limit: int, empty: str) -> str:
     return "\n".join(kept) or empty
 
 
-def match_page_embed(page: MatchPage) -> discord.Embed:
+def match_page_embed(page: MatchPage, said: Words = ENGLISH) -> discord.Embed:
     """A page of the match list, newest first, with when each match was played."""
-    title = "Matches" if page.name is None else f"Matches of {shown_name(page.name)}"
+    _ = said.gettext
+    title = (
+        _(N_("Matches"))
+        if page.name is None
+        else _(N_("Matches of {name}"), name=shown_name(page.name))
+    )
     lines = [f"{match_summary(match)} · <t:{int(match.played_at)}:R>" for match in page.matches]
     embed = discord.Embed(
         title=title,
-        description=whole_lines(lines, DESCRIPTION_LIMIT, "No matches yet."),
+        description=whole_lines(lines, DESCRIPTION_LIMIT, _(N_("No matches yet."))),
         colour=discord.Colour.blurple(),
     )
-    embed.set_footer(
-        text=f"page {page.page} of {page.pages} · {plural(page.total, 'match', 'matches')}"
-    )
+    matches = said.ngettext("{count} match", "{count} matches", page.total)
+    where = _(N_("page {page} of {pages}"), page=page.page, pages=page.pages)
+    embed.set_footer(text=f"{where} · {matches}")
     return embed
 
 
-RESULT_WORD: dict[Outcome, str] = {"win": "won", "draw": "drew", "loss": "lost"}
+RESULT_WORD: dict[Outcome, str] = {"win": N_("won"), "draw": N_("drew"), "loss": N_("lost")}
 
 
-def head_to_head_embed(found: HeadToHead) -> discord.Embed:
+def head_to_head_embed(found: HeadToHead, said: Words = ENGLISH) -> discord.Embed:
     """/predict's two chances, then the record and the last meetings of a against b."""
-    embed = prediction_embed(found.prediction)
-    a, b = found.prediction.a, found.prediction.b
-    embed.title = f"{shown_name(a.name)} vs {shown_name(b.name)} — head to head"
+    _ = said.gettext
+    embed = prediction_embed(found.prediction, said)
+    a, b = shown_name(found.prediction.a.name), shown_name(found.prediction.b.name)
+    embed.title = _(N_("{a} vs {b} — head to head"), a=a, b=b)
     total = found.wins + found.draws + found.losses
-    embed.add_field(
-        name=f"Record of {shown_name(a.name)}"[:256],
-        value=f"{found.wins}W {found.draws}D {found.losses}L in {plural(total, 'meeting')}",
-        inline=False,
+    record = said.ngettext(
+        "{wins}W {draws}D {losses}L in {count} meeting",
+        "{wins}W {draws}D {losses}L in {count} meetings",
+        total,
+        wins=found.wins,
+        draws=found.draws,
+        losses=found.losses,
     )
+    embed.add_field(name=_(N_("Record of {name}"), name=a)[:256], value=record, inline=False)
     lines = [
         f"#{meeting.match.id} <t:{int(meeting.match.played_at)}:d>: "
-        f"{shown_name(a.name)} {RESULT_WORD[meeting.result]}"
+        + _(N_("{name} {result}"), name=a, result=_(RESULT_WORD[meeting.result]))
         for meeting in found.recent
     ]
     embed.add_field(
-        name="Last meetings",
-        value=whole_lines(lines, FIELD_VALUE_LIMIT, "They have not met in a rated match yet."),
+        name=_(N_("Last meetings")),
+        value=whole_lines(
+            lines, FIELD_VALUE_LIMIT, _(N_("They have not met in a rated match yet."))
+        ),
         inline=False,
     )
     return embed

@@ -79,9 +79,10 @@ class Matches(
         page = await self.bot.services.matches.page(
             guild_id, member.id if member is not None else None
         )
+        said = await self.bot.public_words(guild_id)
         await interaction.response.send_message(
-            embed=match_page_embed(page),
-            view=match_page_view(interaction.user.id, page, await self.bot.public_words(guild_id)),
+            embed=match_page_embed(page, said),
+            view=match_page_view(interaction.user.id, page, said),
         )
 
 

@@ -35,7 +35,8 @@ class Pairs(commands.Cog):
     ) -> None:
         guild_id = await _pair_guild(self.bot, interaction, a, b)
         prediction = await self.bot.services.standings.predict(guild_id, a.id, b.id)
-        await interaction.edit_original_response(embed=prediction_embed(prediction))
+        said = await self.bot.public_words(guild_id)
+        await interaction.edit_original_response(embed=prediction_embed(prediction, said))
 
     @app_commands.command(name="h2h", description="Two members' record against each other")
     @app_commands.guild_only()
@@ -45,7 +46,8 @@ class Pairs(commands.Cog):
     ) -> None:
         guild_id = await _pair_guild(self.bot, interaction, a, b)
         found = await self.bot.services.matchups.head_to_head(guild_id, a.id, b.id)
-        await interaction.edit_original_response(embed=head_to_head_embed(found))
+        said = await self.bot.public_words(guild_id)
+        await interaction.edit_original_response(embed=head_to_head_embed(found, said))
 
 
 async def setup(bot: LadderBot) -> None:
