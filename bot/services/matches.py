@@ -25,7 +25,7 @@ from bot.services.core import (
     log_end_stamp,
     must_moderate,
 )
-from bot.services.errors import N_, UserError, free_text
+from bot.services.errors import N_, Phrase, UserError, free_text
 from bot.services.events import PendingEvent
 from bot.services.lineup import Lineup, lineup_text
 from bot.services.match_rules import check_cancel, check_state
@@ -103,10 +103,17 @@ class EditResult:
     """Matches replayed (0 for a pending match: nothing was rated)."""
 
 
+RULE_WORDS: Final = (N_("a finite number from 0 to 1e9"), N_("a finite number from 0.01 to 1440"))
+"""SCORE_RULE and MINUTES_RULE (bot.ratings, which marks nothing) as the catalogs hold them:
+a refusal gives the rule as a Phrase, translated by its text (a test keeps them equal)."""
+
+
 def check_lineup(lineup: Lineup, minutes: float | None) -> None:
     """The refusals that need no database: size, duplicates, numbers out of range."""
     if minutes is not None and not valid_minutes(minutes):
-        raise UserError(f"minutes {minutes!r} must be {MINUTES_RULE}")
+        raise UserError(
+            N_("minutes {value} must be {rule}"), value=repr(minutes), rule=Phrase(MINUTES_RULE)
+        )
     if len(lineup) > MAX_PARTICIPANTS:
         raise UserError(
             N_("{count} participants: a match has at most {most}; split it up"),
@@ -122,9 +129,19 @@ def check_lineup(lineup: Lineup, minutes: float | None) -> None:
             )
         seen.add(label)
         if not valid_scores(entry.score):
-            raise UserError(f"{label}: score {entry.score!r} must be {SCORE_RULE}")
+            raise UserError(
+                N_("{player}: score {value} must be {rule}"),
+                player=label,
+                value=repr(entry.score),
+                rule=Phrase(SCORE_RULE),
+            )
         if entry.minutes is not None and not valid_minutes(entry.minutes):
-            raise UserError(f"{label}: minutes {entry.minutes!r} must be {MINUTES_RULE}")
+            raise UserError(
+                N_("{player}: minutes {value} must be {rule}"),
+                player=label,
+                value=repr(entry.minutes),
+                rule=Phrase(MINUTES_RULE),
+            )
 
 
 def _match_change(match: Match, actor_id: int | None) -> Change:

@@ -22,9 +22,11 @@ from bot.app.queue_views import lobby_content, lobby_embed, lobby_view, queue_em
 from bot.app.replies import refusal_text
 from bot.config import Config
 from bot.present.language import SHIPPED, SOURCE, Words, words
+from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE
 from bot.services import LeaderboardPage, RatingCard, Services, UserError, parse_lineup
 from bot.services.card import CardStats, FormEntry, RatingPoint
 from bot.services.context import not_found
+from bot.services.matches import RULE_WORDS, check_lineup
 from bot.services.standings import LeaderboardRow
 from bot.storage.models import Member
 from tests.app.test_embeds import LAYOUTS, STATUSES, worst_match
@@ -197,3 +199,14 @@ def test_a_refusal_inside_a_refusal_and_its_phrases_are_translated() -> None:
     with pytest.raises(UserError) as nested:
         parse_lineup("@ann 1")
     assert refusal_text(nested.value, words("ru")).startswith("запись '@ann 1': '@ann' — не игрок")
+
+
+def test_the_score_and_minutes_rules_are_the_catalogs_phrases() -> None:
+    """bot.ratings marks no message: the refusals give its rules as phrases, which the
+    catalogs hold under the same text (RULE_WORDS), so a changed rule fails here."""
+    assert (SCORE_RULE, MINUTES_RULE) == RULE_WORDS
+    with pytest.raises(UserError) as refused:
+        check_lineup(parse_lineup("<@1> 2e9, <@2> 0"), None)
+    assert refusal_text(refused.value, words("fr")) == (
+        "<@1> : le score 2000000000.0 doit être un nombre fini de 0 à 1e9"
+    )
