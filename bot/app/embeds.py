@@ -312,33 +312,58 @@ def rating_embed(
     return embed
 
 
-def season_started(season: Season) -> str:
+def season_started(season: Season, said: Words = ENGLISH) -> str:
+    _ = said.gettext
     kept = (
-        "ratings restart from the initial rating"
+        _(N_("ratings restart from the initial rating"))
         if season.carry == 0
-        else f"ratings keep {season.carry:.0%} of their distance to the initial rating"
+        else _(
+            N_("ratings keep {share} of their distance to the initial rating"),
+            share=format_percent(season.carry, locale=said.locale),
+        )
     )
-    return (
-        f"Season **{shown_name(season.name)}** has started: {kept}, records restart at 0. "
-        "The closed season's standings stay under /leaderboard season."
+    return _(
+        N_(
+            "Season **{season}** has started: {kept}, records restart at 0. "
+            "The closed season's standings stay under /leaderboard season."
+        ),
+        season=shown_name(season.name),
+        kept=kept,
     )
 
 
-def seasons_embed(seasons: Sequence[SeasonSummary]) -> discord.Embed:
+def seasons_embed(seasons: Sequence[SeasonSummary], said: Words = ENGLISH) -> discord.Embed:
     """Every season, oldest first; the last is under way."""
+    _ = said.gettext
     lines = []
     for season in seasons:
         began = (
-            "the first match" if season.started_at is None else f"<t:{int(season.started_at)}:d>"
+            _(N_("the first match"))
+            if season.started_at is None
+            else f"<t:{int(season.started_at)}:d>"
         )
         if season.ended_at is None:
-            state = "current"
+            state = _(N_("current"))
         else:
-            state = f"closed <t:{int(season.ended_at)}:d>, {season.members} players"
-        carry = "" if season.started_at is None else f", carry {season.carry:g}"
-        lines.append(f"**{shown_name(season.name)}** — from {began}{carry}; {state}")
+            state = said.ngettext(
+                "closed {when}, {count} player",
+                "closed {when}, {count} players",
+                season.members,
+                when=f"<t:{int(season.ended_at)}:d>",
+            )
+        name = shown_name(season.name)
+        if season.started_at is None:
+            line = _(
+                N_("**{season}** — from {began}; {state}"), season=name, began=began, state=state
+            )
+        else:
+            line = _(
+                N_("**{season}** — from {began}, carry {carry}; {state}"),
+                season=name, began=began, carry=said.number(season.carry), state=state,
+            )  # fmt: skip
+        lines.append(line)
     return discord.Embed(
-        title="Seasons",
+        title=_(N_("Seasons")),
         description=shorten("\n".join(reversed(lines)), DESCRIPTION_LIMIT),
         colour=discord.Colour.blurple(),
     )

@@ -236,7 +236,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction)
         started = await self.bot.services.seasons.start(guild_id, actor(interaction), name, carry)
-        note = season_started(started)
+        note = season_started(started, await self.bot.public_words(guild_id))
         note_stored(interaction, note)
         await interaction.edit_original_response(content=note)
 

@@ -63,11 +63,18 @@ def modlog_line(change: Change, said: Words = ENGLISH) -> str | None:
     )
 
 
-def rank_lines(calls: Sequence[RoleCall]) -> str:
+def rank_lines(calls: Sequence[RoleCall], said: Words = ENGLISH) -> str:
     lines = [
-        f"<@{call.user_id}> {'gets' if call.add else 'loses'} <@&{call.role_id}>" for call in calls
+        said.gettext(
+            N_("{member} gets {role}") if call.add else N_("{member} loses {role}"),
+            member=f"<@{call.user_id}>",
+            role=f"<@&{call.role_id}>",
+        )
+        for call in calls
     ]
-    return shorten("Rank roles: " + "; ".join(lines), CONTENT_LIMIT)
+    return shorten(
+        said.gettext(N_("Rank roles: {changes}"), changes="; ".join(lines)), CONTENT_LIMIT
+    )
 
 
 def manage_problem(guild: discord.Guild, role: discord.Role) -> str | None:
@@ -267,7 +274,7 @@ class CommunityCog(commands.Cog):
         self.bot.rank_roles.seen(after.guild.id, after.id)
 
     async def _rank_changes(self, guild_id: int, calls: Sequence[RoleCall]) -> None:
-        await self._post(guild_id, rank_lines(calls))
+        await self._post(guild_id, rank_lines(calls, await self.bot.public_words(guild_id)))
 
     async def _post(self, guild_id: int, content: str) -> None:
         try:

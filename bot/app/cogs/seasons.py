@@ -18,8 +18,10 @@ class Seasons(commands.GroupCog, group_name="season", group_description="The lad
 
     @app_commands.command(name="list", description="Every season, newest first")
     async def list_seasons(self, interaction: discord.Interaction[LadderBot]) -> None:
-        seasons = await self.bot.services.seasons.season_list(guild_of(interaction).id)
-        await interaction.response.send_message(embed=seasons_embed(seasons))
+        guild_id = guild_of(interaction).id
+        seasons = await self.bot.services.seasons.season_list(guild_id)
+        said = await self.bot.public_words(guild_id)
+        await interaction.response.send_message(embed=seasons_embed(seasons, said))
 
 
 async def setup(bot: LadderBot) -> None:
