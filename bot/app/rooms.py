@@ -24,6 +24,7 @@ import discord
 
 from bot.app.bot import LadderBot
 from bot.app.workers import GuildWorkers
+from bot.present.language import N_, Words
 from bot.services.queue_rules import team_letter
 from bot.services.queues import Lobby, Queue
 from bot.services.rooms import Room, Rooms
@@ -184,12 +185,17 @@ class RoomKeeper:
     ) -> int | None:
         """The room's message: the lobby (teams, map, result buttons) and where to go."""
         parts = await self.parts(lobby)
+        said: Words = parts["said"]
         where = [
-            f"<@{p.user_id}>: join <#{voices[p.team or 0]}>"
+            said.gettext(
+                N_("{member}: join {channel}"),
+                member=f"<@{p.user_id}>",
+                channel=f"<#{voices[p.team or 0]}>",
+            )
             for p in lobby.players
             if voices and p.user_id not in moved
         ]
-        head = f"Lobby #{lobby.lobby_id}: this is your match room."
+        head = said.gettext(N_("Lobby #{number}: this is your match room."), number=lobby.lobby_id)
         content = "\n".join([head, *where])[:2000]
         try:
             sent = await text.send(

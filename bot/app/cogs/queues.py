@@ -471,10 +471,12 @@ class QueueMessages:
         """A lobby's message as its channel shows it: content, embed and components."""
         bridge = elo_bridge(await self.bot.services.settings.current(lobby.guild_id))
         names = await self.service.names(lobby.guild_id, [p.user_id for p in lobby.players])
+        said = await self.bot.public_words(lobby.guild_id)
         return {
-            "content": lobby_content(lobby),
-            "embed": lobby_embed(lobby, bridge),
-            "view": lobby_view(lobby, bridge, names),
+            "content": lobby_content(lobby, said),
+            "embed": lobby_embed(lobby, bridge, said),
+            "view": lobby_view(lobby, bridge, names, said),
+            "said": said,
         }
 
     async def _show_queue(self, queue: Queue) -> None:
