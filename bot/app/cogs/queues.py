@@ -397,14 +397,13 @@ async def report_result(
         guild_id, actor(interaction), lobby_id, winner=winner, order=order, minutes=minutes
     )
     match = done.report.match
-    played = map_text(done.lobby)
+    said = await interaction.client.public_words(guild_id)
+    played = map_text(done.lobby, said)
     on_map = f" {played}." if played else ""
-    await answer_recorded(
-        interaction,
-        guild_id,
-        match,
-        f"Lobby #{lobby_id}: result recorded as match #{match.id}.{on_map}",
+    lead = said.gettext(
+        N_("Lobby #{lobby}: result recorded as match #{match}."), lobby=lobby_id, match=match.id
     )
+    await answer_recorded(interaction, guild_id, match, lead + on_map)
 
 
 # -- the messages ---------------------------------------------------------------------------
