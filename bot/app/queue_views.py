@@ -359,27 +359,31 @@ def _map_choice(view: discord.ui.View, lobby: Lobby, said: Words) -> None:
     )
 
 
-def party_invite_view(leader_id: int, invitee_id: int) -> discord.ui.View:
+def party_invite_view(leader_id: int, invitee_id: int, said: Words = ENGLISH) -> discord.ui.View:
     """Accept / Decline on an invitation (only the invitee may click; SPEC 10.5)."""
     view = discord.ui.View(timeout=None)
     for action, label, style in (
-        ("accept", "Accept", discord.ButtonStyle.success),
-        ("decline", "Decline", discord.ButtonStyle.secondary),
+        ("accept", N_("Accept"), discord.ButtonStyle.success),
+        ("decline", N_("Decline"), discord.ButtonStyle.secondary),
     ):
         custom_id = PARTY_ID.format(action=action, leader_id=leader_id, invitee_id=invitee_id)
-        view.add_item(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+        view.add_item(
+            discord.ui.Button(label=said.gettext(label), style=style, custom_id=custom_id)
+        )
     return view
 
 
-def party_text(party: Party | None) -> str:
+def party_text(party: Party | None, said: Words = ENGLISH) -> str:
     """/queue party show: the leader, the members, the open invitations."""
+    _ = said.gettext
     if party is None:
-        return "You are not in a party. Invite someone with /queue party invite."
-    members = ", ".join(f"<@{user_id}>" for user_id in party.members[1:]) or "nobody yet"
+        return _(N_("You are not in a party. Invite someone with /queue party invite."))
+    members = ", ".join(f"<@{user_id}>" for user_id in party.members[1:]) or _(N_("nobody yet"))
     invited = ", ".join(f"<@{user_id}>" for user_id in party.invited)
-    text = f"Party of <@{party.leader_id}> (leader) with {members}."
+    text = _(N_("Party of {leader} (leader) with {members}."), leader=f"<@{party.leader_id}>",
+             members=members)  # fmt: skip
     if invited:
-        text += f" Invited, not answered yet: {invited}."
+        text += " " + _(N_("Invited, not answered yet: {members}."), members=invited)
     return shorten(text, CONTENT_LIMIT)
 
 

@@ -260,12 +260,24 @@ class PartyButton(
             party = await service_of(interaction.client).answer_invite(
                 guild_of(interaction).id, self.invitee_id, self.leader_id, accept
             )
-            size = f" ({len(party.members)} members now)" if party is not None else ""
-            text = (
-                f"<@{self.invitee_id}> joined <@{self.leader_id}>'s party{size}."
-                if accept
-                else f"<@{self.invitee_id}> declined <@{self.leader_id}>'s invitation."
-            )
+            said = await interaction.client.public_words(guild_of(interaction).id)
+            invitee, leader = f"<@{self.invitee_id}>", f"<@{self.leader_id}>"
+            if not accept:
+                text = said.gettext(
+                    N_("{invitee} declined {leader}'s invitation."), invitee=invitee, leader=leader
+                )
+            elif party is None:
+                text = said.gettext(
+                    N_("{invitee} joined {leader}'s party."), invitee=invitee, leader=leader
+                )
+            else:
+                text = said.ngettext(
+                    "{invitee} joined {leader}'s party ({count} member now).",
+                    "{invitee} joined {leader}'s party ({count} members now).",
+                    len(party.members),
+                    invitee=invitee,
+                    leader=leader,
+                )
             note_stored(interaction, text)
             await interaction.response.edit_message(
                 content=text, view=None, allowed_mentions=discord.AllowedMentions.none()
@@ -671,12 +683,24 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
         party = await self.service.invite(
             guild.id, member_info(interaction.user), member_info(member)
         )
-        note_stored(interaction, f"{member.mention} was invited into your party.")
+        note_stored(
+            interaction,
+            member_words(interaction).gettext(
+                N_("{member} was invited into your party."), member=member.mention
+            ),
+        )
+        said = await self.bot.public_words(guild.id)
         await interaction.response.send_message(
-            f"{member.mention}, {interaction.user.mention} invites you into their party "
-            f"({len(party.members)} member{'s' if len(party.members) > 1 else ''} now): its "
-            "leader joins queues for the whole party.",
-            view=party_invite_view(interaction.user.id, member.id),
+            said.ngettext(
+                "{member}, {leader} invites you into their party ({count} member now): its "
+                "leader joins queues for the whole party.",
+                "{member}, {leader} invites you into their party ({count} members now): its "
+                "leader joins queues for the whole party.",
+                len(party.members),
+                member=member.mention,
+                leader=interaction.user.mention,
+            ),
+            view=party_invite_view(interaction.user.id, member.id, said),
             allowed_mentions=discord.AllowedMentions(users=[member]),
         )
 
@@ -685,16 +709,22 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
         user_id = interaction.user.id
         party = await self.service.leave_party(guild_of(interaction).id, user_id)
         ended = user_id == party.leader_id or len(party.members) <= 2
-        text = "Your party ended." if ended else f"You left <@{party.leader_id}>'s party."
+        said = member_words(interaction)
+        text = (
+            said.gettext(N_("Your party ended."))
+            if ended
+            else said.gettext(N_("You left {leader}'s party."), leader=f"<@{party.leader_id}>")
+        )
         note_stored(interaction, text)
         await interaction.response.send_message(
-            text + " It was taken out of its queues.", ephemeral=True
+            text + " " + said.gettext(N_("It was taken out of its queues.")), ephemeral=True
         )
 
     @party.command(name="show", description="Your party and its open invitations")
     async def party_show(self, interaction: discord.Interaction[LadderBot]) -> None:
         party = await self.service.party(guild_of(interaction).id, interaction.user.id)
-        await interaction.response.send_message(party_text(party), ephemeral=True)
+        text = party_text(party, member_words(interaction))
+        await interaction.response.send_message(text, ephemeral=True)
 
     @app_commands.command(name="result", description="Report a lobby's result")
     @app_commands.describe(
