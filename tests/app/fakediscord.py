@@ -341,7 +341,7 @@ class FakeDiscord:
 
     def wait_ready(
         self,
-        timeout: float = 20.0,
+        timeout: float = 60.0,
         after: int = 0,
         guilds: Sequence[int] = (GUILD_ID,),
         origin: str | None = None,
@@ -1228,14 +1228,14 @@ class Interaction:
         self.token = token
         self.after = after
 
-    def reply(self, timeout: float = 10.0) -> Reply:
+    def reply(self, timeout: float = 30.0) -> Reply:
         """The first visible answer: a response, an update, an edit after defer, a followup."""
         event = self.fake.wait_for(
             lambda e: e.token == self.token and e.kind in VISIBLE_KINDS, timeout, self.after
         )
         return self._reply(event)
 
-    def replies(self, count: int, timeout: float = 10.0) -> list[Reply]:
+    def replies(self, count: int, timeout: float = 30.0) -> list[Reply]:
         deadline = time.monotonic() + timeout
         found: list[Event] = []
         after = self.after

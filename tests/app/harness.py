@@ -90,7 +90,7 @@ class BotProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
-    def start(self, timeout: float = 20.0) -> None:
+    def start(self, timeout: float = 90.0) -> None:
         mark = self.fake.mark()
         self.starts += 1
         with self.log.open("ab") as log:

@@ -50,7 +50,7 @@ def custom_ids(event: Event) -> list[str]:
 
 
 def posted(
-    fake: FakeDiscord, starts: str, after: int, timeout: float = 10.0, new: bool = False
+    fake: FakeDiscord, starts: str, after: int, timeout: float = 30.0, new: bool = False
 ) -> Event:
     """The bot's message (posted, or also edited unless `new`) whose embed title starts so."""
     kinds = ("message_create",) if new else ("message_create", "message_edit")
