@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 JsonDict = dict[str, Any]
+"""A JSON object as Discord sends and takes it (the one alias the fake and its tests use)."""
 INVALID_FORM_BODY = 50035
 
 

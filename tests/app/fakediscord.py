@@ -12,6 +12,7 @@ import contextvars
 import copy
 import itertools
 import json
+import keyword
 import math
 import threading
 import time
@@ -19,10 +20,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 from tests.app.discord_rules import (
     DEFAULT_ATTACHMENT_SIZE_LIMIT,
+    JsonDict,
     Problem,
     autocomplete_problems,
     commands_problems,
@@ -50,8 +52,6 @@ TIMESTAMP = "2024-01-01T00:00:00+00:00"
 ORIGIN_HEADER = "X-Fake-Origin"
 """Names the bot process behind a request (set by fakeenv/sitecustomize.py from
 FAKE_DISCORD_ORIGIN), so tests can tell which process answered."""
-
-JsonDict = dict[str, Any]
 
 ATTACHMENT_SIZE_LIMIT = DEFAULT_ATTACHMENT_SIZE_LIMIT
 """The upload limit of a server without boosts: what the fake's interactions announce as
@@ -175,7 +175,7 @@ class Reply:
     components: list[JsonDict]
     flags: int
     files: list[File]
-    message_id: int | None
+    message_id: int
     origin: str | None = None  # the bot process that sent it
 
     @property
@@ -189,6 +189,21 @@ class Reply:
             for button in row.get("components", [])
             if "custom_id" in button
         ]
+
+
+@dataclass
+class Token:
+    """What the fake remembers of one interaction, by its token."""
+
+    id: str
+    type: int
+    channel_id: int
+    clicked: int | None
+    """The message whose component was used, for a click or a select."""
+    answered: bool = False
+    flags: int = 0
+    original: int | None = None
+    """The message of the interaction's answer, once answered."""
 
 
 _request_origin: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -257,7 +272,7 @@ class FakeDiscord:
         self._cond = threading.Condition()
         self._ids = itertools.count(950_000_000_000_000_001)
         self._sequence = itertools.count(1)
-        self._tokens: dict[str, JsonDict] = {}  # interaction token -> original message id / flags
+        self._tokens: dict[str, Token] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
@@ -298,8 +313,8 @@ class FakeDiscord:
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
         server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        assert isinstance(server, asyncio.Server)
+        self.port = server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
         for connection in list(self._connections):
@@ -390,7 +405,8 @@ class FakeDiscord:
         return _json(answer, status or 400)
 
     def synced_commands(self) -> list[JsonDict]:
-        return self.of_kind("sync")[-1].payload["commands"]
+        commands: list[JsonDict] = self.of_kind("sync")[-1].payload["commands"]
+        return commands
 
     # ----------------------------------------------------------------- gateway
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
@@ -413,10 +429,12 @@ class FakeDiscord:
         await ws.send_json({"op": 0, "t": name, "s": next(self._sequence), "d": data})
 
     async def _on_gateway(self, connection: Connection, message: JsonDict) -> None:
-        ws, op, data = connection.ws, message["op"], message.get("d")
+        ws, op = connection.ws, message["op"]
         if op == 1:
             await ws.send_json({"op": 11})
-        elif op in (2, 6):  # identify, or resume: always a fresh session
+            return
+        data: JsonDict = message["d"]  # identify, resume and request members carry an object
+        if op in (2, 6):  # identify, or resume: always a fresh session
             shard = data.get("shard") if op == 2 else self._session_shards.get(data["session_id"])
             connection.shard = None if shard is None else (shard[0], shard[1])
             self._record(Event("identify", {"shard": connection.shard}))
@@ -518,11 +536,12 @@ class FakeDiscord:
             files: list[File] = []
             reader = await request.multipart()
             async for part in reader:
-                data = await part.read()  # type: ignore[union-attr]
-                if part.name == "payload_json":  # type: ignore[union-attr]
+                assert isinstance(part, BodyPartReader)  # discord.py sends no nested multipart
+                data = await part.read()
+                if part.name == "payload_json":
                     payload = json.loads(data)
                 else:
-                    files.append(File(part.filename or "", bytes(data)))  # type: ignore[union-attr]
+                    files.append(File(part.filename or "", bytes(data)))
             return payload, files
         if request.can_read_body:
             return await request.json(), []
@@ -754,7 +773,7 @@ class FakeDiscord:
         info = self._tokens.get(token)
         if info is None:
             return _json({"code": 10062, "message": "Unknown interaction"}, 404)
-        if info.get("answered"):
+        if info.answered:
             return _json(
                 {"code": 40060, "message": "Interaction has already been acknowledged."}, 400
             )
@@ -768,26 +787,27 @@ class FakeDiscord:
         refusal = self._refusal(kind, data, token, problems)
         if refusal is not None:
             return refusal  # the interaction stays unanswered, as with Discord
-        info["answered"] = True
-        info["flags"] = data.get("flags", 0) or 0
+        info.answered = True
+        info.flags = data.get("flags", 0) or 0
         if kind in ("update", "defer_update"):
-            message = self.messages[info["clicked"]]
+            assert info.clicked is not None, "only a component's interaction updates its message"
+            message = self.messages[info.clicked]
             if kind == "update":
                 self._apply_edit(message, data, files)
         else:
-            message = self._new_message(info["channel_id"], data, files)
-        info["original"] = int(message["id"])
+            message = self._new_message(info.channel_id, data, files)
+        info.original = int(message["id"])
         self._record(
-            Event(kind, data, files, token, int(message["id"]), channel_id=info["channel_id"])
+            Event(kind, data, files, token, int(message["id"]), channel_id=info.channel_id)
         )
         return _json(
             {
                 "interaction": {
-                    "id": info["id"],
-                    "type": info["type"],
+                    "id": info.id,
+                    "type": info.type,
                     "response_message_id": message["id"],
                     "response_message_loading": kind == "defer",
-                    "response_message_ephemeral": bool(info["flags"] & EPHEMERAL),
+                    "response_message_ephemeral": bool(info.flags & EPHEMERAL),
                 },
                 "resource": {"type": body["type"], "message": message},
             }
@@ -806,11 +826,11 @@ class FakeDiscord:
         if refusal is not None:
             return refusal
         if method == "POST" and len(parts) == 3:
-            message = self._new_message(info["channel_id"], body, files)
+            message = self._new_message(info.channel_id, body, files)
             self._record(Event("followup", body, files, token, int(message["id"])))
             return _json(message)
         target = parts[4] if len(parts) > 4 else "@original"
-        message_id = info.get("original") if target == "@original" else int(target)
+        message_id = info.original if target == "@original" else int(target)
         if message_id is None or message_id not in self.messages:
             return _json({"code": 10008, "message": "Unknown Message"}, 404)
         message = self.messages[message_id]
@@ -837,17 +857,17 @@ class FakeDiscord:
             self._record(Event("message_create", body, files, None, int(message["id"]), channel_id))
             return _json(message)
         message_id = int(parts[3])
-        message = self.messages.get(message_id)
-        if message is None or message_id in self.deleted:
+        existing = self.messages.get(message_id)
+        if existing is None or message_id in self.deleted:
             return _json({"code": 10008, "message": "Unknown Message"}, 404)
         if method == "PATCH":
-            self._apply_edit(message, body, files)
+            self._apply_edit(existing, body, files)
             self._record(Event("message_edit", body, files, None, message_id, channel_id))
         elif method == "DELETE":
             self.deleted.add(message_id)
             self._record(Event("message_delete", {}, [], None, message_id, channel_id))
             return web.Response(status=204)
-        return _json(message)
+        return _json(existing)
 
     def drop_gateway(self) -> None:
         """Close the bot's gateway connections as Discord does now and then; it reconnects."""
@@ -895,12 +915,7 @@ class FakeDiscord:
             message = seen or self.messages[message_id]
             payload["message"] = message
             channel_id = int(message["channel_id"])
-        self._tokens[token] = {
-            "id": str(interaction_id),
-            "type": kind,
-            "channel_id": channel_id,
-            "clicked": message_id,
-        }
+        self._tokens[token] = Token(str(interaction_id), kind, channel_id, message_id)
         handle = Interaction(self, token, self.mark())
         self.send_guild_event(guild_id, "INTERACTION_CREATE", payload)
         return handle
@@ -929,11 +944,14 @@ class FakeDiscord:
         self, user: Member, command: str, guild_id: int = GUILD_ID, **options: Any
     ) -> Interaction:
         """Invoke `/command [sub]` as user in the guild; option values are typed by the
-        synced schema."""
+        synced schema. An option named by a Python keyword takes a trailing underscore
+        (`in_=member` for the option `in`)."""
         data, target, schema = self._command(command)
         resolved: JsonDict = {}
         types = {o["name"]: o["type"] for o in schema}
-        for name, value in options.items():
+        for given, value in options.items():
+            bare = given.removesuffix("_")
+            name = bare if keyword.iskeyword(bare) else given
             if name not in types:
                 raise KeyError(f"/{command} has no option {name!r}")
             target.append(
@@ -1088,13 +1106,22 @@ class FakeDiscord:
         name = body.get("name")
         if not isinstance(name, str) or not 1 <= len(name) <= 100:
             problems.append(
-                (("name",), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+                Problem(("name",), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
             )
         if body.get("type", 0) not in (0, 2, 4):
-            problems.append((("type",), "Value must be one of {0, 2, 4}."))
+            problems.append(
+                Problem(("type",), "BASE_TYPE_CHOICES", "Value must be one of {0, 2, 4}.")
+            )
         for index, overwrite in enumerate(body.get("permission_overwrites") or []):
-            if overwrite.get("type") not in (0, 1) or not str(overwrite.get("id", "")).isdigit():
-                problems.append((("permission_overwrites", str(index)), "Bad overwrite."))
+            at = ("permission_overwrites", str(index))
+            if overwrite.get("type") not in (0, 1):
+                problems.append(
+                    Problem((*at, "type"), "BASE_TYPE_CHOICES", "Value must be 0 or 1.")
+                )
+            if not str(overwrite.get("id", "")).isdigit():
+                problems.append(
+                    Problem((*at, "id"), "NUMBER_TYPE_COERCE", "Value is not snowflake.")
+                )
         if problems:
             self._record(Event("rejected", {"kind": "channel_create", "body": body}))
             return _json(invalid_form_body(problems), 400)
@@ -1155,7 +1182,8 @@ class FakeDiscord:
         kept = [o for o in channel["permission_overwrites"] if int(o["id"]) != target]
         if method == "PUT":
             if body.get("type") not in (0, 1):
-                return _json(invalid_form_body([(("type",), "Value must be 0 or 1.")]), 400)
+                problem = Problem(("type",), "BASE_TYPE_CHOICES", "Value must be 0 or 1.")
+                return _json(invalid_form_body([problem]), 400)
             allow, deny = str(body.get("allow", "0")), str(body.get("deny", "0"))
             kept.append({"id": str(target), "type": body["type"], "allow": allow, "deny": deny})
         channel["permission_overwrites"] = kept
@@ -1250,10 +1278,11 @@ class Interaction:
         return [self._reply(event) for event in found]
 
     def _reply(self, event: Event) -> Reply:
-        flags = event.payload.get("flags") or 0
+        flags: int = event.payload.get("flags") or 0
         if event.kind == "edit_original":
-            flags |= self.fake._tokens[self.token].get("flags", 0)
+            flags |= self.fake._tokens[self.token].flags
         message_id = event.message_id
+        assert message_id is not None, "every visible answer is a message"
         return Reply(
             kind=event.kind,
             content=event.payload.get("content"),

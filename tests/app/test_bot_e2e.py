@@ -18,6 +18,7 @@ import discord
 
 from bot.app.invite import invite_permissions
 from bot.ratings.gamelist import parse_games
+from tests.app.discord_rules import JsonDict
 from tests.app.fakediscord import (
     APPLICATION_ID,
     GUILD_ID,
@@ -200,8 +201,8 @@ SPEC_COMMANDS: dict[str, dict[str | None, Options | dict[str, Options]]] = {
 """A subcommand of a group is named "group subcommand"."""
 
 
-def _options(options: list[dict]) -> list[tuple[str, int, bool, list[str] | None]]:
-    found = []
+def _options(options: list[JsonDict]) -> list[tuple[str, int, bool, list[str] | None]]:
+    found: list[tuple[str, int, bool, list[str] | None]] = []
     for option in options:
         assert option["description"].strip(" …"), f"option {option['name']} has no description"
         choices = [choice["value"] for choice in option["choices"]] if "choices" in option else None
@@ -209,7 +210,9 @@ def _options(options: list[dict]) -> list[tuple[str, int, bool, list[str] | None
     return found
 
 
-def test_synced_commands_and_options_are_those_of_the_spec(fake: FakeDiscord, bot: BotProcess):
+def test_synced_commands_and_options_are_those_of_the_spec(
+    fake: FakeDiscord, bot: BotProcess
+) -> None:
     synced = {command["name"]: command for command in fake.synced_commands()}
     assert sorted(synced) == sorted(SPEC_COMMANDS)
     assert fake.of_kind("sync")[-1].payload["guild_id"] == GUILD_ID  # config: sync = guild id
@@ -236,11 +239,11 @@ def test_synced_commands_and_options_are_those_of_the_spec(fake: FakeDiscord, bo
             assert sub["description"].strip(" …"), f"/{name} {sub_name}"
             if isinstance(expected, dict):
                 assert sub["type"] == SUBCOMMAND_GROUP
-                inner = {option["name"]: option for option in sub["options"]}
-                assert sorted(inner) == sorted(expected), f"/{name} {sub_name}"
+                in_group = {option["name"]: option for option in sub["options"]}
+                assert sorted(in_group) == sorted(expected), f"/{name} {sub_name}"
                 for inner_name, options in expected.items():
-                    assert inner[inner_name]["type"] == SUBCOMMAND
-                    assert _options(inner[inner_name].get("options", [])) == options, inner_name
+                    assert in_group[inner_name]["type"] == SUBCOMMAND
+                    assert _options(in_group[inner_name].get("options", [])) == options, inner_name
                 continue
             assert sub["type"] == SUBCOMMAND
             assert _options(sub.get("options", [])) == expected, f"/{name} {sub_name}"
@@ -280,7 +283,8 @@ def test_finding_14_start_log_is_quiet_about_voice_and_says_ready_with_the_invit
 
 
 def _field(reply: Reply, name: str) -> str:
-    return next(f["value"] for f in reply.embeds[0]["fields"] if f["name"] == name)
+    value: str = next(f["value"] for f in reply.embeds[0]["fields"] if f["name"] == name)
+    return value
 
 
 def _sides(reply: Reply) -> str:
@@ -297,7 +301,7 @@ def _report_pending(fake: FakeDiscord, winner: Member, loser: Member) -> Reply:
 
 def test_duel_is_pending_until_the_opponent_confirms(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     winner, loser = players.take(2)
     reply = _report_pending(fake, winner, loser)
     match_id = int(reply.embeds[0]["title"].split("#")[1])
@@ -322,7 +326,7 @@ def test_duel_is_pending_until_the_opponent_confirms(
 
 def test_refusals_are_ephemeral_and_change_nothing(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     first, second, outsider = players.take(3)
     refused = fake.slash(outsider, "report duel", winner=first, loser=second).reply()
     assert refused.ephemeral and refused.flags & 64
@@ -342,7 +346,7 @@ def test_refusals_are_ephemeral_and_change_nothing(
 
 def test_malformed_lineup_is_refused_quoting_the_entry(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     first, second = players.take(2)
     lineup = f"<@{first.id}> 1200 18, <@{second.id}> nine hundred"
     reply = fake.slash(first, "report scores", lineup=lineup).reply()
@@ -352,7 +356,7 @@ def test_malformed_lineup_is_refused_quoting_the_entry(
 
 def test_scores_lineup_with_a_guest_is_recorded(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     first, second = players.take(2)
     lineup = f"<@{first.id}> 1200 18 | <@{second.id}> 900, guest_bob 300 12"
     reply = fake.slash(MOD, "report scores", lineup=lineup).reply()
@@ -360,7 +364,7 @@ def test_scores_lineup_with_a_guest_is_recorded(
     assert r"guest\_bob — 300 points, 12 min (not rated)" in _sides(reply)  # Markdown escaped
 
 
-def test_a_refusal_after_a_public_defer_stays_private(fake: FakeDiscord, bot: BotProcess):
+def test_a_refusal_after_a_public_defer_stays_private(fake: FakeDiscord, bot: BotProcess) -> None:
     interaction = fake.slash(MOD, "admin void", id=999_999, reason="typo")
     reply = interaction.reply()
     assert reply.kind == "followup" and reply.ephemeral and "999999" in (reply.content or "")
@@ -372,7 +376,7 @@ def test_a_refusal_after_a_public_defer_stays_private(fake: FakeDiscord, bot: Bo
 
 def test_settings_export_predict_and_ladder_membership(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     first, second = players.take(2)
     shown = fake.slash(MOD, "admin settings").reply()
     assert shown.ephemeral and _field(shown, "confirm") == "opponent"
@@ -404,7 +408,7 @@ def test_settings_export_predict_and_ladder_membership(
 
 def test_ffa_and_team_reports_score_as_spec_2_4(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     a, b, c, x, y = players.take(5)
     ffa = fake.slash(MOD, "report ffa", first=a, second=b, third=c, minutes=20.0).reply()
     sides = _sides(ffa)  # places score 2, 1, 0; all at 500: +40, 0, -40 (SPEC 2.3 steps 3-8)
@@ -421,7 +425,9 @@ def test_ffa_and_team_reports_score_as_spec_2_4(
     assert f"<@{y.id}> — 0 points, 20 min: 500.0 → 480.0 (-20.0)" in sides
 
 
-def test_confirm_still_works_after_a_restart(fake: FakeDiscord, bot: BotProcess, players: Players):
+def test_confirm_still_works_after_a_restart(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+) -> None:
     winner, loser = players.take(2)
     reply = _report_pending(fake, winner, loser)
     bot.restart()
@@ -430,7 +436,7 @@ def test_confirm_still_works_after_a_restart(fake: FakeDiscord, bot: BotProcess,
     assert "(+20.0)" in _sides(applied)
 
 
-def test_a_double_click_applies_once(fake: FakeDiscord, bot: BotProcess, players: Players):
+def test_a_double_click_applies_once(fake: FakeDiscord, bot: BotProcess, players: Players) -> None:
     winner, loser = players.take(2)
     reply = _report_pending(fake, winner, loser)
     seen = fake.message(reply.message_id)  # both clicks come from the same, stale, message
@@ -445,7 +451,7 @@ def test_a_double_click_applies_once(fake: FakeDiscord, bot: BotProcess, players
 
 def test_rating_sends_an_embed_and_a_png_chart(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     first, second = players.take(2)
     for winner, loser in [(first, second), (first, second), (second, first)]:
         fake.slash(MOD, "report duel", winner=winner, loser=loser).reply()
@@ -463,7 +469,7 @@ def test_rating_sends_an_embed_and_a_png_chart(
 
 def test_leaderboard_pages_forward_and_back_for_its_caller_only(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     count = PAGE_SIZE + 1  # one more ranked player than a page holds, in pairs for duels
     group = players.take(count + count % 2)
     for winner, loser in zip(group[::2], group[1::2], strict=True):
@@ -489,7 +495,7 @@ def test_leaderboard_pages_forward_and_back_for_its_caller_only(
 
 def test_history_is_the_text_that_ladderbot_gr_prints(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     first, second, third = players.take(3)
     fake.slash(MOD, "report duel", winner=first, loser=second).reply()
     fake.slash(MOD, "report duel", winner=third, loser=first, draw=True).reply()
@@ -514,7 +520,7 @@ def test_history_is_the_text_that_ladderbot_gr_prints(
 
 def test_live_leaderboard_is_edited_at_most_once_per_edit_seconds(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     winner, loser = players.take(2)
     mark = fake.mark()
     reply = fake.slash(MOD, "admin channel", channel=LIVE).reply()
@@ -523,6 +529,7 @@ def test_live_leaderboard_is_edited_at_most_once_per_edit_seconds(
         lambda e: e.kind == "message_create" and e.channel_id == LIVE.id, 10, mark
     )
     live_id = posted.message_id
+    assert live_id is not None
 
     burst_start = fake.mark()
     started = time.monotonic()
@@ -561,7 +568,7 @@ def _listed(event: Event) -> int:
 
 def test_live_leaderboard_follows_a_leave_and_a_min_games_change(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     """Standings change without a match (SPEC 8.2's one change path): the board follows."""
     winner, loser = players.take(2)
     mark = fake.mark()
@@ -611,7 +618,7 @@ def _run_bot(config: Path, env: dict[str, str]) -> subprocess.CompletedProcess[s
     )
 
 
-def test_bad_config_or_missing_token_exits_2_with_one_line(tmp_path):
+def test_bad_config_or_missing_token_exits_2_with_one_line(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     env = bot_environment(None)
     del env["LADDERBOT_TEST_TOKEN"]
@@ -636,7 +643,7 @@ def test_bad_config_or_missing_token_exits_2_with_one_line(tmp_path):
 
 def test_pending_matches_are_applied_after_auto_confirm_hours(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     winner, loser = players.take(2)
     fake.slash(MOD, "admin settings", auto_confirm_hours=0.0002).reply()  # 0.72 s
     try:
@@ -653,7 +660,7 @@ def test_pending_matches_are_applied_after_auto_confirm_hours(
     assert edited.payload["components"] == []  # the buttons are gone
 
 
-def test_global_sync_happens_once_not_on_reconnect(tmp_path):
+def test_global_sync_happens_once_not_on_reconnect(tmp_path: Path) -> None:
     fake = FakeDiscord([MOD])
     fake.start()
     process = BotProcess(fake, write_config(tmp_path, sync="global"))

@@ -8,10 +8,13 @@ import os
 import struct
 import warnings
 
+import numpy as np
 import pytest
 from matplotlib.axes import Axes
+from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from bot.app.charts import BY_DATE_DAYS, MISSING, installed_families, png_bytes, rating_chart
 from bot.services.card import RatingPoint
@@ -26,10 +29,24 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return width, height
 
 
+def _draw(figure: Figure) -> None:
+    """Lay the figure out as the PNG would be (text sizes and tick positions known)."""
+    canvas: FigureCanvasBase = FigureCanvasAgg(figure)  # typed through its base class
+    canvas.draw()
+
+
+def _ys(line: Line2D) -> list[float]:
+    return [float(y) for y in np.asarray(line.get_ydata())]
+
+
+def _xs(line: Line2D) -> list[float]:
+    return [float(x) for x in np.asarray(line.get_xdata())]
+
+
 def _drawn(name: str) -> tuple[Figure, Axes, list[RatingPoint]]:
     points = HISTORIES[name]
     figure = rating_chart(START, points, f"player — {name}")
-    FigureCanvasAgg(figure).draw()
+    _draw(figure)
     (axes,) = figure.axes
     return figure, axes, points
 
@@ -69,7 +86,7 @@ def test_starting_rating_line_and_current_value_are_drawn(name: str) -> None:
     start_lines = [
         line
         for line in axes.get_lines()
-        if line.get_linestyle() == "--" and set(line.get_ydata()) == {START}
+        if line.get_linestyle() == "--" and set(_ys(line)) == {START}
     ]
     assert len(start_lines) == 1
     current = f"{points[-1].rating:.1f}"
@@ -79,7 +96,7 @@ def test_starting_rating_line_and_current_value_are_drawn(name: str) -> None:
 def test_a_single_match_draws_start_to_after() -> None:
     _, axes, points = _drawn("one-match")
     curve = axes.get_lines()[0]
-    assert list(curve.get_ydata()) == [START, points[0].rating]
+    assert _ys(curve) == [START, points[0].rating]
 
 
 def test_finding_7_a_season_start_is_the_last_point_and_marked() -> None:
@@ -89,11 +106,11 @@ def test_finding_7_a_season_start_is_the_last_point_and_marked() -> None:
     season, last_match = points[-1], points[-2]
     assert season.match_id is None and season.rating != last_match.rating
     curve = axes.get_lines()[0]
-    assert list(curve.get_ydata())[-1] == season.rating
-    assert list(curve.get_xdata())[-2:] == [8.0, 8.5]  # half way after match 8
+    assert _ys(curve)[-1] == season.rating
+    assert _xs(curve)[-2:] == [8.0, 8.5]  # half way after match 8
     assert [text.get_text() for text in axes.texts] == [f"{season.rating:.1f}"]
     marks = [line for line in axes.get_lines() if line.get_marker() == "D"]
-    assert [list(mark.get_ydata()) for mark in marks] == [[season.rating]]
+    assert [_ys(mark) for mark in marks] == [[season.rating]]
     legend = axes.get_legend()
     assert legend is not None and "season start" in [t.get_text() for t in legend.get_texts()]
 
@@ -117,7 +134,7 @@ def test_finding_9_names_in_any_script_are_drawn_with_glyphs_where_a_font_has_th
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         figure = rating_chart(START, HISTORIES["one-match"], NAMES_IN_MANY_SCRIPTS)
-        FigureCanvasAgg(figure).draw()
+        _draw(figure)
         cjk = _title_png("日本語")
         squares = _title_png(MISSING * 3)
     assert not [str(w.message) for w in caught if "missing" in str(w.message).lower()]

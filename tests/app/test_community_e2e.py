@@ -99,7 +99,7 @@ def duel(fake: FakeDiscord, winner: Member, loser: Member) -> None:
 
 def test_a_role_the_bot_cannot_manage_is_refused(
     fake: FakeDiscord, bot: BotProcess, roles: dict[str, Role]
-):
+) -> None:
     refused(
         fake.slash(MOD, "admin rank add", role=roles["above"], min_rating=0.0).reply(),
         "not below my highest role",
@@ -113,7 +113,7 @@ def test_a_role_the_bot_cannot_manage_is_refused(
 
 def test_a_burst_of_500_role_changes_after_a_season_start_is_applied_within_the_rate_limit(
     fake: FakeDiscord, bot: BotProcess, roles: dict[str, Role], tmp_path: Path
-):
+) -> None:
     """500 members holding bronze are rated by an import (one draw each), so bronze is theirs
     by rating. A season start restarts every record at 0: with min_games 1 nobody is ranked
     until they play again (SPEC 9.1, 9.2), so 500 DELETEs follow, each made exactly once and
@@ -145,7 +145,7 @@ def test_a_burst_of_500_role_changes_after_a_season_start_is_applied_within_the_
 
 def test_hysteresis_keeps_the_role_at_a_threshold(
     fake: FakeDiscord, bot: BotProcess, roles: dict[str, Role]
-):
+) -> None:
     a, b, c, d, e, f = PAIRS[:6]
     gold = roles["gold"]
     margin = fake.slash(MOD, "admin settings", rank_margin=1.5).reply()
@@ -177,7 +177,7 @@ def test_hysteresis_keeps_the_role_at_a_threshold(
 
 def test_the_mod_log_receives_disputes_voids_season_starts_and_settings(
     fake: FakeDiscord, bot: BotProcess
-):
+) -> None:
     general, _ = fake.channels_of(GUILD_ID)
     winner, loser = PAIRS[6:8]
     set_up = fake.slash(MOD, "admin modlog", channel=general).reply()
@@ -219,7 +219,7 @@ def test_the_mod_log_receives_disputes_voids_season_starts_and_settings(
 
 def test_cancel_by_the_reporter_voids_a_pending_match_and_is_refused_to_others(
     fake: FakeDiscord, bot: BotProcess
-):
+) -> None:
     reporter, teammate, opponent, bystander = CROWD[:4]
     reply = fake.slash(
         reporter, "report team", team_a=f"<@{reporter.id}> <@{teammate.id}>",
@@ -239,7 +239,9 @@ def test_cancel_by_the_reporter_voids_a_pending_match_and_is_refused_to_others(
     refused(again, f"match #{match_id} is")
 
 
-def test_admin_edit_replays_keeps_the_old_lineup_and_is_logged(fake: FakeDiscord, bot: BotProcess):
+def test_admin_edit_replays_keeps_the_old_lineup_and_is_logged(
+    fake: FakeDiscord, bot: BotProcess
+) -> None:
     x, y, z = EDITED
     general, _ = fake.channels_of(GUILD_ID)
     fake.slash(MOD, "admin modlog", channel=general).reply()

@@ -19,10 +19,10 @@ import pytest
 
 import bot.app
 from bot.config import SETTING_BOUNDS
+from tests.app.discord_rules import JsonDict
 from tests.app.fakediscord import GENERAL, LIVE, Event, FakeDiscord, Interaction, Member
 from tests.app.harness import MOD, ROBOT, BotProcess, running, serving, write_config
 
-JsonDict = dict[str, Any]
 WAIT = 60.0
 """Seconds a reply may take before the test gives up: a bound on a hung bot, not a time the
 bot is expected to take."""
@@ -75,13 +75,13 @@ def button_templates() -> list[re.Pattern[str]]:
     for module in pkgutil.walk_packages(bot.app.__path__, "bot.app."):
         importlib.import_module(module.name)
 
-    def subclasses(cls: type) -> Iterator[type]:
+    def subclasses(cls: type[Any]) -> Iterator[type[Any]]:
         for sub in cls.__subclasses__():
             yield sub
             yield from subclasses(sub)
 
     return [
-        item.__discord_ui_compiled_template__  # type: ignore[attr-defined]
+        item.__discord_ui_compiled_template__
         for item in subclasses(discord.ui.DynamicItem)
         if item.__module__.startswith("bot.")
     ]
@@ -238,9 +238,9 @@ KNOWN: dict[str, Options] = {
     "admin lobby cancel": lambda s: {"id": s.lobby},
 }
 FIRST = ("report scores", "report team", "report ffa", "report duel", "admin queue create")
-LAST = ("admin lobby sub", "queue result", "admin lobby cancel", "admin void", "admin settings")
-LAST += ("admin season start", "admin queue delete", "admin rank remove", "ladder leave")
-LAST += ("queue party leave",)
+LAST: tuple[str, ...] = ("admin lobby sub", "queue result", "admin lobby cancel", "admin void")
+LAST += ("admin settings", "admin season start", "admin queue delete", "admin rank remove")
+LAST += ("ladder leave", "queue party leave")
 REPORTS = ("report scores", "report team", "report ffa", "report duel")
 
 
@@ -271,7 +271,7 @@ def fill_the_big_queue(sweep: Sweep, fake: FakeDiscord) -> None:
         "vote": ",".join(long_name(f"v{n:02d}") for n in range(3)),
         "ban": ",".join(long_name(f"b{n:02d}") for n in range(25)),
     }
-    special = {
+    special: dict[int, JsonDict] = {
         1: {"size": 32, "party_max": 16},  # a queue that takes parties, at their largest
         **{
             number: {"size": 2, "ready_seconds": 0, "map_pick": pick, "maps": maps[pick]}

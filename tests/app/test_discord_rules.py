@@ -11,6 +11,7 @@ import pytest
 
 from tests.app.discord_rules import (
     INT53,
+    JsonDict,
     autocomplete_problems,
     commands_problems,
     invalid_form_body,
@@ -18,7 +19,6 @@ from tests.app.discord_rules import (
     name_problems,
 )
 
-JsonDict = dict[str, Any]
 MiB = 1024 * 1024
 
 

@@ -9,11 +9,11 @@ import pytest
 
 from bot.app.embeds import leaderboard_footer, match_embed, side_order
 from bot.services import LeaderboardPage
-from bot.storage.models import Match, Participant
-from tests.app.fakediscord import message_problems
+from bot.storage.models import Match, MatchStatus, Participant
+from tests.app.discord_rules import message_problems
 
 LONGEST_ID = 2**63 - 1  # SPEC 7: user ids are below 2^63
-STATUSES = ("pending", "disputed", "applied", "void")
+STATUSES: tuple[MatchStatus, ...] = ("pending", "disputed", "applied", "void")
 
 
 def participant(position: int, side: str, guest: bool, rated: bool) -> Participant:
@@ -34,7 +34,7 @@ def participant(position: int, side: str, guest: bool, rated: bool) -> Participa
     )
 
 
-def worst_match(sides: list[str], status: str) -> Match:
+def worst_match(sides: list[str], status: MatchStatus) -> Match:
     rated = status == "applied" or status == "void"
     players = tuple(
         participant(position, side, guest=position % 3 == 0, rated=rated)
@@ -43,7 +43,7 @@ def worst_match(sides: list[str], status: str) -> Match:
     return Match(
         id=LONGEST_ID,
         guild_id=LONGEST_ID,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         reporter_id=LONGEST_ID,
         created_at=1.7e9,
         played_at=1.7e9,
@@ -68,7 +68,9 @@ LAYOUTS = {
 
 @pytest.mark.parametrize("status", STATUSES)
 @pytest.mark.parametrize("layout", LAYOUTS, ids=list(LAYOUTS))
-def test_a_match_embed_fits_discord_and_shows_every_participant(layout: str, status: str) -> None:
+def test_a_match_embed_fits_discord_and_shows_every_participant(
+    layout: str, status: MatchStatus
+) -> None:
     match = worst_match(LAYOUTS[layout], status)
     embed = match_embed(match).to_dict()
     assert message_problems({"embeds": [embed]}) == []

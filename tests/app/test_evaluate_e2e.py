@@ -13,7 +13,8 @@ from collections.abc import Iterator
 import pytest
 
 from bot.ratings.evaluation import MEASURES
-from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member, Reply, message_problems
+from tests.app.discord_rules import message_problems
+from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member, Reply
 from tests.app.harness import MOD, BotProcess, bot_environment, running, serving, write_config
 from tests.services.evaluation_data import community, community_csv
 
@@ -48,7 +49,7 @@ def fits(reply: Reply) -> Reply:
     return reply
 
 
-def test_refused_then_a_table_and_the_best_constants(fake: FakeDiscord, bot: BotProcess):
+def test_refused_then_a_table_and_the_best_constants(fake: FakeDiscord, bot: BotProcess) -> None:
     refused = fake.slash(MOD, "admin evaluate").reply()
     assert refused.ephemeral
     assert "needs at least 10 applied matches; this server has 0" in (refused.content or "")

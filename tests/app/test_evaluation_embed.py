@@ -20,7 +20,7 @@ from bot.ratings.evaluation import (
     TuningPoint,
 )
 from bot.services.evaluation import MAX_LAST, GuildEvaluation
-from tests.app.fakediscord import message_problems
+from tests.app.discord_rules import message_problems
 
 LOSSES = {"ladder": 0.52, "p3": 0.50, "p8": 0.51}
 

@@ -12,18 +12,19 @@ from typing import Any
 
 import pytest
 
-from tests.app.fakediscord import APPLICATION_ID, CHANNEL_ID, FakeDiscord, message_problems
+from tests.app.discord_rules import JsonDict, message_problems
+from tests.app.fakediscord import APPLICATION_ID, CHANNEL_ID, FakeDiscord, Token
 
 
 def field(name: str = "n", value: str = "v") -> dict[str, str]:
     return {"name": name, "value": value}
 
 
-def embed(**parts: Any) -> dict[str, Any]:
+def embed(**parts: Any) -> JsonDict:
     return {"title": "t", **parts}
 
 
-TOO_BIG: dict[str, dict[str, Any]] = {
+TOO_BIG: dict[str, JsonDict] = {
     "content over 2,000": {"content": "c" * 2001},
     "more than 10 embeds": {"embeds": [embed() for _ in range(11)]},
     "more than 25 fields": {"embeds": [embed(fields=[field() for _ in range(26)])]},
@@ -50,7 +51,7 @@ AT_THE_LIMITS = {  # 256 + 1,904 + 3 * (256 + 1,024) = 6,000 characters
 
 
 @pytest.mark.parametrize("body", TOO_BIG.values(), ids=list(TOO_BIG))
-def test_each_limit_is_refused(body: dict[str, Any]) -> None:
+def test_each_limit_is_refused(body: JsonDict) -> None:
     assert message_problems(body) != []
 
 
@@ -104,7 +105,7 @@ ENDPOINTS = {
 
 
 BUTTON = {"type": 2, "style": 1, "custom_id": "same", "label": "x"}
-BAD_BODIES: dict[str, tuple[dict[str, Any], bytes | None, tuple[str, ...]]] = {
+BAD_BODIES: dict[str, tuple[JsonDict, bytes | None, tuple[str, ...]]] = {
     "26 fields": (TOO_BIG["more than 25 fields"], None, ("embeds", "0", "fields")),
     "a custom_id twice": (
         {"components": [{"type": 1, "components": [BUTTON, BUTTON]}]},
@@ -121,7 +122,7 @@ def test_every_message_endpoint_answers_400_50035(
     server: FakeDiscord, endpoint: str, bad: str
 ) -> None:
     # an interaction as the fake's own injection would register it (no bot needed here)
-    server._tokens[TOKEN] = {"id": "1", "type": 2, "channel_id": CHANNEL_ID, "clicked": None}
+    server._tokens[TOKEN] = Token("1", 2, CHANNEL_ID, None)
     status, posted = request(server, "POST", f"/channels/{CHANNEL_ID}/messages", {"content": "x"})
     assert status == 200
     method, path, callback = ENDPOINTS[endpoint]
@@ -140,7 +141,7 @@ def test_every_message_endpoint_answers_400_50035(
 
 def test_a_command_sync_with_one_bad_command_is_refused_whole(server: FakeDiscord) -> None:
     good = {"name": "match", "description": "Matches", "type": 1}
-    bad = {**good, "name": "show", "options": [
+    bad: JsonDict = {**good, "name": "show", "options": [
         {"type": 4, "name": "id", "description": "d", "min_value": 1, "max_value": 2**53}
     ]}  # fmt: skip
     path = f"/applications/{APPLICATION_ID}/guilds/1/commands"
@@ -155,7 +156,7 @@ def test_a_command_sync_with_one_bad_command_is_refused_whole(server: FakeDiscor
 
 
 def test_an_autocomplete_answer_of_26_choices_is_refused(server: FakeDiscord) -> None:
-    server._tokens["token-auto"] = {"id": "2", "type": 4, "channel_id": CHANNEL_ID}
+    server._tokens["token-auto"] = Token("2", 4, CHANNEL_ID, None)
     choices = [{"name": f"q{n}", "value": f"q{n}"} for n in range(26)]
     path = "/interactions/2/token-auto/callback"
     status, answer = request(server, "POST", path, {"type": 8, "data": {"choices": choices}})

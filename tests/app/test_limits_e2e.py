@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from tests.app.fakediscord import FakeDiscord, Reply, message_problems
+from tests.app.discord_rules import message_problems
+from tests.app.fakediscord import FakeDiscord, Reply
 from tests.app.harness import MOD, ROBOT, BotProcess, Players
 
 FFA_SIZE = 32  # the most participants a match may have (SPEC 4)
@@ -35,7 +36,7 @@ def shown_lines(reply: Reply) -> list[str]:
 
 def test_a_32_player_free_for_all_is_reported_shown_confirmed_and_voided(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     group = players.take(FFA_SIZE)
     reporter, opponent = group[0], group[1]
     lineup = ", ".join(f"<@{p.id}> {1000 - 10 * place} 20" for place, p in enumerate(group))
@@ -75,7 +76,7 @@ def test_a_32_player_free_for_all_is_reported_shown_confirmed_and_voided(
 
 def test_a_3000_character_bad_lineup_is_refused_with_a_reply_that_fits(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     (player,) = players.take(1)
     lineup = f"<@{player.id}> 10, {'x' * 3000} 5"  # the bad player is quoted twice
     mark = fake.mark()
@@ -87,7 +88,7 @@ def test_a_3000_character_bad_lineup_is_refused_with_a_reply_that_fits(
 
 def test_a_reply_that_fails_after_the_match_is_stored_says_what_was_stored(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     winner, loser = players.take(2)
     fake.fail_next("respond")  # Discord refuses the report's public answer
     reply = fake.slash(winner, "report duel", winner=winner, loser=loser).reply()
@@ -108,7 +109,7 @@ def test_a_reply_that_fails_after_the_match_is_stored_says_what_was_stored(
 
 def test_a_page_past_the_end_and_predictions_of_oneself_or_a_bot_are_refused(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     winner, loser = players.take(2)
     fake.slash(MOD, "report duel", winner=winner, loser=loser).reply()
     page = fake.slash(winner, "leaderboard", page=1_000_000_000).reply()

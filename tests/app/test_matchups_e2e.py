@@ -31,7 +31,8 @@ def within_limits(reply: Reply) -> Reply:
 
 
 def field(reply: Reply, prefix: str) -> str:
-    return next(f["value"] for f in reply.embeds[0]["fields"] if f["name"].startswith(prefix))
+    value: str = next(f["value"] for f in reply.embeds[0]["fields"] if f["name"].startswith(prefix))
+    return value
 
 
 def refused(reply: Reply, *words: str) -> None:
@@ -47,7 +48,7 @@ def duel(fake: FakeDiscord, winner: Member, loser: Member, draw: bool = False) -
 
 def test_h2h_shows_record_chances_and_last_meetings(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     a, b, c = players.take(3)
     duel(fake, a, b)
     duel(fake, b, a)
@@ -73,7 +74,7 @@ def test_h2h_shows_record_chances_and_last_meetings(
 
 def test_balance_splits_members_and_guests_into_even_teams(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     strong, weak, third, fourth = players.take(4)
     for _ in range(3):
         duel(fake, strong, weak)
@@ -86,7 +87,9 @@ def test_balance_splits_members_and_guests_into_even_teams(
     assert r"guest\_\*\*bob\*\*" in placed  # the guest's name shown literally
     together = next(team["value"] for team in teams if f"<@{strong.id}>" in team["value"])
     assert f"<@{weak.id}>" in together  # the strongest with the weakest: the even split
-    chances = [float(re.search(r"wins (\d+\.\d)%", team["name"])[1]) for team in teams]
+    shown = [re.search(r"wins (\d+\.\d)%", team["name"]) for team in teams]
+    chances = [float(found[1]) for found in shown if found is not None]
+    assert len(chances) == len(teams)
     assert abs(sum(chances) - 100) <= 0.1
 
     everyone = " ".join(f"<@{player.id}>" for player in PLAYERS[:32])
@@ -102,7 +105,9 @@ def test_balance_splits_members_and_guests_into_even_teams(
     refused(fake.slash(MOD, "balance", players="a b c", teams=4).reply(), "at most")
 
 
-def test_match_list_pages_for_its_caller_only(fake: FakeDiscord, bot: BotProcess, players: Players):
+def test_match_list_pages_for_its_caller_only(
+    fake: FakeDiscord, bot: BotProcess, players: Players
+) -> None:
     member, *opponents = players.take(PAGE_SIZE + 2)
     for opponent in opponents:
         duel(fake, member, opponent)
@@ -126,7 +131,7 @@ def test_match_list_pages_for_its_caller_only(fake: FakeDiscord, bot: BotProcess
 
 def test_my_rank_jumps_to_the_callers_page_and_the_board_shows_its_time(
     fake: FakeDiscord, bot: BotProcess, players: Players
-):
+) -> None:
     group = players.take(2 * (PAGE_SIZE + 1))
     for winner, loser in zip(group[::2], group[1::2], strict=True):
         duel(fake, winner, loser)

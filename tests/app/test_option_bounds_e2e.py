@@ -5,8 +5,8 @@ an id outside it that arrives anyway (only a fake Discord sends one) gets a clea
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from tests.app.discord_rules import JsonDict
 from tests.app.fakediscord import FakeDiscord
 from tests.app.harness import MOD, ROBOT, BotProcess
 
@@ -22,7 +22,7 @@ ID_COMMANDS = {
     "admin webhook remove": "webhook",
     "admin webhook test": "webhook",
 }
-EXTRA_OPTIONS: dict[str, dict[str, Any]] = {
+EXTRA_OPTIONS: dict[str, JsonDict] = {
     "admin edit": {"lineup": f"<@{MOD.id}> 1, <@{MOD.id + 1}> 0"},
     "admin lobby sub": {"out": MOD, "in": ROBOT},
 }
@@ -30,7 +30,7 @@ EXTRA_OPTIONS: dict[str, dict[str, Any]] = {
 SUBCOMMAND_TYPES = (1, 2)
 
 
-def _leaf_options(options: list[dict[str, Any]], path: str) -> Iterator[tuple[str, dict]]:
+def _leaf_options(options: list[JsonDict], path: str) -> Iterator[tuple[str, JsonDict]]:
     """(command path, option) of every option below `path` that is no subcommand."""
     for option in options:
         if option["type"] in SUBCOMMAND_TYPES:
@@ -41,7 +41,7 @@ def _leaf_options(options: list[dict[str, Any]], path: str) -> Iterator[tuple[st
 
 def test_finding_1_every_id_option_declares_the_bounds_1_to_2_53_minus_1(
     fake: FakeDiscord, bot: BotProcess
-):
+) -> None:
     ids = {
         path: option
         for command in fake.synced_commands()
@@ -56,12 +56,12 @@ def test_finding_1_every_id_option_declares_the_bounds_1_to_2_53_minus_1(
 
 def test_an_id_beyond_2_53_minus_1_from_a_fake_discord_is_refused_naming_the_bound(
     fake: FakeDiscord, bot: BotProcess
-):
+) -> None:
     mark = fake.mark()
     logged = bot.log_size()
     for value in (2**63, MAX_ID + 1, 0):
         for command, noun in ID_COMMANDS.items():
-            options: dict[str, Any] = {"id": value, **EXTRA_OPTIONS.get(command, {})}
+            options: JsonDict = {"id": value, **EXTRA_OPTIONS.get(command, {})}
             reply = fake.slash(MOD, command, **options).reply()
             assert reply.ephemeral, (command, reply.content)
             assert reply.content == f"{noun} id {value} must be from 1 to 2^53 - 1 ({MAX_ID})"

@@ -84,7 +84,7 @@ def test_free_for_all_result_by_order_and_a_substitute(fake: FakeDiscord, bot: B
         click(fake, player, queue_message, f"ladderbot:queue:join:{queue_id}")
     lobby = posted(fake, "Lobby #", mark, new=True)
     lobby_id = int(title(lobby).split("#")[1].split()[0])
-    swapped = fake.slash(MOD, "admin lobby sub", id=lobby_id, out=third, **{"in": sub}).reply()
+    swapped = fake.slash(MOD, "admin lobby sub", id=lobby_id, out=third, in_=sub).reply()
     assert swapped.ephemeral and f"<@{sub.id}> plays in lobby #{lobby_id}" in (
         swapped.content or ""
     )

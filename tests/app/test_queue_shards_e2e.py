@@ -5,11 +5,11 @@ handled by the process owning its guild, once."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.app.fakediscord import FakeDiscord, Member, shard_of
+from tests.app.fakediscord import Event, FakeDiscord, Member, shard_of
 from tests.app.harness import MOD
 from tests.app.queue_scenario import custom_ids, title
 from tests.app.test_shards_e2e import (  # noqa: F401 (bot_starter, shared_database: fixtures)
@@ -38,6 +38,21 @@ def bots(start_bot: StartBot) -> dict[int, str]:
     return {shard: f"shard{shard}" for shard in range(SHARD_COUNT)}
 
 
+def posted_in(channel_id: int, title_start: str = "") -> Callable[[Event], bool]:
+    """A message posted in the channel whose embed's title starts so."""
+    return lambda e: (
+        e.kind == "message_create"
+        and e.channel_id == channel_id
+        and title(e).startswith(title_start)
+    )
+
+
+def dissolved_lobby(message_id: int | None) -> Callable[[Event], bool]:
+    return lambda e: (
+        e.kind == "message_edit" and e.message_id == message_id and "dissolved" in title(e)
+    )
+
+
 def test_each_guilds_queue_is_run_by_its_owner_once(
     fake: FakeDiscord, bots: dict[int, str]
 ) -> None:
@@ -52,29 +67,15 @@ def test_each_guilds_queue_is_run_by_its_owner_once(
             ready_seconds=READY,
         ).reply()  # fmt: skip
         assert created.origin == owner
-        queue = fake.wait_for(
-            lambda e, c=general.id: e.kind == "message_create" and e.channel_id == c, 10, mark
-        )
+        queue = fake.wait_for(posted_in(general.id), 10, mark)
         for player in pair:
             joined = fake.click(player, int(queue.message_id or 0), custom_ids(queue)[0]).reply()
             assert joined.origin == owner
-        lobbies[guild_id] = fake.wait_for(
-            lambda e, c=general.id: (
-                e.kind == "message_create" and e.channel_id == c and title(e).startswith("Lobby #")
-            ),
-            10,
-            mark,
-        )
+        lobbies[guild_id] = fake.wait_for(posted_in(general.id, "Lobby #"), 10, mark)
     time.sleep(READY + 1.5)  # nobody readies: each lobby is dissolved by its guild's owner
     for guild_id, lobby in lobbies.items():
         owner = bots[shard_of(guild_id, SHARD_COUNT)]
-        dissolved = fake.wait_for(
-            lambda e, m=lobby.message_id: (
-                e.kind == "message_edit" and e.message_id == m and "dissolved" in title(e)
-            ),
-            10,
-            mark,
-        )
+        dissolved = fake.wait_for(dissolved_lobby(lobby.message_id), 10, mark)
         assert dissolved.origin == owner
         channels = {channel.id for channel in fake.channels_of(guild_id)}
         writes = [

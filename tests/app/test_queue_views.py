@@ -4,7 +4,6 @@ players with 32-character names, 25 queues, 25 maps, every lobby state."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 import discord
 import pytest
@@ -20,8 +19,17 @@ from bot.app.queue_views import (
 from bot.ratings.elo import EloBridge
 from bot.services.queue_rules import balanced, pick, with_captains
 from bot.services.queues import Window
-from bot.storage.queues import Lobby, LobbyPlayer, Queue, QueueSettings, Waiting
-from tests.app.fakediscord import message_problems
+from bot.storage.queues import (
+    Lobby,
+    LobbyPlayer,
+    LobbyState,
+    MapPick,
+    Queue,
+    QueueFormat,
+    QueueSettings,
+    Waiting,
+)
+from tests.app.discord_rules import JsonDict, message_problems
 
 BIG_ID = 2**62
 NOW = 1_800_000_000.0
@@ -41,17 +49,19 @@ def queue(number: int = 1, waiting: int = 31) -> Queue:
     )  # fmt: skip
 
 
-def lobby(state: str, format: str = "teams", players: list[LobbyPlayer] | None = None) -> Lobby:
+def lobby(
+    state: LobbyState, format: QueueFormat = "teams", players: list[LobbyPlayer] | None = None
+) -> Lobby:
     found = players or [LobbyPlayer(BIG_ID + n, n, 1500.0 + 7 * n) for n in range(32)]
     return Lobby(
-        1, BIG_ID, 1, "Q" * 32, BIG_ID, BIG_ID, state, format, 4, "captains", "abcddcba",  # type: ignore[arg-type]
+        1, BIG_ID, 1, "Q" * 32, BIG_ID, BIG_ID, state, format, 4, "captains", "abcddcba",
         NOW, NOW + 600, NOW + 60, NOW + 3 * 3600, "m" * 32, 2**32 - 1,
         BIG_ID if state == "reported" else None, NOW, "n" * 1000, 3, 2, tuple(found),
     )  # fmt: skip
 
 
 def check(content: str | None, embed: discord.Embed, view: discord.ui.View | None) -> None:
-    body: dict[str, Any] = {"content": content, "embeds": [embed.to_dict()]}
+    body: JsonDict = {"content": content, "embeds": [embed.to_dict()]}
     assert message_problems(body) == []
     if view is None:
         return
@@ -89,7 +99,7 @@ def test_queue_list_of_25_queues_fits() -> None:
 
 
 @pytest.mark.parametrize("state", ["ready", "picking", "playing", "reported", "cancelled"])
-def test_a_32_player_lobby_fits_in_every_state(state: str) -> None:
+def test_a_32_player_lobby_fits_in_every_state(state: LobbyState) -> None:
     players = [LobbyPlayer(BIG_ID + n, n, 1500.0 + 7 * n, ready=n % 2 == 0) for n in range(32)]
     if state == "picking":
         players = with_captains(players, 4)
@@ -114,7 +124,7 @@ def test_picking_menus_hold_every_player_left() -> None:
 
 
 @pytest.mark.parametrize("pick", ["vote", "ban"])
-def test_a_lobby_choosing_its_map_fits(pick: str) -> None:
+def test_a_lobby_choosing_its_map_fits(pick: MapPick) -> None:
     """The ban menu of 25 maps of 32 characters, a vote of 3 such maps, and afterwards the
     map with its tally or its 24 bans."""
     maps = tuple(f"{'m' * 30}{n:02d}" for n in range(25 if pick == "ban" else 3))

@@ -8,8 +8,10 @@ permission lost later leaves the lobby without a room, which the mod log says.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from tests.app.discord_rules import JsonDict
 from tests.app.fakediscord import (
     BOT_USER_ID as BOT_ID,
 )
@@ -50,14 +52,23 @@ def made(fake: FakeDiscord, after: int, count: int) -> list[Event]:
     return found
 
 
-def overwrites(channel: dict[str, Any]) -> dict[int, tuple[int, int]]:
+def overwrites(channel: JsonDict) -> dict[int, tuple[int, int]]:
     return {
         int(o["id"]): (int(o["allow"]), int(o["deny"])) for o in channel["permission_overwrites"]
     }
 
 
-def allowed(channel: dict[str, Any], permission: int) -> set[int]:
+def allowed(channel: JsonDict, permission: int) -> set[int]:
     return {who for who, (allow, _) in overwrites(channel).items() if allow & permission}
+
+
+def channel_deleted(channel_id: int) -> Callable[[Event], bool]:
+    return lambda e: e.kind == "channel_delete" and e.channel_id == channel_id
+
+
+def overwritten(method: str) -> Callable[[Event], bool]:
+    """An overwrite set (PUT) or removed (DELETE)."""
+    return lambda e: e.kind == "overwrite" and e.payload["method"] == method
 
 
 def pop(fake: FakeDiscord, name: str, players: list[Any], **options: Any) -> tuple[int, int]:
@@ -103,7 +114,7 @@ def test_a_voice_room_is_made_moved_into_and_deleted_after_the_result(
     assert back.payload == {"user_id": first.id, "channel_id": str(WAITING_VOICE_ID)}
     for channel in (text, team_a, team_b):
         gone = int(channel["id"])
-        fake.wait_for(lambda e, c=gone: e.kind == "channel_delete" and e.channel_id == c, 10, mark)
+        fake.wait_for(channel_deleted(gone), 10, mark)
         assert gone not in fake.channels
 
 
@@ -115,11 +126,8 @@ def test_a_substitute_gets_access_and_a_cancelled_lobbys_room_goes(
     (text,) = (e.payload for e in made(fake, mark, 1))
     room = int(text["id"])
     mark = fake.mark()
-    fake.slash(MOD, "admin lobby sub", id=lobby_id, out=second, **{"in": sub}).reply()
-    changes = [
-        fake.wait_for(lambda e, m=m: e.kind == "overwrite" and e.payload["method"] == m, 10, mark)
-        for m in ("DELETE", "PUT")
-    ]
+    fake.slash(MOD, "admin lobby sub", id=lobby_id, out=second, in_=sub).reply()
+    changes = [fake.wait_for(overwritten(method), 10, mark) for method in ("DELETE", "PUT")]
     assert [c.payload["target"] for c in changes] == [second.id, sub.id]
     assert sub.id in allowed(fake.channels[room], VIEW)
     assert second.id not in overwrites(fake.channels[room])

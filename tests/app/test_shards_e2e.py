@@ -267,9 +267,9 @@ def test_a_killed_process_restarts_losing_nothing(
     assert all(stored.get(match_id) == "applied" for match_id in acknowledged)
     assert _play(fake, other_guild, PLAYERS[2:4]) == {"shard0"}
 
-    for loser, pending in buttons:  # buttons posted before the kill
-        assert pending.message_id is not None
-        clicked = fake.click(loser, pending.message_id, pending.custom_ids()[0]).reply()
+    for loser, posted in buttons:  # buttons posted before the kill
+        assert posted.message_id is not None
+        clicked = fake.click(loser, posted.message_id, posted.custom_ids()[0]).reply()
         assert clicked.origin == "shard1" and "applied" in clicked.embeds[0]["description"]
 
     # The due match is applied by its owner's auto-confirm, once.

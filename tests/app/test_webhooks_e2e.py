@@ -140,8 +140,9 @@ def test_discord_and_command_line_changes_arrive_once_in_order_signed(
         listed.content or ""
     )
     assert "last delivery 200" in (listed.content or "") and secret not in (listed.content or "")
-    options = {"url": receiver.url("/x"), "events": "match.nope"}
-    refused = fake.slash(MOD, "admin webhook add", **options).reply()
+    refused = fake.slash(
+        MOD, "admin webhook add", url=receiver.url("/x"), events="match.nope"
+    ).reply()
     assert refused.ephemeral and "unknown event 'match.nope'" in (refused.content or "")
 
 
