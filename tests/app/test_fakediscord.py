@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.app.discord_rules import JsonDict, message_problems
-from tests.app.fakediscord import APPLICATION_ID, CHANNEL_ID, FakeDiscord, Token
+from tests.app.fakediscord import APPLICATION_ID, CHANNEL_ID, GUILD_ID, FakeDiscord, Token
 
 
 def field(name: str = "n", value: str = "v") -> dict[str, str]:
@@ -162,3 +162,21 @@ def test_an_autocomplete_answer_of_26_choices_is_refused(server: FakeDiscord) ->
     status, answer = request(server, "POST", path, {"type": 8, "data": {"choices": choices}})
     assert (status, answer["code"]) == (400, 50035)
     assert answer["errors"]["choices"]["_errors"]
+
+
+def test_finding_8_a_bad_channel_or_overwrite_is_refused_400_50035_naming_the_field(
+    server: FakeDiscord,
+) -> None:
+    """Issue 25 finding 8: under mypy, the fake's refusals of a channel or an overwrite were
+    found built without their code, which broke its own 400 answer (a 500 instead)."""
+    bad_channel = {"name": "x", "type": 7, "permission_overwrites": [{"id": "r", "type": 3}]}
+    status, answer = request(server, "POST", f"/guilds/{GUILD_ID}/channels", bad_channel)
+    assert (status, answer["code"]) == (400, 50035)
+    assert answer["errors"]["type"]["_errors"][0]["code"] == "BASE_TYPE_CHOICES"
+    assert set(answer["errors"]["permission_overwrites"]["0"]) == {"type", "id"}
+    status, channel = request(server, "POST", f"/guilds/{GUILD_ID}/channels", {"name": "x"})
+    assert status == 201
+    path = f"/channels/{channel['id']}/permissions/{GUILD_ID}"
+    status, answer = request(server, "PUT", path, {"type": 5, "allow": "0", "deny": "0"})
+    assert (status, answer["code"]) == (400, 50035)
+    assert answer["errors"]["type"]["_errors"][0]["code"] == "BASE_TYPE_CHOICES"
