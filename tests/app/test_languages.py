@@ -29,10 +29,10 @@ from bot.services.context import not_found
 from bot.services.matches import RULE_WORDS, check_lineup
 from bot.services.standings import LeaderboardRow
 from bot.storage.models import Member
+from tests.app.discord_rules import JsonDict
 from tests.app.test_embeds import LAYOUTS, STATUSES, worst_match
 from tests.app.test_queue_views import BIG_ID, BRIDGE, NAMES, NOW, check, lobby, queue
 
-JsonDict = dict[str, Any]
 TRANSLATED = [language for language in SHIPPED if language != SOURCE]
 COMMAND_TOTAL = 8000
 MAX_ID = 2**53 - 1
@@ -178,9 +178,9 @@ def test_every_reply_fits_discords_limits_in_every_language(language: str) -> No
                 lobby_view(shown_lobby, BRIDGE, NAMES, said),
             )
     for waiting in (0, 32):
-        shown = queue(waiting=waiting)
-        check(None, queue_embed(shown, said=said), queue_view(shown, said))
-        check(None, queue_embed(shown, deleted=True, said=said), None)
+        shown_queue = queue(waiting=waiting)
+        check(None, queue_embed(shown_queue, said=said), queue_view(shown_queue, said))
+        check(None, queue_embed(shown_queue, deleted=True, said=said), None)
 
 
 def test_a_refusal_inside_a_refusal_and_its_phrases_are_translated() -> None:
