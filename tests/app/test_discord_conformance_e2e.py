@@ -296,12 +296,15 @@ def fill_the_big_queue(sweep: Sweep, fake: FakeDiscord) -> None:
     for player in sweep.players[:32]:
         sweep.answered(fake.click(player, int(created.message_id or 0), join))
     lobby = sweep.wait(lambda e: e.kind == "message_create" and "Lobby #" in str(e.payload), mark)
-    sweep.lobby = int(re.search(r"Lobby #(\d+)", str(lobby.payload)).group(1))  # type: ignore[union-attr]
+    popped = re.search(r"Lobby #(\d+)", str(lobby.payload))
+    assert popped, lobby.payload
+    sweep.lobby = int(popped.group(1))
     message = int(lobby.message_id or 0)
-    captains = [
-        int(re.match(r"<@(\d+)>", team["value"]).group(1))  # type: ignore[union-attr]
-        for team in lobby.payload["embeds"][0]["fields"][:4]
+    leaders = [
+        re.match(r"<@(\d+)>", team["value"]) for team in lobby.payload["embeds"][0]["fields"][:4]
     ]
+    assert all(leaders), lobby.payload
+    captains = [int(leader.group(1)) for leader in leaders if leader]
     select_of = {
         option["value"]: part["custom_id"]
         for row in lobby.payload["components"]

@@ -18,7 +18,7 @@ import pytest
 from bot.config import Config
 from bot.services import Services
 from bot.services.shapes import match_object
-from tests.app.fakediscord import GUILD_ID, FakeDiscord
+from tests.app.fakediscord import GUILD_ID, FakeDiscord, Reply
 from tests.app.harness import MOD, BotProcess, bot_environment, running, write_config
 from tests.app.queue_scenario import (  # noqa: F401 (queue_fake: the module's fake Discord)
     click,
@@ -80,8 +80,10 @@ def add_webhook(fake: FakeDiscord, url: str, events: str | None = None) -> tuple
     return int(found.group(1)), found.group(2)
 
 
-def match_id_of(reply: Any) -> int:
-    return int(re.search(r"#(\d+)", reply.embeds[0]["title"]).group(1))  # type: ignore[union-attr]
+def match_id_of(reply: Reply) -> int:
+    found = re.search(r"#(\d+)", reply.embeds[0]["title"])
+    assert found, reply.embeds[0]["title"]
+    return int(found.group(1))
 
 
 EXPECTED = [
@@ -112,7 +114,9 @@ def test_discord_and_command_line_changes_arrive_once_in_order_signed(
     click(fake, c, message, leave)
     click(fake, c, message, join)
     popped = click(fake, d, message, join).content or ""
-    lobby_id = int(re.search(r"lobby #(\d+)", popped).group(1))  # type: ignore[union-attr]
+    found = re.search(r"lobby #(\d+)", popped)
+    assert found, popped
+    lobby_id = int(found.group(1))
     fake.slash(MOD, "admin lobby cancel", id=lobby_id).reply()
     cli(bot, "report", f"<@{c.id}> 2 | <@{d.id}> 1")
     cli(bot, "season", "start", "Hooked")

@@ -4,6 +4,7 @@ On PYTHONPATH for the bot's subprocess, so the test runs `python -m bot run` unm
 """
 
 import os
+from typing import Any
 
 _url = os.environ.get("FAKE_DISCORD_URL")
 if _url:
@@ -19,14 +20,16 @@ if _url:
 
     _original_init = discord.state.ConnectionState.__init__
 
-    def _quick_ready_init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def _quick_ready_init(self: discord.state.ConnectionState, *args: Any, **kwargs: Any) -> None:
         """The fake sends its one guild at once: no need to wait 2 s for more."""
         _original_init(self, *args, **kwargs)
         self.guild_ready_timeout = 0.05
 
     discord.state.ConnectionState.__init__ = _quick_ready_init  # type: ignore[method-assign]
 
-    async def _identify_at_once(self, shard_id, *, initial=False):  # type: ignore[no-untyped-def]
+    async def _identify_at_once(
+        self: discord.Client, shard_id: int | None, *, initial: bool = False
+    ) -> None:
         """The fake has no IDENTIFY rate limit: no need to wait 5 s before each next shard."""
 
     discord.Client.before_identify_hook = _identify_at_once  # type: ignore[method-assign]
@@ -37,7 +40,7 @@ if _url:
 
         _original_session_init = aiohttp.ClientSession.__init__
 
-        def _tagged_session_init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def _tagged_session_init(self: aiohttp.ClientSession, *args: Any, **kwargs: Any) -> None:
             """Every request (REST, interaction callbacks, gateway) names this process."""
             kwargs["headers"] = {**(kwargs.get("headers") or {}), "X-Fake-Origin": _origin}
             _original_session_init(self, *args, **kwargs)
