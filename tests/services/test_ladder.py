@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from typing import TypeVar
 
 import pytest
 
 from bot.config import GuildSettings
 from bot.ratings.gamelist import format_games
-from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError, parse_lineup
+from bot.services import (
+    Actor,
+    MemberInfo,
+    ReportResult,
+    ServiceContext,
+    Services,
+    UserError,
+    parse_lineup,
+)
 from bot.services.lineup import Player, duel_lineup
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
 from tests.storage.engines import OpenDatabase
+
+T = TypeVar("T")
 
 GUILD = 5
 MOD = Actor(999, is_moderator=True)
@@ -34,7 +47,8 @@ async def test_same_request_id_twice_records_one_match(services: Services) -> No
     assert (first.created, again.created) == (True, False)
     assert again.match == first.match
     assert len(await services.context.db.read.all_matches(GUILD)) == 1
-    assert (await services.context.db.read.member(GUILD, 1)).games == 1  # type: ignore[union-attr]
+    member = await services.context.db.read.member(GUILD, 1)
+    assert member is not None and member.games == 1
 
 
 async def test_a_retried_report_changes_nothing(services: Services, clock: Clock) -> None:
@@ -90,7 +104,8 @@ async def test_leaving_keeps_past_matches_and_unrates_future_ones(services: Serv
         p for p in (await services.matches.show(GUILD, match_id)).participants if p.user_id == 3
     )
     assert not third.enabled and third.rating_after is None
-    assert (await services.context.db.read.member(GUILD, 3)).games == 1  # type: ignore[union-attr]
+    member = await services.context.db.read.member(GUILD, 3)
+    assert member is not None and member.games == 1
     page = await services.standings.leaderboard(GUILD)
     assert 3 not in [row.user_id for row in page.rows]
     await services.members.join(GUILD, MemberInfo(3, "three"))
@@ -190,12 +205,12 @@ async def test_concurrent_operations_equal_the_same_operations_one_by_one(
     fresh_database: OpenDatabase,
 ) -> None:
     async def scenario(services: Services, concurrently: bool) -> dict[int, float | None]:
-        async def run_all(calls: list) -> list:  # type: ignore[type-arg]
+        async def run_all(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
             if concurrently:
                 return await asyncio.gather(*(call() for call in calls))
             return [await call() for call in calls]
 
-        def reporter(i: int):  # type: ignore[no-untyped-def]
+        def reporter(i: int) -> Callable[[], Awaitable[ReportResult]]:
             a, b, c = i % 13 + 1, (i * 7) % 13 + 20, (i * 5) % 11 + 40
             text = f"<@{a}> {i % 5} {5 + i % 15} | <@{b}> {(i * 3) % 5}, <@{c}> {i % 2}"
             return lambda: services.matches.report(
@@ -203,12 +218,14 @@ async def test_concurrent_operations_equal_the_same_operations_one_by_one(
             )
 
         pending = await run_all([reporter(i) for i in range(100)])
-        mixed = []
+        mixed: list[Callable[[], Awaitable[object]]] = []
         for i, result in enumerate(pending):
-            opponent = next(p.user_id for p in result.match.participants if p.side == "2")
-            mixed.append(
-                lambda m=result.match.id, o=opponent: services.matches.confirm(GUILD, Actor(o), m)
+            opponent = next(
+                p.user_id
+                for p in result.match.participants
+                if p.side == "2" and p.user_id is not None  # members, no guests, on side 2
             )
+            mixed.append(partial(services.matches.confirm, GUILD, Actor(opponent), result.match.id))
             mixed.append(reporter(100 + i))
         await run_all(mixed)
         return {m.user_id: m.rating for m in await services.context.db.read.members(GUILD)}

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from bot.config import GuildSettings
 from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError
 from bot.services.queues import Queues
+from bot.storage.database import Database
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
 from tests.storage.engines import OpenDatabase
@@ -64,8 +65,8 @@ class Ids:
     gone: set[int] = field(default_factory=set)
 
 
-async def open_service(db: object, clock: Clock, ids: Ids) -> tuple[Services, Queues]:
-    services = Services.build(ServiceContext(db, GuildSettings(no_show_minutes=1), clock=clock))  # type: ignore[arg-type]
+async def open_service(db: Database, clock: Clock, ids: Ids) -> tuple[Services, Queues]:
+    services = Services.build(ServiceContext(db, GuildSettings(no_show_minutes=1), clock=clock))
     service = Queues(services.context, services.matches, rng=random.Random(3), pick_seconds=15.0)
     for place, spec in enumerate(QUEUES, 1):
         created = await service.create_queue(GUILD, MOD, spec, pick_order_given=False)

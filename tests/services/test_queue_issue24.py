@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator
+from typing import Unpack
 
 import pytest
 
@@ -14,6 +15,7 @@ from bot.services import Actor, MemberInfo, Services, UserError
 from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
+from tests.services.queue_helpers import QueueOptions
 
 GUILD = 11
 CHANNEL = 40
@@ -29,8 +31,8 @@ def member(user_id: int) -> MemberInfo:
     return MemberInfo(user_id, f"player{user_id}")
 
 
-async def make(queues: Queues, name: str, size: int, **options: object) -> int:
-    settings = QueueSettings(name, CHANNEL, size, **options)  # type: ignore[arg-type]
+async def make(queues: Queues, name: str, size: int, **options: Unpack[QueueOptions]) -> int:
+    settings = QueueSettings(name, CHANNEL, size, **options)
     created = await queues.create_queue(GUILD, MOD, settings, pick_order_given=False)
     return created.queue_id
 

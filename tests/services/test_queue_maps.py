@@ -13,8 +13,9 @@ import pytest
 from bot.services import Actor, MemberInfo, Services, UserError
 from bot.services.queue_rules import vote_winner
 from bot.services.queues import Queues
-from bot.storage.queues import Lobby, LobbyPlayer, QueueSettings
+from bot.storage.queues import Lobby, LobbyPlayer, MapPick, QueueSettings
 from tests.services.conftest import Clock
+from tests.services.queue_helpers import seated
 
 GUILD = 13
 MOD = Actor(999, is_moderator=True)
@@ -32,8 +33,8 @@ async def popped(queues: Queues, first: int) -> Lobby:
     return lobby
 
 
-async def make(queues: Queues, pick: str) -> None:
-    spec = QueueSettings("maps", 40, 4, ready_seconds=0, maps=MAPS, map_pick=pick)  # type: ignore[arg-type]
+async def make(queues: Queues, pick: MapPick) -> None:
+    spec = QueueSettings("maps", 40, 4, ready_seconds=0, maps=MAPS, map_pick=pick)
     await queues.create_queue(GUILD, MOD, spec, pick_order_given=False)
 
 
@@ -46,7 +47,7 @@ async def test_votes_change_and_the_last_vote_closes_it(services: Services) -> N
     assert len(ballot) == 3 and set(ballot) <= set(MAPS)
     await queues.vote_map(GUILD, 1, lobby.lobby_id, 0)
     changed = await queues.vote_map(GUILD, 1, lobby.lobby_id, 1)
-    assert changed.lobby.player(1).vote == ballot[1]  # type: ignore[union-attr]
+    assert seated(changed.lobby, 1).vote == ballot[1]
     assert (await queues.vote_map(GUILD, 1, lobby.lobby_id, 1)).already
     with pytest.raises(UserError, match="not on lobby"):
         await queues.vote_map(GUILD, 2, lobby.lobby_id, 3)

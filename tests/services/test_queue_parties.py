@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
+from typing import Unpack
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,8 +18,9 @@ from bot.config import GuildSettings
 from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError
 from bot.services.core import elo_bridge
 from bot.services.queues import Queues
-from bot.storage.queues import Lobby, QueueSettings
+from bot.storage.queues import Lobby, QueueSettings, TeamMode
 from tests.services.conftest import Clock
+from tests.services.queue_helpers import QueueOptions, seated
 from tests.storage.engines import OpenDatabase
 
 GUILD = 12
@@ -34,8 +36,8 @@ async def queues(services: Services) -> AsyncIterator[Queues]:
     yield Queues(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)
 
 
-async def make(queues: Queues, name: str, size: int, **options: object) -> int:
-    spec = QueueSettings(name, 40, size, **options)  # type: ignore[arg-type]
+async def make(queues: Queues, name: str, size: int, **options: Unpack[QueueOptions]) -> int:
+    spec = QueueSettings(name, 40, size, **options)
     return (await queues.create_queue(GUILD, MOD, spec, pick_order_given=False)).queue_id
 
 
@@ -45,10 +47,10 @@ async def form(queues: Queues, leader: int, *mates: int) -> None:
         await queues.answer_invite(GUILD, mate, leader, accept=True)
 
 
-async def refused(call: object, text: str, services: Services) -> None:
+async def refused(call: Awaitable[object], text: str, services: Services) -> None:
     stored = await services.context.db.read.dump()
     with pytest.raises(UserError, match=text):
-        await call  # type: ignore[misc]
+        await call
     assert await services.context.db.read.dump() == stored
 
 
@@ -103,7 +105,7 @@ async def test_a_party_pops_together_and_ends_with_its_pop(queues: Queues) -> No
     popped = await queues.join(GUILD, member(1), queue_id=duo)
     (lobby,) = popped.lobbies  # 3, 4 and the party: 5 waits (a party of 2 does not split)
     assert sorted(p.user_id for p in lobby.players) == [1, 2, 3, 4]
-    assert lobby.player(1).team == lobby.player(2).team  # type: ignore[union-attr]
+    assert seated(lobby, 1).team == seated(lobby, 2).team
     assert [w.user_id for w in popped.queue.waiting] == [5]
     assert await queues.party(GUILD, 1) is None
 
@@ -126,7 +128,7 @@ async def test_a_party_that_does_not_fit_the_teams_waits_for_one_that_does(
 
 
 @st.composite
-def lobby_case(draw: st.DrawFn) -> tuple[int, int, str, list[int], list[float]]:
+def lobby_case(draw: st.DrawFn) -> tuple[int, int, TeamMode, list[int], list[float]]:
     """teams, team size, mode, party sizes and ratings of a lobby."""
     teams = draw(st.integers(2, 4))
     per_team = draw(st.integers(2, 8 if teams == 2 else 4))
@@ -142,12 +144,13 @@ def lobby_case(draw: st.DrawFn) -> tuple[int, int, str, list[int], list[float]]:
         st.lists(st.integers(0, 2500).map(float), min_size=teams * per_team,
                  max_size=teams * per_team)
     )  # fmt: skip
-    mode = draw(st.sampled_from(["balance", "random", "captains"]))
+    modes: list[TeamMode] = ["balance", "random", "captains"]
+    mode = draw(st.sampled_from(modes))
     return teams, per_team, mode, list(order), ratings
 
 
 async def run_lobby(
-    fresh_database: OpenDatabase, case: tuple[int, int, str, list[int], list[float]]
+    fresh_database: OpenDatabase, case: tuple[int, int, TeamMode, list[int], list[float]]
 ) -> None:
     teams, per_team, mode, parties, ratings = case
     db = await fresh_database()
@@ -156,7 +159,7 @@ async def run_lobby(
     services = Services.build(ServiceContext(db, defaults, clock=clock))
     service = Queues(services.context, services.matches, rng=random.Random(5), pick_seconds=5.0)
     try:
-        spec = QueueSettings("q", 40, teams * per_team, teams=teams, mode=mode,  # type: ignore[arg-type]
+        spec = QueueSettings("q", 40, teams * per_team, teams=teams, mode=mode,
                              ready_seconds=0, party_max=per_team)  # fmt: skip
         await service.create_queue(GUILD, MOD, spec, pick_order_given=False)
         bridge = elo_bridge(defaults)
@@ -184,7 +187,7 @@ async def run_lobby(
             lobby = await service.lobby(GUILD, lobby.lobby_id)
         assert lobby.state == "playing"
         for player in lobby.players:
-            assert player.team == lobby.player(party_of[player.user_id]).team  # type: ignore[union-attr]
+            assert player.team == seated(lobby, party_of[player.user_id]).team
         sizes = [sum(1 for p in lobby.players if p.team == t) for t in range(teams)]
         assert sizes == [per_team] * teams
     finally:
@@ -198,6 +201,6 @@ async def run_lobby(
 )
 @given(lobby_case())
 def test_no_mode_ever_splits_a_party(
-    fresh_database: OpenDatabase, case: tuple[int, int, str, list[int], list[float]]
+    fresh_database: OpenDatabase, case: tuple[int, int, TeamMode, list[int], list[float]]
 ) -> None:
     asyncio.run(run_lobby(fresh_database, case))

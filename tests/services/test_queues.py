@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import AsyncIterator
+from typing import Unpack
 
 import pytest
 
@@ -15,6 +16,7 @@ from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
+from tests.services.queue_helpers import QueueOptions, seated
 
 GUILD = 11
 CHANNEL = 40
@@ -30,8 +32,10 @@ def member(user_id: int) -> MemberInfo:
     return MemberInfo(user_id, f"player{user_id}")
 
 
-async def make(queues: Queues, name: str = "4s", size: int = 4, **options: object) -> int:
-    settings = QueueSettings(name, CHANNEL, size, **options)  # type: ignore[arg-type]
+async def make(
+    queues: Queues, name: str = "4s", size: int = 4, **options: Unpack[QueueOptions]
+) -> int:
+    settings = QueueSettings(name, CHANNEL, size, **options)
     created = await queues.create_queue(
         GUILD, MOD, settings, pick_order_given="pick_order" in options
     )
@@ -185,7 +189,7 @@ async def test_captains_pick_in_order_and_auto_pick(queues: Queues, clock: Clock
     clock.now += 60
     assert await queues.run_due() == 1  # b's pick times out: the highest-rated left (3)
     after = await queues.lobby(GUILD, lobby.lobby_id)
-    assert after.player(3).team == 1  # type: ignore[union-attr]
+    assert seated(after, 3).team == 1
     done = await queues.pick(GUILD, b, lobby.lobby_id, 5)
     assert done.lobby.state == "playing"
     teams = {p.user_id: p.team for p in done.lobby.players}
