@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Literal, assert_never
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import VARIANTS, GuildSettings
-from bot.services import Actor, LineupEntry, MemberInfo, Player, ServiceContext, Services, UserError
+from bot.services import (
+    Actor,
+    LineupEntry,
+    Match,
+    MemberInfo,
+    Player,
+    ServiceContext,
+    Services,
+    UserError,
+)
 from bot.services.matchcsv.format import format_time
 from bot.storage import logchunks
 from tests.services.conftest import Clock
@@ -62,6 +72,19 @@ operation = st.one_of(
 )
 
 
+Lineup = tuple[LineupEntry, ...]
+Operation = (
+    tuple[Literal["report"], Lineup, bool]
+    | tuple[Literal["confirm", "dispute", "void", "cancel", "leave"], int, bool]
+    | tuple[Literal["edit"], int, Lineup]
+    | tuple[Literal["settings"], float, float]
+    | tuple[Literal["import"], list[Lineup], int]
+    | tuple[Literal["season"], float, bool]
+    | tuple[Literal["recompute"], None, None]
+)
+"""What `operation` draws: its name, then its two arguments."""
+
+
 def csv_of(matches: list[tuple[LineupEntry, ...]], start: float) -> str:
     lines = ["match,played_at,side,player,score,minutes"]
     for n, lineup in enumerate(matches):
@@ -73,39 +96,50 @@ def csv_of(matches: list[tuple[LineupEntry, ...]], start: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def apply(services: Services, clock: Clock, step: int, op: tuple[object, ...]) -> None:
-    kind, first, second = op
+async def apply(services: Services, clock: Clock, step: int, op: Operation) -> None:
     clock.now += 600
     matches = await services.context.db.read.all_matches(GUILD)
-    target = matches[first % len(matches)] if matches and isinstance(first, int) else None
-    if kind == "report":
-        lineup = first
-        playing = [e.player.user_id for e in lineup if e.player.user_id is not None]  # type: ignore[attr-defined]
-        actor = MOD if second or not playing else Actor(playing[0])
-        await services.matches.report(GUILD, actor, lineup, request_id=str(step))  # type: ignore[arg-type]
-    elif kind in ("confirm", "dispute") and target is not None:
-        opponents = [p.user_id for p in target.participants if p.user_id != target.reporter_id]
-        actor = MOD if second or opponents[0] is None else Actor(opponents[0])
-        await getattr(services.matches, kind)(GUILD, actor, target.id)
-    elif kind == "void" and target is not None:
-        await services.matches.void(GUILD, MOD, target.id)
-    elif kind == "cancel" and target is not None:
-        actor = MOD if second or target.reporter_id is None else Actor(target.reporter_id)
-        await services.matches.cancel(GUILD, actor, target.id)
-    elif kind == "edit" and target is not None:
-        await services.matches.edit(GUILD, MOD, target.id, second)  # type: ignore[arg-type]
-    elif kind == "settings":
-        await services.settings.change(GUILD, MOD, {"t": first, "game_mult": second})
-    elif kind == "leave":
-        await services.members.leave(GUILD, MemberInfo(first, f"u{first}"))  # type: ignore[arg-type]
-    elif kind == "season":
-        name = "again" if second else f"s{step}"  # "again" a second time is refused
-        await services.seasons.start(GUILD, MOD, name, first)  # type: ignore[arg-type]
-    elif kind == "recompute":
-        await services.settings.recompute(GUILD, MOD)
-    elif kind == "import":
-        start = clock.now + 86400 * second  # type: ignore[operator]
-        await services.transfers.import_csv(GUILD, MOD, csv_of(first, start))  # type: ignore[arg-type]
+
+    def chosen(number: int) -> Match | None:
+        return matches[number % len(matches)] if matches else None
+
+    match op:
+        case ("report", lineup, by_moderator):
+            playing = [e.player.user_id for e in lineup if e.player.user_id is not None]
+            actor = MOD if by_moderator or not playing else Actor(playing[0])
+            await services.matches.report(GUILD, actor, lineup, request_id=str(step))
+        case (("confirm" | "dispute") as kind, number, by_moderator):
+            if (target := chosen(number)) is not None:
+                opponents = [
+                    p.user_id for p in target.participants if p.user_id != target.reporter_id
+                ]
+                actor = MOD if by_moderator or opponents[0] is None else Actor(opponents[0])
+                await getattr(services.matches, kind)(GUILD, actor, target.id)
+        case ("void", number, _):
+            if (target := chosen(number)) is not None:
+                await services.matches.void(GUILD, MOD, target.id)
+        case ("cancel", number, by_moderator):
+            if (target := chosen(number)) is not None:
+                reporter = target.reporter_id
+                actor = MOD if by_moderator or reporter is None else Actor(reporter)
+                await services.matches.cancel(GUILD, actor, target.id)
+        case ("edit", number, lineup):
+            if (target := chosen(number)) is not None:
+                await services.matches.edit(GUILD, MOD, target.id, lineup)
+        case ("settings", t, game_mult):
+            await services.settings.change(GUILD, MOD, {"t": t, "game_mult": game_mult})
+        case ("leave", user, _):
+            await services.members.leave(GUILD, MemberInfo(user, f"u{user}"))
+        case ("season", carry, again):
+            name = "again" if again else f"s{step}"  # "again" a second time is refused
+            await services.seasons.start(GUILD, MOD, name, carry)
+        case ("recompute", _, _):
+            await services.settings.recompute(GUILD, MOD)
+        case ("import", imported, days):
+            start = clock.now + 86400 * days
+            await services.transfers.import_csv(GUILD, MOD, csv_of(imported, start))
+        case _:
+            assert_never(op)
 
 
 measure = st.one_of(st.just("p8"), st.sampled_from([*VARIANTS, "ra"]))
@@ -127,14 +161,12 @@ def small_log_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 @given(st.lists(st.tuples(operation, measure), min_size=1, max_size=16))
 def test_ratings_are_a_replay_of_the_log(
-    fresh_database: OpenDatabase, steps: list[tuple[tuple[object, ...], str]]
+    fresh_database: OpenDatabase, steps: list[tuple[Operation, str]]
 ) -> None:
     asyncio.run(run_operations(fresh_database, steps))
 
 
-async def run_operations(
-    fresh_database: OpenDatabase, steps: list[tuple[tuple[object, ...], str]]
-) -> None:
+async def run_operations(fresh_database: OpenDatabase, steps: list[tuple[Operation, str]]) -> None:
     """Each operation (a refused one must change nothing), then the invariant, then the
     cached performances by a measure (and RA) against a computation from scratch. The reads
     fill the cache in the background, racing the next operations."""

@@ -7,6 +7,7 @@ import contextlib
 import math
 import tempfile
 from pathlib import Path
+from typing import Literal, assert_never
 
 import pytest
 from hypothesis import HealthCheck, given, settings, target
@@ -63,22 +64,32 @@ history_step = st.one_of(
 )
 
 
-async def play(services: Services, clock: Clock, step: int, op: tuple[object, ...]) -> None:
+HistoryStep = (
+    tuple[Literal["report"], tuple[LineupEntry, ...], bool]
+    | tuple[Literal["void", "leave", "join"], int, bool]
+)
+"""What `history_step` draws: its name, then its two arguments."""
+
+
+async def play(services: Services, clock: Clock, step: int, op: HistoryStep) -> None:
     """A report by a moderator (applied) or a player (pending), a void, a leave or a join."""
-    kind, first, applied = op
     clock.now += 60
-    if kind == "report":
-        lineup: tuple[LineupEntry, ...] = first  # type: ignore[assignment]
-        members = [e.player.user_id for e in lineup if e.player.user_id is not None]
-        actor = MOD if applied or not members else Actor(members[0])
-        await services.matches.report(GUILD, actor, lineup, request_id=str(step))
-    elif kind == "void":
-        matches = await services.context.db.read.all_matches(GUILD)
-        if matches:
-            await services.matches.void(GUILD, MOD, matches[first % len(matches)].id)  # type: ignore[operator]
-    else:
-        info = MemberInfo(first, f"u{first}")  # type: ignore[arg-type]
-        await (services.members.leave if kind == "leave" else services.members.join)(GUILD, info)
+    match op:
+        case ("report", lineup, applied):
+            members = [e.player.user_id for e in lineup if e.player.user_id is not None]
+            actor = MOD if applied or not members else Actor(members[0])
+            await services.matches.report(GUILD, actor, lineup, request_id=str(step))
+        case ("void", number, _):
+            matches = await services.context.db.read.all_matches(GUILD)
+            if matches:
+                await services.matches.void(GUILD, MOD, matches[number % len(matches)].id)
+        case (("leave" | "join") as kind, user, _):
+            info = MemberInfo(user, f"u{user}")
+            await (services.members.leave if kind == "leave" else services.members.join)(
+                GUILD, info
+            )
+        case _:
+            assert_never(op)
 
 
 def plain_record(matches: list[Match], a: int, b: int) -> tuple[list[int], list[str]]:
@@ -100,13 +111,11 @@ def plain_record(matches: list[Match], a: int, b: int) -> tuple[list[int], list[
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(history_step, min_size=4, max_size=16), st.sampled_from(USERS))
-def test_head_to_head_is_a_plain_recount_of_the_log(
-    steps: list[tuple[object, ...]], a: int
-) -> None:
+def test_head_to_head_is_a_plain_recount_of_the_log(steps: list[HistoryStep], a: int) -> None:
     asyncio.run(check_head_to_head(steps, a))
 
 
-async def check_head_to_head(steps: list[tuple[object, ...]], a: int) -> None:
+async def check_head_to_head(steps: list[HistoryStep], a: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         db = await Database.open(Path(folder) / "ladder.sqlite3")
         clock = Clock()

@@ -21,7 +21,7 @@ from bot.storage import Database
 from bot.storage.migrate import tables
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
-from tests.services.test_log_invariant import GUILD, MOD, apply, operation
+from tests.services.test_log_invariant import GUILD, MOD, Operation, apply, operation
 from tests.storage.engines import _empty
 
 Dump = dict[str, list[tuple[Any, ...]]]
@@ -46,7 +46,7 @@ async def dump(url: str | Path) -> Dump:
         await db.close()
 
 
-async def build(path: Path, steps: list[tuple[object, ...]], posted: bool) -> None:
+async def build(path: Path, steps: list[Operation], posted: bool) -> None:
     """Random use of a guild (test_log_invariant's operations), a live board, and
     performances cached by a read."""
     clock = Clock()
@@ -91,13 +91,13 @@ examples = itertools.count()
     st.booleans(),
 )
 def test_sqlite_to_postgresql_and_back_keeps_every_row(
-    postgres_url: str, tmp_path: Path, steps: list[tuple[object, ...]], posted: bool
+    postgres_url: str, tmp_path: Path, steps: list[Operation], posted: bool
 ) -> None:
     asyncio.run(round_trip(postgres_url, tmp_path / f"example{next(examples)}", steps, posted))
 
 
 async def round_trip(
-    postgres_url: str, directory: Path, steps: list[tuple[object, ...]], posted: bool
+    postgres_url: str, directory: Path, steps: list[Operation], posted: bool
 ) -> None:
     directory.mkdir()
     source, back = directory / "source.sqlite3", directory / "back.sqlite3"
