@@ -20,13 +20,10 @@ from bot.present.words import (
     actor_text,
     discord_settings_command,
     participant_move,
-    plural,
     rating_move,
-    rating_text,
     setting_text,
     shorten,
     side_name,
-    team_name,
 )
 from bot.ratings.balance import EXACT_MAX_PLAYERS
 from bot.ratings.ladder import Outcome
@@ -590,28 +587,36 @@ def player_text(entry: TeamMember) -> str:
     return shown_name(entry.name)
 
 
-def balance_embed(found: TeamBalance) -> discord.Embed:
+def balance_embed(found: TeamBalance, said: Words = ENGLISH) -> discord.Embed:
     """Each team with its players' ladder ratings, average and chance to win (with more than
     two teams: its mean chance against each other team)."""
+    _ = said.gettext
     count = sum(len(team.players) for team in found.teams)
     how = (
-        "the most even split"
+        _(N_("the most even split"))
         if found.exact
-        else f"more than {EXACT_MAX_PLAYERS} players: the best split a heuristic found"
+        else _(
+            N_("more than {most} players: the best split a heuristic found"),
+            most=EXACT_MAX_PLAYERS,
+        )
     )
-    description = f"{plural(count, 'player')} in {plural(len(found.teams), 'team')} ({how})."
+    players = said.ngettext("{count} player", "{count} players", count)
+    teams = said.ngettext("{count} team", "{count} teams", len(found.teams))
+    description = _(N_("{players} in {teams} ({how})."), players=players, teams=teams, how=how)
     if len(found.teams) > 2:
-        description += " A team's chance is its mean chance against each other team."
+        description += " " + _(N_("A team's chance is its mean chance against each other team."))
     embed = discord.Embed(
-        title="Balanced teams", description=description, colour=discord.Colour.blurple()
+        title=_(N_("Balanced teams")), description=description, colour=discord.Colour.blurple()
     )
     for number, team in enumerate(found.teams, start=1):
-        lines = [f"{player_text(entry)} — {rating_text(entry.rating)}" for entry in team.players]
-        embed.add_field(
-            name=f"{team_name(number)}: wins {team.win_probability:.1%} · average "
-            f"{rating_text(team.average)}",
-            value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"),
+        lines = [f"{player_text(entry)} — {said.rating(entry.rating)}" for entry in team.players]
+        name = _(
+            N_("{team}: wins {chance} · average {rating}"),
+            team=team_words(str(number), said),
+            chance=format_percent(team.win_probability, "#,##0.0%", locale=said.locale),
+            rating=said.rating(team.average),
         )
+        embed.add_field(name=name, value=whole_lines(lines, FIELD_VALUE_LIMIT, "—"))
     return embed
 
 

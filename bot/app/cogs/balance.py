@@ -37,7 +37,8 @@ class Balance(commands.Cog):
         ids = [player.user_id for player in listed if player.user_id is not None]
         await self.bot.services.members.upsert(guild.id, await resolve_members(guild, ids))
         found = await self.bot.services.matchups.balance(guild.id, listed, teams)
-        await interaction.edit_original_response(embed=balance_embed(found))
+        said = await self.bot.public_words(guild.id)
+        await interaction.edit_original_response(embed=balance_embed(found, said))
 
 
 async def setup(bot: LadderBot) -> None:
