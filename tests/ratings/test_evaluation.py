@@ -260,8 +260,9 @@ def test_log_loss_ignores_the_order_within_a_match(seed: int, last: int) -> None
     rng = np.random.default_rng(seed)
     columns = random_log(rng, 30, 8, 5)
     order = np.lexsort((rng.random(len(columns[0])), columns[0]))
-    shuffled = tuple(column[order] for column in columns)
-    first, second = run(columns, SETTINGS, last), run(shuffled, SETTINGS, last)  # type: ignore[arg-type]
+    match, player, side, score, minutes = columns
+    shuffled = (match[order], player[order], side[order], score[order], minutes[order])
+    first, second = run(columns, SETTINGS, last), run(shuffled, SETTINGS, last)
     assert_figures_equal(figures(second), figures(first))
     baseline = first.score_of(BASELINE)
     assert baseline.log_loss == pytest.approx(math.log(2), abs=1e-12)

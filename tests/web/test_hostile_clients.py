@@ -9,9 +9,9 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import pytest
 
@@ -22,6 +22,9 @@ from bot.web.app import SITE, OverloadedError, Rendered, Turns
 from bot.web.serving import WebServer
 from tests.web.conftest import Client
 from tests.web.data import GUILD
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 MALFORMED = [
     b"GET /caf\xe9 HTTP/1.1\r\nHost: x\r\n\r\n",  # a raw non-ASCII byte in the path
@@ -85,13 +88,16 @@ async def test_the_webs_thread_work_runs_on_its_own_pool(
     server: WebServer, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     threads: list[str] = []
+
+    def thread_recorded(function: Callable[P, R]) -> Callable[P, R]:
+        def recorded(*args: P.args, **kwargs: P.kwargs) -> R:
+            threads.append(threading.current_thread().name)
+            return function(*args, **kwargs)
+
+        return recorded
+
     ranked = bot.services.standings._best_first
-
-    def recorded(*args: object) -> object:
-        threads.append(threading.current_thread().name)
-        return ranked(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(bot.services.standings, "_best_first", recorded)
+    monkeypatch.setattr(bot.services.standings, "_best_first", thread_recorded(ranked))
     address = f"/api/v1/guilds/{GUILD}/leaderboard?by=p3"
     request = f"GET {address} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
     assert (await _exchange(server.bound_port, request)).startswith(b"HTTP/1.1 200")
