@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from aiohttp import BodyPartReader, WSMsgType, web
 
@@ -165,13 +165,40 @@ class Event:
     origin: str | None = None
 
 
+class EmbedField(TypedDict):
+    name: str
+    value: str
+    inline: NotRequired[bool]
+
+
+class EmbedFooter(TypedDict):
+    text: str
+    icon_url: NotRequired[str]
+
+
+class Embed(TypedDict, total=False):
+    """An embed as the bot sends it (Discord's embed object, the parts the bot uses)."""
+
+    type: str
+    title: str
+    description: str
+    url: str
+    color: int
+    timestamp: str
+    fields: list[EmbedField]
+    footer: EmbedFooter
+    image: JsonDict
+    thumbnail: JsonDict
+    author: JsonDict
+
+
 @dataclass
 class Reply:
     """What a user sees as the answer to one interaction."""
 
     kind: str
     content: str | None
-    embeds: list[JsonDict]
+    embeds: list[Embed]
     components: list[JsonDict]
     flags: int
     files: list[File]

@@ -283,8 +283,7 @@ def test_finding_14_start_log_is_quiet_about_voice_and_says_ready_with_the_invit
 
 
 def _field(reply: Reply, name: str) -> str:
-    value: str = next(f["value"] for f in reply.embeds[0]["fields"] if f["name"] == name)
-    return value
+    return next(f["value"] for f in reply.embeds[0]["fields"] if f["name"] == name)
 
 
 def _sides(reply: Reply) -> str:

@@ -31,8 +31,7 @@ def within_limits(reply: Reply) -> Reply:
 
 
 def field(reply: Reply, prefix: str) -> str:
-    value: str = next(f["value"] for f in reply.embeds[0]["fields"] if f["name"].startswith(prefix))
-    return value
+    return next(f["value"] for f in reply.embeds[0]["fields"] if f["name"].startswith(prefix))
 
 
 def refused(reply: Reply, *words: str) -> None:
