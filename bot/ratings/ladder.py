@@ -137,7 +137,9 @@ def zonestats_changes(
     tied = np.flatnonzero(np.abs(offset) >= largest - OFFSET_TIE_TOLERANCE).tolist()
     h = min(tied, key=lambda p: (minutes[p], -abs(offset[p])))
     time_h = min(minutes[h], L)
-    with np.errstate(over="ignore"):  # a tiny |offset_h|: the cap is far away, scale 1
+    # A tiny |offset_h| (or 0, tied within 1e-9 with a tiny largest): the cap is far away,
+    # the quotient is huge or infinite and the scale is 1.
+    with np.errstate(over="ignore", divide="ignore"):
         scale = min(1.0, time_h * g / abs(offset[h]))
     # 8. R_p <- R_p + offset_p·scale: the change is offset_p·scale.
     return np.asarray(offset * scale, dtype=np.float64)
