@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator
 
 import pytest
 
 from bot.config import GuildSettings
 from bot.services import ServiceContext, Services
+from bot.services.queues import Queues
 from bot.storage import Database
 
 
@@ -31,3 +33,9 @@ async def services(database: Database, clock: Clock) -> AsyncIterator[Services]:
     )
     yield service
     await service.context.cache_filled()
+
+
+@pytest.fixture
+async def queues(services: Services) -> AsyncIterator[Queues]:
+    """The queue service with a seeded draw and the captains' 60 s pick."""
+    yield Queues(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)

@@ -1,10 +1,25 @@
-"""Typed helpers the queue tests share: the settings a test chooses, a lobby's player."""
+"""What the queue service tests share: their guild, channel and moderator, a member, a queue
+made with the settings a test chooses (typed), a lobby's player."""
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TypedDict, Unpack
 
-from bot.storage.queues import Lobby, LobbyPlayer, MapPick, QueueFormat, RoomKind, TeamMode
+from bot.services import Actor, MemberInfo
+from bot.services.queues import Queues
+from bot.storage.queues import (
+    Lobby,
+    LobbyPlayer,
+    MapPick,
+    QueueFormat,
+    QueueSettings,
+    RoomKind,
+    TeamMode,
+)
+
+GUILD = 11
+CHANNEL = 40
+MOD = Actor(999, is_moderator=True)
 
 
 class QueueOptions(TypedDict, total=False):
@@ -31,3 +46,18 @@ def seated(lobby: Lobby, user_id: int) -> LobbyPlayer:
     player = lobby.player(user_id)
     assert player is not None, f"{user_id} is not in lobby #{lobby.lobby_id}"
     return player
+
+
+def member(user_id: int) -> MemberInfo:
+    return MemberInfo(user_id, f"player{user_id}")
+
+
+async def make(
+    queues: Queues, name: str = "4s", size: int = 4, **options: Unpack[QueueOptions]
+) -> int:
+    """A queue of GUILD made by its moderator; its number."""
+    settings = QueueSettings(name, CHANNEL, size, **options)
+    created = await queues.create_queue(
+        GUILD, MOD, settings, pick_order_given="pick_order" in options
+    )
+    return created.queue_id

@@ -5,36 +5,12 @@ and deadlines that passed while the bot was down are acted on in the order they 
 
 from __future__ import annotations
 
-import random
-from collections.abc import AsyncIterator
-from typing import Unpack
-
 import pytest
 
-from bot.services import Actor, MemberInfo, Services, UserError
+from bot.services import Services, UserError
 from bot.services.queues import Queues
-from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
-from tests.services.queue_helpers import QueueOptions
-
-GUILD = 11
-CHANNEL = 40
-MOD = Actor(999, is_moderator=True)
-
-
-@pytest.fixture
-async def queues(services: Services) -> AsyncIterator[Queues]:
-    yield Queues(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)
-
-
-def member(user_id: int) -> MemberInfo:
-    return MemberInfo(user_id, f"player{user_id}")
-
-
-async def make(queues: Queues, name: str, size: int, **options: Unpack[QueueOptions]) -> int:
-    settings = QueueSettings(name, CHANNEL, size, **options)
-    created = await queues.create_queue(GUILD, MOD, settings, pick_order_given=False)
-    return created.queue_id
+from tests.services.queue_helpers import GUILD, MOD, make, member
 
 
 async def test_finding_5_a_ready_check_that_ran_out_during_downtime_dissolves_not_cancels(

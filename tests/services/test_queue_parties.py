@@ -7,38 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Awaitable
-from typing import Unpack
+from collections.abc import Awaitable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import GuildSettings
-from bot.services import Actor, MemberInfo, ServiceContext, Services, UserError
+from bot.services import ServiceContext, Services, UserError
 from bot.services.core import elo_bridge
 from bot.services.queues import Queues
 from bot.storage.queues import Lobby, QueueSettings, TeamMode
 from tests.services.conftest import Clock
-from tests.services.queue_helpers import QueueOptions, seated
+from tests.services.queue_helpers import GUILD, MOD, make, member, seated
 from tests.storage.engines import OpenDatabase
-
-GUILD = 12
-MOD = Actor(999, is_moderator=True)
-
-
-def member(user_id: int) -> MemberInfo:
-    return MemberInfo(user_id, f"player{user_id}")
-
-
-@pytest.fixture
-async def queues(services: Services) -> AsyncIterator[Queues]:
-    yield Queues(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)
-
-
-async def make(queues: Queues, name: str, size: int, **options: Unpack[QueueOptions]) -> int:
-    spec = QueueSettings(name, 40, size, **options)
-    return (await queues.create_queue(GUILD, MOD, spec, pick_order_given=False)).queue_id
 
 
 async def form(queues: Queues, leader: int, *mates: int) -> None:

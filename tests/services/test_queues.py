@@ -4,9 +4,6 @@ timed actions (SPEC 10)."""
 from __future__ import annotations
 
 import itertools
-import random
-from collections.abc import AsyncIterator
-from typing import Unpack
 
 import pytest
 
@@ -16,30 +13,7 @@ from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
-from tests.services.queue_helpers import QueueOptions, seated
-
-GUILD = 11
-CHANNEL = 40
-MOD = Actor(999, is_moderator=True)
-
-
-@pytest.fixture
-async def queues(services: Services) -> AsyncIterator[Queues]:
-    yield Queues(services.context, services.matches, rng=random.Random(7), pick_seconds=60.0)
-
-
-def member(user_id: int) -> MemberInfo:
-    return MemberInfo(user_id, f"player{user_id}")
-
-
-async def make(
-    queues: Queues, name: str = "4s", size: int = 4, **options: Unpack[QueueOptions]
-) -> int:
-    settings = QueueSettings(name, CHANNEL, size, **options)
-    created = await queues.create_queue(
-        GUILD, MOD, settings, pick_order_given="pick_order" in options
-    )
-    return created.queue_id
+from tests.services.queue_helpers import GUILD, MOD, make, member, seated
 
 
 async def test_join_pop_ready_balance_result_confirm(queues: Queues, services: Services) -> None:
