@@ -10,8 +10,6 @@ Each engine's test file imports the fixtures and tests from here and adds its `d
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
@@ -21,9 +19,8 @@ from tests.app.fakediscord import GUILD_ID, Event, FakeDiscord, Member, Role
 from tests.app.harness import (
     EDIT_SECONDS,
     MOD,
-    REPO,
     BotProcess,
-    bot_environment,
+    ladderbot,
     running,
     serving,
     write_config,
@@ -51,19 +48,6 @@ def bot(
 ) -> Iterator[BotProcess]:
     directory = tmp_path_factory.mktemp("feed-bot")
     yield from running(BotProcess(fake, write_config(directory, database=database)))
-
-
-def ladderbot(database: str, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", *args, "--guild", str(GUILD_ID), "--db", database],
-        cwd=REPO,
-        env=bot_environment(None),
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def posts(fake: FakeDiscord, channel_id: int, after: int) -> list[str]:

@@ -144,6 +144,22 @@ class BotProcess:
             return log.read().decode("utf-8", errors="replace")
 
 
+def ladderbot(database: str | Path, *args: str, stdin: str = "") -> str:
+    """`ladderbot ARGS --guild GUILD_ID --db DATABASE` beside the bot, as a moderator would
+    run it: its standard output; a non-zero exit fails the test with what it said."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", *args, "--guild", str(GUILD_ID), "--db", str(database)],
+        cwd=REPO,
+        env=bot_environment(None),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 class Players:
     """Hands out players never used before, so each test's ratings start fresh."""
 

@@ -5,8 +5,6 @@ REST calls Discord uses, a burst of them after a season start within the fake's 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +19,14 @@ from tests.app.fakediscord import (
     Role,
     RoleRateLimit,
 )
-from tests.app.harness import MOD, BotProcess, bot_environment, running, serving, write_config
+from tests.app.harness import (
+    MOD,
+    BotProcess,
+    ladderbot,
+    running,
+    serving,
+    write_config,
+)
 
 CROWD = [Member(3_000_000 + number, f"crowd{number}") for number in range(1, 501)]
 PAIRS = [Member(4_000_000 + number, f"pair{number}") for number in range(1, 9)]
@@ -52,19 +57,8 @@ def bot(
     yield from running(BotProcess(fake, write_config(tmp_path_factory.mktemp("community"))))
 
 
-def cli(bot: BotProcess, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", *args, "--guild", str(GUILD_ID), "--db", str(bot.database)],
-        env=bot_environment(None),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
-
-
 def rating(bot: BotProcess, member: Member) -> float:
-    return float(json.loads(cli(bot, "rating", str(member.id), "--json"))["rating"])
+    return float(json.loads(ladderbot(bot.database, "rating", str(member.id), "--json"))["rating"])
 
 
 def role_calls(fake: FakeDiscord, after: int, method: str | None = None) -> list[Event]:
@@ -125,7 +119,7 @@ def test_a_burst_of_500_role_changes_after_a_season_start_is_applied_within_the_
             rows.append(f"m{index},2024-01-01T00:00:{index % 60:02d}Z,{side},{member.id},1,10")
     csv = tmp_path / "crowd.csv"
     csv.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    cli(bot, "import", str(csv))
+    ladderbot(bot.database, "import", str(csv))
     mark = fake.mark()
     added = fake.slash(MOD, "admin rank add", role=bronze, min_rating=-1000.0).reply()
     assert added.ephemeral and f"<@&{bronze.id}>" in (added.content or "")
@@ -266,7 +260,7 @@ def test_admin_edit_replays_keeps_the_old_lineup_and_is_logged(
     )
     stored = [rating(bot, member) for member in EDITED]
     assert stored[1] > stored[0]  # y now won the edited match
-    cli(bot, "recompute")
+    ladderbot(bot.database, "recompute")
     assert [rating(bot, member) for member in EDITED] == stored  # stored = a replay
     shown = fake.slash(MOD, "match show", id=match_id).reply()
     earlier = next(f for f in shown.embeds[0]["fields"] if f["name"] == "Earlier lineups")

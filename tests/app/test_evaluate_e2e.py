@@ -6,16 +6,21 @@ refusal needs a guild without matches), filled by `ladderbot import` beside the 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
 from bot.ratings.evaluation import MEASURES
 from tests.app.discord_rules import message_problems
-from tests.app.fakediscord import GUILD_ID, FakeDiscord, Member, Reply
-from tests.app.harness import MOD, BotProcess, bot_environment, running, serving, write_config
+from tests.app.fakediscord import FakeDiscord, Member, Reply
+from tests.app.harness import (
+    MOD,
+    BotProcess,
+    ladderbot,
+    running,
+    serving,
+    write_config,
+)
 from tests.services.evaluation_data import community, community_csv
 
 PLAYER = Member(6_000_001, "evaluated")
@@ -31,18 +36,6 @@ def bot(fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     yield from running(BotProcess(fake, write_config(tmp_path_factory.mktemp("evaluate"))))
 
 
-def cli(bot: BotProcess, *args: str, stdin: str = "") -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", *args, "--guild", str(GUILD_ID), "--db", str(bot.database)],
-        env=bot_environment(None),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
-
-
 def fits(reply: Reply) -> Reply:
     """The reply as Discord took it; any problem would have been a 400 instead."""
     assert message_problems({"content": reply.content, "embeds": reply.embeds}) == []
@@ -56,8 +49,8 @@ def test_refused_then_a_table_and_the_best_constants(fake: FakeDiscord, bot: Bot
     not_moderator = fake.slash(PLAYER, "admin evaluate").reply()
     assert not_moderator.ephemeral and "Manage Server" in (not_moderator.content or "")
 
-    cli(bot, "import", "-", stdin=community_csv(community(120, 14)))
-    expected = json.loads(cli(bot, "evaluate", "--last", "80", "--json"))
+    ladderbot(bot.database, "import", "-", stdin=community_csv(community(120, 14)))
+    expected = json.loads(ladderbot(bot.database, "evaluate", "--last", "80", "--json"))
 
     shown = fits(fake.slash(MOD, "admin evaluate", last=80).reply(timeout=20))
     embed = shown.embeds[0]

@@ -7,13 +7,11 @@ their order with the auto-pick (its 60 s made 4 s for the test); the refusals.""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from typing import Any
 
 from tests.app.fakediscord import GUILD_ID, FakeDiscord
-from tests.app.harness import MOD, BotProcess, bot_environment
+from tests.app.harness import MOD, BotProcess, ladderbot
 from tests.app.queue_scenario import (  # noqa: F401 (queue_fake, queue_bot: fixtures)
     click,
     create,
@@ -29,16 +27,9 @@ READY = 4
 """The ready check of the lobby whose deadline passes while the bot is down."""
 
 
-def cli(bot: BotProcess, *args: str) -> Any:
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", *args, "--guild", str(GUILD_ID), "--db", str(bot.database),
-         "--json"],
-        env=bot_environment(None),
-        capture_output=True,
-        text=True,
-        check=True,
-    )  # fmt: skip
-    return json.loads(done.stdout)
+def cli_json(bot: BotProcess, *args: str) -> Any:
+    """`ladderbot ARGS --json` beside the bot, read."""
+    return json.loads(ladderbot(bot.database, *args, "--json"))
 
 
 def test_queue_to_ladder_with_restarts(fake: FakeDiscord, bot: BotProcess) -> None:
@@ -91,14 +82,14 @@ def test_queue_to_ladder_with_restarts(fake: FakeDiscord, bot: BotProcess) -> No
     bot.restart()
     applied = click(fake, team_b[0], int(result.message_id or 0), f"ladderbot:confirm:{match_id}")
     assert "applied" in applied.embeds[0]["description"]
-    match = cli(bot, "match", str(match_id))
+    match = cli_json(bot, "match", str(match_id))
     sides = {p["user_id"]: (p["side"], p["rating_after"]) for p in match["participants"]}
     assert {user: side for user, (side, _) in sides.items()} == {
         **{p.id: "A" for p in team_a},
         **{p.id: "B" for p in team_b},
     }
     assert all(sides[p.id][1] > 500 for p in team_a) and all(sides[p.id][1] < 500 for p in team_b)
-    assert cli(bot, "queue", "list")["lobbies"] == []
+    assert cli_json(bot, "queue", "list")["lobbies"] == []
 
 
 def test_a_ready_deadline_passed_while_down_dissolves_at_start(
@@ -127,7 +118,7 @@ def test_a_ready_deadline_passed_while_down_dissolves_at_start(
     assert dissolved.message_id == lobby_post.message_id and not custom_ids(dissolved)
     back = posted(fake, "Queue quick — 1/2", mark)
     assert f"<@{first.id}>" in back.payload["embeds"][0]["description"]
-    listed = cli(bot, "queue", "list")
+    listed = cli_json(bot, "queue", "list")
     (queue,) = [q for q in listed["queues"] if q["name"] == "quick"]
     assert [w["user_id"] for w in queue["waiting"]] == [first.id]
     fake.members[away.id] = away

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +17,7 @@ from bot.config import Config
 from bot.services import Services
 from bot.services.shapes import match_object
 from tests.app.fakediscord import GUILD_ID, FakeDiscord, Reply
-from tests.app.harness import MOD, BotProcess, bot_environment, running, write_config
+from tests.app.harness import MOD, BotProcess, ladderbot, running, write_config
 from tests.app.queue_scenario import (  # noqa: F401 (queue_fake: the module's fake Discord)
     click,
     create,
@@ -49,17 +47,6 @@ def bot(fake: FakeDiscord, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield from running(BotProcess(fake, config))
     finally:
         patch.undo()
-
-
-def cli(bot: BotProcess, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", *args, "--guild", str(GUILD_ID), "--db", str(bot.database)],
-        env=bot_environment(None),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 async def api_match(bot: BotProcess, match_id: int) -> dict[str, Any]:
@@ -118,9 +105,9 @@ def test_discord_and_command_line_changes_arrive_once_in_order_signed(
     assert found, popped
     lobby_id = int(found.group(1))
     fake.slash(MOD, "admin lobby cancel", id=lobby_id).reply()
-    cli(bot, "report", f"<@{c.id}> 2 | <@{d.id}> 1")
-    cli(bot, "season", "start", "Hooked")
-    assert "webhook.test event waits" in cli(bot, "webhook", "test", str(number))
+    ladderbot(bot.database, "report", f"<@{c.id}> 2 | <@{d.id}> 1")
+    ladderbot(bot.database, "season", "start", "Hooked")
+    assert "webhook.test event waits" in ladderbot(bot.database, "webhook", "test", str(number))
 
     got = receiver.wait_for(
         lambda r: (
@@ -155,7 +142,7 @@ def test_killed_between_commit_and_delivery_it_delivers_after_restart_with_the_s
 ) -> None:
     receiver.plans["/kill"] = ["slow"]  # the first try gets no answer: under way when killed
     add_webhook(fake, receiver.url("/kill"), "season.started")
-    cli(bot, "season", "start", "Before")
+    ladderbot(bot.database, "season", "start", "Before")
     got = receiver.wait_for(lambda r: any(x.path == "/kill" for x in r))
     first = next(x for x in got if x.path == "/kill")
     assert first.answered == "slow"
@@ -163,7 +150,7 @@ def test_killed_between_commit_and_delivery_it_delivers_after_restart_with_the_s
     bot.process.kill()  # SIGKILL: no clean shutdown
     bot.process.wait(5)
     bot.process = None
-    cli(bot, "season", "start", "While down")  # written while no bot runs
+    ladderbot(bot.database, "season", "start", "While down")  # written while no bot runs
     bot.start()
     got = receiver.wait_for(lambda r: len(delivered(r, "/kill")) >= 2)
     names = [r.json["data"]["season"]["name"] for r in delivered(got, "/kill")]
