@@ -8,8 +8,9 @@ the webhook delivery (bot.services.delivery)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from typing import Any, Final
 
 import discord
 from discord import app_commands
@@ -30,6 +31,15 @@ from bot.services.changes import Change
 from bot.services.delivery import WebhookDelivery
 
 log = logging.getLogger(__name__)
+
+ANSWERING_TASKS: Final = (
+    "CommandTree-invoker",
+    "discord-ui-view-dispatch-",
+    "discord-ui-dynamic-item-",
+)
+"""The beginnings of discord.py's names for the tasks that answer commands and buttons."""
+LAST_ANSWERS_SECONDS: Final = 10.0
+"""How long a stop waits for the answers under way (a deploy's SIGTERM)."""
 
 COG_MODULES = (
     "bot.app.cogs.report",
@@ -159,6 +169,7 @@ class LadderBot(commands.Bot):
         log.info("synced %d commands (%s)", len(synced), target)
 
     async def close(self) -> None:
+        await finish_answers()
         await super().close()
         await self.feed.stop()
         await self.webhook_delivery.stop()
@@ -169,6 +180,20 @@ class LadderBot(commands.Bot):
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         await answer_error(interaction, error)
+
+
+async def finish_answers(timeout: float = LAST_ANSWERS_SECONDS) -> None:
+    """A stop lets the commands and buttons under way answer first (for at most `timeout`
+    seconds): a member whose change was stored sees its reply, not "The application did not
+    respond"."""
+    answering = [
+        task
+        for task in asyncio.all_tasks()
+        if task.get_name().startswith(ANSWERING_TASKS) and task is not asyncio.current_task()
+    ]
+    if answering:
+        log.info("stopping: waiting for %d answers under way", len(answering))
+        await asyncio.wait(answering, timeout=timeout)
 
 
 class ShardedLadderBot(LadderBot, commands.AutoShardedBot):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -21,6 +22,9 @@ GENERIC_FAILURE = N_(
 )
 CONTENT_LIMIT: Final = 2000
 """Discord refuses a message with longer content (and the user then sees nothing)."""
+UNREACHABLE: Final = aiohttp.ClientError
+"""A failure of the connection to Discord itself (refused, dropped, reset): no reply can
+reach the member then."""
 STORED: Final = "ladderbot.stored"
 """Key in Interaction.extras: what this interaction's command has stored, once it has."""
 
@@ -100,10 +104,21 @@ async def answer_error(interaction: discord.Interaction[Any], error: BaseExcepti
     """One place for every failure: a refusal's own message, else a generic one plus a log.
     A failure after a write says what was stored: the write stands, the reply did not."""
     stored: str | None = interaction.extras.get(STORED)
+    command = interaction.command.qualified_name if interaction.command else interaction.data
+    original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+    if isinstance(original, UNREACHABLE):  # SPEC 8.8: a fault is one line, and nobody to tell
+        log.warning(
+            "interaction %s (%s): Discord could not be reached (%s: %s)%s",
+            interaction.id,
+            command,
+            type(original).__name__,
+            original,
+            "; its change was stored" if stored is not None else "",
+        )
+        return
     said = member_words(interaction)
     message = user_message(error, said)
     if message is None or stored is not None:
-        command = interaction.command.qualified_name if interaction.command else interaction.data
         log.error("interaction %s (%s) failed", interaction.id, command, exc_info=error)
     if stored is not None:
         message = said.gettext(
@@ -115,3 +130,5 @@ async def answer_error(interaction: discord.Interaction[Any], error: BaseExcepti
         await send_private(interaction, message)
     except discord.HTTPException:
         log.exception("could not answer interaction %s with its error", interaction.id)
+    except UNREACHABLE as fault:
+        log.warning("could not answer interaction %s with its error: %s", interaction.id, fault)
