@@ -215,8 +215,13 @@ class PageButton(
         if interaction.user.id != self.owner_id and self.kind != "mine":
             command = "/match list" if self.topic.startswith(MATCHES_TOPIC) else "/leaderboard"
             await interaction.response.send_message(
-                f"Only the member who asked for this list can turn its pages: use {command} "
-                "yourself.",
+                member_words(interaction).gettext(
+                    N_(
+                        "Only the member who asked for this list can turn its pages: use "
+                        "{command} yourself."
+                    ),
+                    command=command,
+                ),
                 ephemeral=True,
             )
             return False

@@ -105,9 +105,14 @@ def _style(figure: Figure, axes: Axes) -> None:
     axes.set_axisbelow(True)
 
 
-def _match_number(value: float, _position: int | None) -> str:
-    number = round(value)
-    return "start" if number == 0 else str(number)
+def _match_numbers(said: Words) -> FuncFormatter:
+    """The x axis by match number: 0 is the start (before the first match)."""
+
+    def label(value: float, _position: int | None) -> str:
+        number = round(value)
+        return said.gettext(N_("start")) if number == 0 else said.integer(number)
+
+    return FuncFormatter(label)
 
 
 XValues = np.ndarray[Any, Any]
@@ -164,7 +169,7 @@ def rating_chart(
             markersize=5,
         )
         axes.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True, min_n_ticks=2))
-        axes.xaxis.set_major_formatter(FuncFormatter(_match_number))
+        axes.xaxis.set_major_formatter(_match_numbers(said))
         # A season start last sits half way to a match not played yet: no tick for that one.
         axes.set_xlim(-0.5, positions[-1] + (0.5 if positions[-1].is_integer() else 0.3))
         axes.set_xlabel(said.gettext(N_("match")), color=MUTED)
@@ -192,6 +197,7 @@ def rating_chart(
     low, high = min(start, *ratings), max(start, *ratings)
     pad = max((high - low) * 0.15, 10.0)
     axes.set_ylim(low - pad, high + pad)
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _position: said.number(value)))
     axes.set_ylabel(said.gettext(N_("ladder rating")), color=MUTED)
     axes.set_title(
         drawable(title),

@@ -467,21 +467,31 @@ def settings_embed(
     return embed
 
 
-def web_address_note(web: WebConfig, guild_id: int, shown: bool) -> str:
+def web_address_note(web: WebConfig, guild_id: int, shown: bool, said: Words = ENGLISH) -> str:
     """/admin web: where this server's pages are, and whether they are shown (SPEC 11.1)."""
+    _ = said.gettext
     address = web.guild_address(guild_id)
     if web.public_url is None:
-        where = (
-            f"This server's leaderboard page is at the path {address} of the web server; "
-            "set [web] public_url in the bot's config for a full address."
+        where = _(
+            N_(
+                "This server's leaderboard page is at the path {address} of the web server; "
+                "set [web] public_url in the bot's config for a full address."
+            ),
+            address=address,
         )
     else:
-        where = f"This server's leaderboard page: <{address}>"
+        where = _(N_("This server's leaderboard page: <{address}>"), address=address)
     state = (
-        "The pages and the API show this server's standings; /admin settings web:False hides "
-        "them at once."
+        _(
+            N_(
+                "The pages and the API show this server's standings; /admin settings "
+                "web:False hides them at once."
+            )
+        )
         if shown
-        else "They are hidden now (the pages answer 404): /admin settings web:True shows them."
+        else _(
+            N_("They are hidden now (the pages answer 404): /admin settings web:True shows them.")
+        )
     )
     return f"{where}\n{state}"
 
@@ -620,31 +630,39 @@ def balance_embed(found: TeamBalance, said: Words = ENGLISH) -> discord.Embed:
     return embed
 
 
-def evaluation_embed(found: GuildEvaluation) -> discord.Embed:
+def evaluation_embed(found: GuildEvaluation, said: Words = ENGLISH) -> discord.Embed:
     """Every measure's figures as a table, which predicts best against the server's variant,
-    and (tuned) the best ladder constants tried."""
+    and (tuned) the best ladder constants tried; its words in `said`'s language (the table
+    and the verdicts are the evaluation's own)."""
+    _ = said.gettext
     evaluation = found.evaluation
     table = "\n".join(found.table())
+    lead = said.ngettext(
+        "The last {count} match: each pair's result predicted from what was known before the "
+        "match ({pairs} ordered pairs). Lower log-loss is better; a coin toss scores {coin}.",
+        "The last {count} matches: each pair's result predicted from what was known before "
+        "the match ({pairs} ordered pairs). Lower log-loss is better; a coin toss scores {coin}.",
+        evaluation.matches,
+        pairs=said.integer(evaluation.scores[0].pairs),
+        coin=said.decimal(math.log(2), 4),
+    )
+    key = _(
+        N_("ladder: the ladder rating · p1 to p8: the performance ratings · baseline: a coin toss")
+    )
     embed = discord.Embed(
-        title="How well the ratings predict",
-        description=(
-            f"The last {evaluation.matches:,} matches: each pair's result predicted from what "
-            f"was known before the match ({evaluation.scores[0].pairs:,} ordered pairs). "
-            f"Lower log-loss is better; a coin toss scores {math.log(2):.4f}.\n"
-            f"```\n{table}\n```\n"
-            "ladder: the ladder rating · p1 to p8: the performance ratings · baseline: a coin toss"
-        ),
+        title=_(N_("How well the ratings predict")),
+        description=f"{lead}\n```\n{table}\n```\n{key}",
         colour=discord.Colour.blurple(),
     )
     embed.add_field(
-        name="Best measure", value=found.verdict(discord_settings_command), inline=False
+        name=_(N_("Best measure")), value=found.verdict(discord_settings_command), inline=False
     )
     tuning = found.tuning_verdict(discord_settings_command)
     if tuning is not None:
-        embed.add_field(name="Ladder constants", value=tuning, inline=False)
+        embed.add_field(name=_(N_("Ladder constants")), value=tuning, inline=False)
         grid = "```\n" + "\n".join(found.tuning_table()) + "\n```"
         if len(grid) <= FIELD_VALUE_LIMIT:
             embed.add_field(
-                name="Ladder log-loss: t down, game_mult across", value=grid, inline=False
+                name=_(N_("Ladder log-loss: t down, game_mult across")), value=grid, inline=False
             )
     return embed

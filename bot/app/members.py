@@ -56,3 +56,29 @@ async def resolve_members(guild: discord.Guild, user_ids: Iterable[int]) -> list
                 ) from None
         infos.append(member_info(member))
     return infos
+
+
+def refuse_unpostable(
+    guild: discord.Guild, channel: discord.TextChannel, command: str, *, embeds: bool = False
+) -> None:
+    """UserError when the bot cannot post in `channel` (with `embeds`: embeds too), naming
+    the permissions to give and the command to run again once they are."""
+    allowed = channel.permissions_for(guild.me)
+    if embeds and not (allowed.view_channel and allowed.send_messages and allowed.embed_links):
+        raise UserError(
+            N_(
+                "I cannot post in {channel}: give me View Channel, Send Messages and "
+                "Embed Links there, then run {command} again."
+            ),
+            channel=channel.mention,
+            command=command,
+        )
+    if not (allowed.view_channel and allowed.send_messages):
+        raise UserError(
+            N_(
+                "I cannot post in {channel}: give me View Channel and Send Messages there, "
+                "then run {command} again."
+            ),
+            channel=channel.mention,
+            command=command,
+        )

@@ -7,7 +7,9 @@ from typing import Any, Final
 import discord
 from discord import app_commands
 
+from bot.present.language import N_
 from bot.services import UserError
+from bot.services.errors import Phrase
 
 MAX_OPTION_ID: Final = 2**53 - 1
 """The largest id an `id:<int>` option takes (SPEC 7): Discord's integers end there, and it
@@ -21,6 +23,7 @@ class IdOption(app_commands.Transformer):
 
     def __init__(self, noun: str) -> None:
         self.noun = noun
+        """What the id numbers (N_-marked: the refusal translates it)."""
 
     @property
     def type(self) -> discord.AppCommandOptionType:
@@ -36,12 +39,17 @@ class IdOption(app_commands.Transformer):
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> int:
         if not isinstance(value, int) or not 1 <= value <= MAX_OPTION_ID:
-            raise UserError(f"{self.noun} id {value} must be from 1 to 2^53 - 1 ({MAX_OPTION_ID})")
+            raise UserError(
+                N_("{noun} id {value} must be from 1 to 2^53 - 1 ({most})"),
+                noun=Phrase(self.noun),
+                value=value,
+                most=MAX_OPTION_ID,
+            )
         return value
 
 
-MatchId = app_commands.Transform[int, IdOption("match")]
-LobbyId = app_commands.Transform[int, IdOption("lobby")]
+MatchId = app_commands.Transform[int, IdOption(N_("match"))]
+LobbyId = app_commands.Transform[int, IdOption(N_("lobby"))]
 
 
 def choices(values: tuple[str, ...]) -> list[app_commands.Choice[str]]:

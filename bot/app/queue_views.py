@@ -180,6 +180,12 @@ def lobby_content(lobby: Lobby, said: Words = ENGLISH) -> str | None:
     return None
 
 
+def map_chosen(lobby: Lobby, said: Words) -> str:
+    """ " The map is …" once a vote or a ban has decided it (a reply to a voter or a captain);
+    empty while it is being chosen."""
+    return "" if lobby.map is None else " " + said.gettext(N_("The map is {map}."), map=lobby.map)
+
+
 def map_text(lobby: Lobby, said: Words = ENGLISH) -> str | None:
     """The map and how it was (or is being) chosen: drawn, voted (the tally) or banned."""
     _ = said.gettext
@@ -405,23 +411,34 @@ def window_line(window: Window) -> str:
 
 
 def queue_list_text(
-    queues: Sequence[Queue], user_id: int, windows: Mapping[int, Sequence[Window]]
+    queues: Sequence[Queue],
+    user_id: int,
+    windows: Mapping[int, Sequence[Window]],
+    said: Words = ENGLISH,
 ) -> str:
     """/queue list: every queue with its count and the caller's place; in a rating-range
-    queue, each waiting member's rating and current window (Elo)."""
+    queue, each waiting member's rating and current window (Elo); in `said`'s language."""
+    _ = said.gettext
     if not queues:
-        return "This server has no queues yet; a moderator creates one with /admin queue create."
+        return _(
+            N_("This server has no queues yet; a moderator creates one with /admin queue create.")
+        )
     lines = []
     for queue in queues:
         place = queue.place_of(user_id)
-        mine = f" · you are {place}." if place is not None else ""
-        lines.append(
-            f"**{shown_name(queue.name)}** ({queue_kind(queue)}) in "
-            f"<#{queue.settings.channel_id}>: {len(queue.waiting)}/{queue.settings.size}{mine}"
+        line = _(
+            N_("{name} ({kind}) in {channel}: {count}/{size}"),
+            name=f"**{shown_name(queue.name)}**",
+            kind=queue_kind(queue, said),
+            channel=f"<#{queue.settings.channel_id}>",
+            count=len(queue.waiting),
+            size=queue.settings.size,
         )
+        if place is not None:
+            line += " · " + _(N_("you are {place}."), place=place)
+        lines.append(line)
         if queue.queue_id in windows:
-            shown = range_text(queue)
-            lines.append(f"  {shown[:1].lower()}{shown[1:]}; windows now:")
+            lines.append("  " + _(N_("{range}; windows now:"), range=range_text(queue, said)))
             lines += [window_line(w) for w in windows[queue.queue_id]]
     text = whole_lines(lines, CONTENT_LIMIT - 2, "")
     return text if len(text) == len("\n".join(lines)) else f"{text}\n…"

@@ -9,7 +9,7 @@ neither makes a room twice nor forgets one; a room deleted by hand is not made a
 
 Without Manage Channels (or Move Members for voice), a lobby gets no room and the mod log
 says why (`Rooms.failed`); /admin queue create|edit refuse the option while the bot lacks
-it (`room_refusal`).
+it (`refuse_rooms`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import discord
 from bot.app.bot import LadderBot
 from bot.app.workers import GuildWorkers
 from bot.present.language import N_, Words
+from bot.services import UserError
 from bot.services.queue_rules import team_letter
 from bot.services.queues import Lobby, Queue
 from bot.services.rooms import Room, Rooms
@@ -47,15 +48,19 @@ def missing_permission(guild: discord.Guild, rooms: str) -> str | None:
     return None
 
 
-def room_refusal(guild: discord.Guild, rooms: str) -> str | None:
-    """/admin queue create|edit's refusal of `rooms` while the bot lacks a permission."""
+def refuse_rooms(guild: discord.Guild, rooms: str) -> None:
+    """/admin queue create|edit's refusal (UserError) of `rooms` while the bot lacks a
+    permission."""
     missing = missing_permission(guild, rooms)
-    if missing is None:
-        return None
-    return (
-        f"rooms {rooms} needs my {missing} permission (to make each lobby's channels and move "
-        "its players): grant it to my role, then try again"
-    )
+    if missing is not None:
+        raise UserError(
+            N_(
+                "rooms {rooms} needs my {permission} permission (to make each lobby's channels "
+                "and move its players): grant it to my role, then try again"
+            ),
+            rooms=rooms,
+            permission=missing,
+        )
 
 
 def _member(user_id: int) -> discord.Object:

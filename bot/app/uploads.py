@@ -12,6 +12,8 @@ from typing import Any, Final
 
 import discord
 
+from bot.present.language import N_, Words
+
 UPLOAD_LIMIT: Final = 10 * 1024 * 1024
 """Discord's default upload limit, 10 MiB (a server's boost may allow more; this is what
 every server allows)."""
@@ -46,30 +48,46 @@ def fitted(data: bytes, filename: str, limit: int) -> Fitted:
     return Fitted(None, f"{filename}.gz", len(data), compressed=True)
 
 
-def size_text(size: int) -> str:
+def size_text(size: int, said: Words) -> str:
     """A file size in MiB, one decimal (10.0 MiB is Discord's limit)."""
-    return f"{size / MIB:.1f} MiB"
+    return said.gettext(N_("{size} MiB"), size=said.decimal(size / MIB, 1))
 
 
 async def send_file(
-    interaction: discord.Interaction[Any], data: bytes, filename: str, content: str, tool: str
+    interaction: discord.Interaction[Any],
+    data: bytes,
+    filename: str,
+    content: str,
+    tool: str,
+    said: Words,
 ) -> None:
     """Answer the deferred interaction with `content` and the file, compressed if it must
     be; a file too large even compressed is left out and the reply names `tool` (a
-    `ladderbot` command that has no limit) instead. Compressing runs off the event loop."""
+    `ladderbot` command that has no limit) instead. Compressing runs off the event loop;
+    the notes on the file's size are in `said`'s language."""
     limit = upload_limit(interaction)
     found = await asyncio.to_thread(fitted, data, filename, limit)
+    size, most = size_text(found.size, said), size_text(limit, said)
     if found.data is None:
-        await interaction.edit_original_response(
-            content=f"{content}\nThe file is {size_text(found.size)}, too large for Discord "
-            f"even gzip-compressed (at most {size_text(limit)}). On the bot's machine, "
-            f"`{tool}` gives it with no limit."
+        too_large = said.gettext(
+            N_(
+                "The file is {size}, too large for Discord even gzip-compressed (at most "
+                "{limit}). On the bot's machine, `{tool}` gives it with no limit."
+            ),
+            size=size,
+            limit=most,
+            tool=tool,
         )
+        await interaction.edit_original_response(content=f"{content}\n{too_large}")
         return
     if found.compressed:
-        content += (
-            f"\nThe file is gzip-compressed ({size_text(found.size)} unpacked, over Discord's "
-            f"{size_text(limit)} upload limit): any unzip tool opens it."
+        content += "\n" + said.gettext(
+            N_(
+                "The file is gzip-compressed ({size} unpacked, over Discord's {limit} upload "
+                "limit): any unzip tool opens it."
+            ),
+            size=size,
+            limit=most,
         )
     file = discord.File(io.BytesIO(found.data), filename=found.filename)
     await interaction.edit_original_response(content=content, attachments=[file])

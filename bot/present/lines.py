@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 
 from bot.config import GuildSettings
+from bot.present.language import ENGLISH, N_, Words
 from bot.present.words import (
     accuracy_text,
     actor_text,
@@ -124,21 +125,37 @@ def leaderboard_line(row: LeaderboardRow, by: str) -> str:
     )
 
 
-def webhook_line(webhook: Webhook) -> str:
-    """One webhook of `webhook list` (command line and Discord): its number, URL, events,
-    last delivery and what waits; never its secret."""
-    events = "all events" if webhook.events == EVENTS else ", ".join(webhook.events)
-    last = (
-        "no delivery yet"
-        if webhook.last_at is None
-        else f"last delivery {webhook.last_status} at {format_time(webhook.last_at)}"
+def webhook_line(webhook: Webhook, said: Words = ENGLISH) -> str:
+    """One webhook of `webhook list` (command line and Discord, there in `said`'s language):
+    its number, URL, events, last delivery and what waits; never its secret."""
+    events = (
+        said.gettext(N_("all events")) if webhook.events == EVENTS else ", ".join(webhook.events)
     )
-    return f"#{webhook.webhook_id} {webhook.url} ({events}); {last}; {webhook.waiting} waiting"
+    last = (
+        said.gettext(N_("no delivery yet"))
+        if webhook.last_at is None
+        else said.gettext(
+            N_("last delivery {status} at {time}"),
+            status=webhook.last_status,
+            time=format_time(webhook.last_at),
+        )
+    )
+    return said.gettext(
+        N_("#{number} {url} ({events}); {last}; {waiting} waiting"),
+        number=webhook.webhook_id,
+        url=webhook.url,
+        events=events,
+        last=last,
+        waiting=webhook.waiting,
+    )
 
 
-def webhook_added_lines(added: AddedWebhook) -> list[str]:
+def webhook_added_lines(added: AddedWebhook, said: Words = ENGLISH) -> list[str]:
     """What `webhook add` says: the webhook, and its secret, shown this once."""
     return [
-        f"webhook {webhook_line(added.webhook)}",
-        f"secret (shown only now; the receiver checks signatures with it): {added.secret}",
+        said.gettext(N_("webhook {webhook}"), webhook=webhook_line(added.webhook, said)),
+        said.gettext(
+            N_("secret (shown only now; the receiver checks signatures with it): {secret}"),
+            secret=added.secret,
+        ),
     ]

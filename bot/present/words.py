@@ -194,19 +194,36 @@ def settings_changed(
     return f"changed {values}; the guild was replayed ({plural(replayed, 'match', 'matches')})"
 
 
-def replayed_text(count: int) -> str:
-    """What a void or an edit replayed: `1 later match was replayed`, `3 … were …`."""
+def replayed_text(count: int, said: Words | None = None) -> str:
+    """What a void or an edit replayed: `1 later match was replayed`, `3 … were …`; in
+    `said`'s language when given (Discord), else as the command line prints it."""
+    if said is not None:
+        return said.ngettext(
+            "{count} later match was replayed", "{count} later matches were replayed", count
+        )
     verb = "was" if count == 1 else "were"
     return f"{plural(count, 'later match', 'later matches')} {verb} replayed"
 
 
-def recompute_text(replayed: Replayed) -> str:
+def recompute_text(replayed: Replayed, said: Words | None = None) -> str:
     """What a recompute tells its caller: how much it replayed and whether that changed
-    anything stored (SPEC 2.5: a replay of an intact log changes nothing)."""
+    anything stored (SPEC 2.5: a replay of an intact log changes nothing); with `said` a
+    sentence in its language (Discord), else a line (the command line)."""
+    changed = len(replayed.changed)
+    if said is not None:
+        matches = said.ngettext("{count} match", "{count} matches", replayed.matches)
+        if not changed:
+            return said.gettext(N_("Replayed {matches}; nothing stored changed."), matches=matches)
+        return said.ngettext(
+            "Replayed {matches}; {count} member's ratings or records changed.",
+            "Replayed {matches}; {count} members' ratings or records changed.",
+            changed,
+            matches=matches,
+        )
     matches = plural(replayed.matches, "match", "matches")
-    if not replayed.changed:
+    if not changed:
         return f"replayed {matches}; nothing stored changed"
-    members = "1 member's" if len(replayed.changed) == 1 else f"{len(replayed.changed)} members'"
+    members = "1 member's" if changed == 1 else f"{changed} members'"
     return f"replayed {matches}; {members} ratings or records changed"
 
 
@@ -224,7 +241,7 @@ def number_text(value: float) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
 
 
-GAME_LIST_WORDS: Final = (
+GAME_LIST_WORDS: Final = N_(
     "one game a line, newest first: `+` a win, `=` a draw, `-` a loss, then the opponent's "
     "rating in Elo units (400 points: 10 to 1 odds), the opponent's user id and how many "
     "days ago it was played"

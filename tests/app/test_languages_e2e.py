@@ -115,3 +115,15 @@ def test_public_replies_follow_the_servers_language_and_its_change(
     assert russian.content == f"на этом сервере нет матча №{NO_MATCH}; номера есть в /match list"
     rating = fake.slash(RUSSIAN, "rating", member=ANN).reply()
     assert rating.embeds[0]["title"] == "ann — cote"  # public: the server's French
+
+    # /history is public too (French); /queue list answers the Russian client in Russian
+    history = fake.slash(GERMAN, "history", member=ANN).reply()
+    assert not history.ephemeral
+    assert (history.content or "").startswith(
+        "Parties de ann : une partie par ligne, la plus récente"
+    )
+    assert [file.filename for file in history.files] == [f"history-{ANN.id}.txt"]
+    listed = fake.slash(RUSSIAN, "queue list").reply()
+    assert listed.ephemeral
+    assert "(2 команды по 1 · balance) в <#" in (listed.content or "")
+    assert (listed.content or "").endswith(": 1/2 · твоё место: 1.")

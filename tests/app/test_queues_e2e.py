@@ -134,7 +134,7 @@ def test_a_rating_range_queue_shows_each_members_window(fake: FakeDiscord, bot: 
     listed = fake.slash(first, "queue list").reply()
     assert listed.ephemeral
     text = listed.content or ""
-    assert "rating range ±100 Elo, +1 a minute waited; windows now:" in text
+    assert "Rating range ±100 Elo, +1 a minute waited; windows now:" in text
     assert f"<@{first.id}> 1500: 1400 to 1600" in text and f"<@{second.id}>" in text
     mark = fake.mark()
     edited = fake.slash(MOD, "admin queue edit", name="ranked", range=0).reply()

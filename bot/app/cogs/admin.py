@@ -21,14 +21,14 @@ from bot.app.embeds import (
     settings_embed,
     web_address_note,
 )
-from bot.app.members import actor, guild_of, is_moderator
+from bot.app.members import actor, guild_of, is_moderator, refuse_unpostable
 from bot.app.options import MatchId, choices
 from bot.app.replies import defer, member_words, note_stored
 from bot.app.uploads import send_file
 from bot.config import CONFIRM_MODES, LANGUAGE_SETTINGS, VARIANTS
+from bot.present.language import N_
 from bot.present.words import recompute_text, replayed_text, settings_changed
 from bot.ratings.evaluation import DEFAULT_LAST
-from bot.services import UserError
 from bot.services.evaluation import MAX_LAST
 
 
@@ -39,7 +39,11 @@ class NotModerator(app_commands.CheckFailure):
 def check_moderator(interaction: discord.Interaction[Any]) -> bool:
     """Server owners can re-grant /admin to any role: the permission is checked here too."""
     if not is_moderator(interaction):
-        raise NotModerator("Only moderators (Manage Server permission) can use /admin commands.")
+        raise NotModerator(
+            member_words(interaction).gettext(
+                N_("Only moderators (Manage Server permission) can use /admin commands.")
+            )
+        )
     return True
 
 
@@ -70,7 +74,11 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         note_stored(interaction, match_stored(result.match, member_words(interaction)))
         said = await self.bot.public_words(guild_id)
         await interaction.edit_original_response(
-            content=f"Match #{id} is void; {replayed_text(result.replayed)}.",
+            content=said.gettext(
+                N_("Match #{number} is void; {replayed}."),
+                number=id,
+                replayed=replayed_text(result.replayed, said),
+            ),
             embed=match_embed(
                 result.match, await self.bot.web_page(guild_id, match_path(result.match)), said
             ),
@@ -152,7 +160,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         changed = {name: getattr(result.settings, name) for name in changes}
         said = await self.bot.public_words(guild_id)  # the language as it is now set
         note = settings_changed(changed, result.replayed, said)
-        note_stored(interaction, note + " /admin settings shows them.")
+        note_stored(interaction, note + " " + said.gettext(N_("/admin settings shows them.")))
         await interaction.edit_original_response(embed=settings_embed(result.settings, note, said))
 
     @app_commands.command(
@@ -164,17 +172,21 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
     ) -> None:
         guild = guild_of(interaction)
         guild_id = guild.id
-        allowed = channel.permissions_for(guild.me)
-        if not (allowed.view_channel and allowed.send_messages and allowed.embed_links):
-            raise UserError(
-                f"I cannot post in {channel.mention}: give me View Channel, Send Messages and "
-                "Embed Links there, then run /admin channel again."
-            )
+        refuse_unpostable(guild, channel, "/admin channel", embeds=True)
         await defer(interaction, ephemeral=True)
         await self.bot.services.standings.set_live_channel(guild_id, actor(interaction), channel.id)
-        note_stored(interaction, f"The live leaderboard channel is now {channel.mention}.")
+        said = member_words(interaction)
+        note_stored(
+            interaction,
+            said.gettext(
+                N_("The live leaderboard channel is now {channel}."), channel=channel.mention
+            ),
+        )
         await interaction.edit_original_response(
-            content=f"The live leaderboard is now in {channel.mention}; it follows every match."
+            content=said.gettext(
+                N_("The live leaderboard is now in {channel}; it follows every match."),
+                channel=channel.mention,
+            )
         )
 
     @app_commands.command(name="post", description="Post a leaderboard snapshot here now")
@@ -183,14 +195,18 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         await defer(interaction)
         page = await self.bot.services.standings.leaderboard(guild_id)
         url = await self.bot.web_page(guild_id, board_path(page))
-        await interaction.edit_original_response(embed=leaderboard_embed(page, url=url))
+        said = await self.bot.public_words(guild_id)
+        await interaction.edit_original_response(embed=leaderboard_embed(page, url=url, said=said))
 
     @app_commands.command(name="web", description="This server's address on the web pages")
     async def web(self, interaction: discord.Interaction[LadderBot]) -> None:
         guild_id = guild_of(interaction).id
         settings = await self.bot.services.settings.current(guild_id)
         await interaction.response.send_message(
-            web_address_note(self.bot.config.web, guild_id, settings.web), ephemeral=True
+            web_address_note(
+                self.bot.config.web, guild_id, settings.web, member_words(interaction)
+            ),
+            ephemeral=True,
         )
 
     @app_commands.command(name="recompute", description="Replay every match of this server")
@@ -198,7 +214,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
         replayed = await self.bot.services.settings.recompute(guild_id, actor(interaction))
-        outcome = recompute_text(replayed).capitalize() + "."
+        outcome = recompute_text(replayed, member_words(interaction))
         note_stored(interaction, outcome)
         await interaction.edit_original_response(content=outcome)
 
@@ -218,7 +234,9 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
         found = await self.bot.services.evaluation.evaluate(guild_id, last, tune=tune)
-        await interaction.edit_original_response(embed=evaluation_embed(found))
+        await interaction.edit_original_response(
+            embed=evaluation_embed(found, member_words(interaction))
+        )
 
     season = app_commands.Group(name="season", description="Seasons of the ladder")
 
@@ -245,12 +263,14 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Moderator 
         guild_id = guild_of(interaction).id
         await defer(interaction, ephemeral=True)
         text = await self.bot.services.transfers.export_csv(guild_id)
+        said = member_words(interaction)
         await send_file(
             interaction,
             text.encode("utf-8"),
             f"matches-{guild_id}.csv",
-            "Every match:",
+            said.gettext(N_("Every match:")),
             f"ladderbot export --guild {guild_id} > matches.csv",
+            said,
         )
 
 

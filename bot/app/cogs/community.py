@@ -16,7 +16,7 @@ from discord.ext import commands
 from bot.app.bot import LadderBot
 from bot.app.cogs.admin import add_admin_commands, check_moderator
 from bot.app.embeds import add_edits, match_embed, match_path, match_stored
-from bot.app.members import actor, guild_of, resolve_members
+from bot.app.members import actor, guild_of, refuse_unpostable, resolve_members
 from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, member_words, note_stored
 from bot.app.roles import RankRoles
@@ -77,20 +77,29 @@ def rank_lines(calls: Sequence[RoleCall], said: Words = ENGLISH) -> str:
     )
 
 
-def manage_problem(guild: discord.Guild, role: discord.Role) -> str | None:
+def manage_problem(guild: discord.Guild, role: discord.Role) -> UserError | None:
     """Why the bot cannot give or take `role`, with what to fix; None if it can."""
     me = guild.me
     if not me.guild_permissions.manage_roles:
-        return (
-            "I need the Manage Roles permission to give rank roles: grant it to my role, "
-            "then run /admin rank add again."
+        return UserError(
+            N_(
+                "I need the Manage Roles permission to give rank roles: grant it to my role, "
+                "then run /admin rank add again."
+            )
         )
     if role.managed or role.is_default():
-        return f"{role.mention} is managed by Discord or an integration; pick another role."
+        return UserError(
+            N_("{role} is managed by Discord or an integration; pick another role."),
+            role=role.mention,
+        )
     if role >= me.top_role:
-        return (
-            f"{role.mention} is not below my highest role ({me.top_role.mention}): move my role "
-            "above it in Server Settings → Roles, then run /admin rank add again."
+        return UserError(
+            N_(
+                "{role} is not below my highest role ({mine}): move my role above it in "
+                "Server Settings → Roles, then run /admin rank add again."
+            ),
+            role=role.mention,
+            mine=me.top_role.mention,
         )
     return None
 
@@ -114,17 +123,30 @@ class RankCommands(app_commands.Group):
         guild = guild_of(interaction)
         problem = manage_problem(guild, role)
         if problem is not None:
-            raise UserError(problem)
+            raise problem
         await defer(interaction, ephemeral=True)
         roles = await self.community.add_rank_role(
             guild.id, actor(interaction), role.id, min_rating
         )
-        note_stored(interaction, f"{role.mention} is a rank role from {min_rating:g}.")
-        others = {role_id: rating for role_id, rating in roles.items() if role_id != role.id}
-        await interaction.edit_original_response(
-            content=f"{role.mention} is now a rank role from {min_rating:g}; members' roles are "
-            "being updated." + (f"\nThe other rank roles:\n{roles_text(others)}" if others else "")
+        said = member_words(interaction)
+        rating = said.number(min_rating)
+        note_stored(
+            interaction,
+            said.gettext(
+                N_("{role} is a rank role from {rating}."), role=role.mention, rating=rating
+            ),
         )
+        others = {role_id: rating for role_id, rating in roles.items() if role_id != role.id}
+        text = said.gettext(
+            N_("{role} is now a rank role from {rating}; members' roles are being updated."),
+            role=role.mention,
+            rating=rating,
+        )
+        if others:
+            text += "\n" + said.gettext(
+                N_("The other rank roles:\n{roles}"), roles=roles_text(others, said)
+            )
+        await interaction.edit_original_response(content=text)
 
     @app_commands.command(name="remove", description="Stop using a role as a rank role")
     @app_commands.describe(role="The rank role")
@@ -133,15 +155,20 @@ class RankCommands(app_commands.Group):
         await defer(interaction, ephemeral=True)
         await self.community.remove_rank_role(guild.id, actor(interaction), role.id)
         await interaction.edit_original_response(
-            content=f"{role.mention} is no longer a rank role (members who hold it keep it)."
+            content=member_words(interaction).gettext(
+                N_("{role} is no longer a rank role (members who hold it keep it)."),
+                role=role.mention,
+            )
         )
 
     @app_commands.command(name="list", description="The rank roles and their ratings")
     async def list(self, interaction: discord.Interaction[LadderBot]) -> None:
         roles = await self.community.rank_roles(guild_of(interaction).id)
         settings = await self.bot.services.settings.current(guild_of(interaction).id)
+        said = member_words(interaction)
         await interaction.response.send_message(
-            f"{roles_text(roles)}\nrank_margin: {settings.rank_margin:g}", ephemeral=True
+            f"{roles_text(roles, said)}\nrank_margin: {said.number(settings.rank_margin)}",
+            ephemeral=True,
         )
 
     @app_commands.command(name="sync", description="Give every member the rank role they earn")
@@ -149,17 +176,24 @@ class RankCommands(app_commands.Group):
         guild_id = guild_of(interaction).id
         await self.community.sync_rank_roles(guild_id, actor(interaction))
         await interaction.response.send_message(
-            "Every member's rank role is being checked; changes follow within Discord's "
-            "rate limits.",
+            member_words(interaction).gettext(
+                N_(
+                    "Every member's rank role is being checked; changes follow within "
+                    "Discord's rate limits."
+                )
+            ),
             ephemeral=True,
         )
 
 
-def roles_text(roles: dict[int, float]) -> str:
+def roles_text(roles: dict[int, float], said: Words) -> str:
     if not roles:
-        return "No rank roles."
+        return said.gettext(N_("No rank roles."))
     return shorten(
-        "\n".join(f"<@&{role_id}> from {min_rating:g}" for role_id, min_rating in roles.items()),
+        "\n".join(
+            said.gettext(N_("{role} from {rating}"), role=f"<@&{role_id}>", rating=said.number(low))
+            for role_id, low in roles.items()
+        ),
         CONTENT_LIMIT - 100,
     )
 
@@ -176,20 +210,22 @@ async def modlog(
     community = interaction.client.services.community
     if off == (channel is not None):
         current = await community.modlog_channel(guild.id)
-        where = "off" if current is None else f"<#{current}>"
-        raise UserError(f"give either channel or off:True (the mod log is now {where})")
+        if current is None:
+            raise UserError(N_("give either channel or off:True (the mod log is now off)"))
+        raise UserError(
+            N_("give either channel or off:True (the mod log is now {channel})"),
+            channel=f"<#{current}>",
+        )
     if channel is not None:
-        allowed = channel.permissions_for(guild.me)
-        if not (allowed.view_channel and allowed.send_messages):
-            raise UserError(
-                f"I cannot post in {channel.mention}: give me View Channel and Send Messages "
-                "there, then run /admin modlog again."
-            )
+        refuse_unpostable(guild, channel, "/admin modlog")
     await community.set_modlog_channel(
         guild.id, actor(interaction), None if channel is None else channel.id
     )
+    said = member_words(interaction)
     await interaction.response.send_message(
-        "The mod log is off." if channel is None else f"The mod log is now {channel.mention}.",
+        said.gettext(N_("The mod log is off."))
+        if channel is None
+        else said.gettext(N_("The mod log is now {channel}."), channel=channel.mention),
         ephemeral=True,
     )
 
@@ -217,12 +253,20 @@ async def edit(
         guild.id, actor(interaction), id, parsed, minutes=minutes, members=members
     )
     note_stored(interaction, match_stored(result.match, member_words(interaction)))
-    replayed = f"; {replayed_text(result.replayed)}" if result.replayed else ""
     edits = await bot.services.matches.edits(guild.id, id)
     said = await bot.public_words(guild.id)
+    edited = (
+        said.gettext(
+            N_("Match #{number} was edited; {replayed}."),
+            number=id,
+            replayed=replayed_text(result.replayed, said),
+        )
+        if result.replayed
+        else said.gettext(N_("Match #{number} was edited."), number=id)
+    )
     url = await bot.web_page(guild.id, match_path(result.match))
     await interaction.edit_original_response(
-        content=f"Match #{id} was edited{replayed}.",
+        content=edited,
         embed=add_edits(match_embed(result.match, url, said), edits, said),
     )
 

@@ -10,6 +10,7 @@ from bot.app.bot import LadderBot
 from bot.app.members import guild_of, member_info, shown_name
 from bot.app.replies import defer
 from bot.app.uploads import send_file
+from bot.present.language import N_
 from bot.present.words import GAME_LIST_WORDS, shown_games
 
 
@@ -31,15 +32,21 @@ class History(commands.Cog):
         await self.bot.services.members.upsert(guild_id, [member_info(target)])
         games = await self.bot.services.standings.game_history(guild_id, target.id)
         name = shown_name(target.display_name)
+        said = await self.bot.public_words(guild_id)
         if not games:
-            await interaction.edit_original_response(content=f"{name} has no rated games yet.")
+            await interaction.edit_original_response(
+                content=said.gettext(N_("{name} has no rated games yet."), name=name)
+            )
             return
         await send_file(
             interaction,
             shown_games(games).encode("utf-8"),
             f"history-{target.id}.txt",
-            f"Games of {name}: {GAME_LIST_WORDS}.",
+            said.gettext(
+                N_("Games of {name}: {format}."), name=name, format=said.gettext(GAME_LIST_WORDS)
+            ),
             f"ladderbot gr --guild {guild_id} {target.id}",
+            said,
         )
 
 

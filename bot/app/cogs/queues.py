@@ -30,12 +30,13 @@ from discord.ext import commands
 from bot.app.bot import LadderBot
 from bot.app.buttons import answer_recorded
 from bot.app.cogs.admin import add_admin_commands, check_moderator
-from bot.app.members import actor, guild_of, member_info
+from bot.app.members import actor, guild_of, member_info, refuse_unpostable, shown_name
 from bot.app.options import LobbyId, choices
 from bot.app.queue_views import (
     lobby_content,
     lobby_embed,
     lobby_view,
+    map_chosen,
     map_text,
     party_invite_view,
     party_text,
@@ -44,7 +45,7 @@ from bot.app.queue_views import (
     queue_view,
 )
 from bot.app.replies import answer_error, member_words, note_stored
-from bot.app.rooms import RoomKeeper, room_refusal
+from bot.app.rooms import RoomKeeper, refuse_rooms
 from bot.app.workers import GuildWorkers
 from bot.present.language import ENGLISH, N_, Words
 from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
@@ -255,7 +256,9 @@ class PartyButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
             if interaction.user.id != self.invitee_id:
-                raise UserError(f"only <@{self.invitee_id}> can answer this invitation")
+                raise UserError(
+                    N_("only {member} can answer this invitation"), member=f"<@{self.invitee_id}>"
+                )
             accept = self.action == "accept"
             party = await service_of(interaction.client).answer_invite(
                 guild_of(interaction).id, self.invitee_id, self.leader_id, accept
@@ -313,9 +316,12 @@ class MapVoteButton(
             )
             voted = update.lobby.player(interaction.user.id)
             choice = voted.vote if voted is not None else None
-            text = f"Your vote: {choice}." if not update.already else f"You vote {choice} already."
-            if update.lobby.map is not None:
-                text += f" The map is {update.lobby.map}."
+            said = member_words(interaction)
+            text = (
+                said.gettext(N_("You vote {map} already."), map=choice)
+                if update.already
+                else said.gettext(N_("Your vote: {map}."), map=choice)
+            ) + map_chosen(update.lobby, said)
             note_stored(interaction, text)
             await interaction.response.send_message(text, ephemeral=True)
         except Exception as error:
@@ -344,13 +350,13 @@ class MapBanSelect(
             data = cast(dict[str, Any], interaction.data or {})
             values = cast(list[str], data.get("values") or [])
             if not values:
-                raise UserError("choose one map to ban from the menu")
+                raise UserError(N_("choose one map to ban from the menu"))
             update = await service_of(interaction.client).ban_map(
                 guild_of(interaction).id, interaction.user.id, self.lobby_id, values[0]
             )
-            text = f"You banned {values[0]}."
-            if update.lobby.map is not None:
-                text += f" The map is {update.lobby.map}."
+            said = member_words(interaction)
+            text = said.gettext(N_("You banned {map}."), map=values[0])
+            text += map_chosen(update.lobby, said)
             note_stored(interaction, text)
             await interaction.response.send_message(text, ephemeral=True)
         except Exception as error:
@@ -379,7 +385,7 @@ class PickSelect(
             data = cast(dict[str, Any], interaction.data or {})
             values = data.get("values") or []
             if not values:
-                raise UserError("pick one player from the menu")
+                raise UserError(N_("pick one player from the menu"))
             picked = int(cast(list[str], values)[0])
             service = service_of(interaction.client)
             update = await service.pick(
@@ -387,7 +393,9 @@ class PickSelect(
             )
             team = update.lobby.player(picked)
             letter = "" if team is None or team.team is None else team_letter(team.team)
-            text = f"You picked <@{picked}> for team {letter}."
+            text = member_words(interaction).gettext(
+                N_("You picked {member} for team {team}."), member=f"<@{picked}>", team=letter
+            )
             note_stored(interaction, text)
             await interaction.response.send_message(text, ephemeral=True)
         except Exception as error:
@@ -669,7 +677,8 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
         queues = await self.service.queues(guild_id)
         windows = await self.service.windows(guild_id, queues)
         await interaction.response.send_message(
-            queue_list_text(queues, interaction.user.id, windows), ephemeral=True
+            queue_list_text(queues, interaction.user.id, windows, member_words(interaction)),
+            ephemeral=True,
         )
 
     party = app_commands.Group(name="party", description="Queue together: invite, leave, show")
@@ -744,7 +753,7 @@ class QueueCog(commands.GroupCog, group_name="queue", group_description="Matchma
     ) -> None:
         ids = None if order is None else [int(found) for found in MENTION.findall(order)]
         if order is not None and not ids:
-            raise UserError("order must list the players' mentions, first to last")
+            raise UserError(N_("order must list the players' mentions, first to last"))
         await report_result(interaction, self.service, lobby, winner, ids, minutes)
 
 
@@ -804,15 +813,8 @@ class AdminQueue(app_commands.Group):
         waiting_voice: discord.VoiceChannel | None = None,
     ) -> None:
         guild = guild_of(interaction)
-        refusal = room_refusal(guild, rooms)
-        if refusal is not None:
-            raise UserError(refusal)
-        allowed = channel.permissions_for(guild.me)
-        if not (allowed.view_channel and allowed.send_messages):
-            raise UserError(
-                f"I cannot post in {channel.mention}: give me View Channel and Send Messages "
-                "there, then run /admin queue create again."
-            )
+        refuse_rooms(guild, rooms)
+        refuse_unpostable(guild, channel, "/admin queue create")
         settings = QueueSettings(
             name, channel.id, size, cast(Any, format), teams, cast(Any, mode), ready_seconds,
             expire_minutes, parse_maps(maps or ""), pick_order or "", range_, widen, party_max,
@@ -822,9 +824,15 @@ class AdminQueue(app_commands.Group):
         queue = await self.service.create_queue(
             guild.id, actor(interaction), settings, pick_order_given=pick_order is not None
         )
-        note_stored(interaction, f"The queue {queue.name} was created.")
+        said = member_words(interaction)
+        name = shown_name(queue.name)
+        note_stored(interaction, said.gettext(N_("The queue {name} was created."), name=name))
         await interaction.response.send_message(
-            f"The queue {queue.name} was created; its message is in {channel.mention}.",
+            said.gettext(
+                N_("The queue {name} was created; its message is in {channel}."),
+                name=name,
+                channel=channel.mention,
+            ),
             ephemeral=True,
         )
 
@@ -875,9 +883,7 @@ class AdminQueue(app_commands.Group):
         waiting_voice: discord.VoiceChannel | None = None,
     ) -> None:
         guild = guild_of(interaction)
-        refusal = room_refusal(guild, rooms or "none")
-        if refusal is not None:
-            raise UserError(refusal)
+        refuse_rooms(guild, rooms or "none")
         given: dict[str, Any] = {
             "name": new_name, "channel_id": None if channel is None else channel.id,
             "size": size, "format": format, "teams": teams, "mode": mode,
@@ -894,23 +900,26 @@ class AdminQueue(app_commands.Group):
                 for f in fields(QueueSettings)
                 if f.name != "channel_id"
             )
-            raise UserError(f"give something to change: {names}, channel")
+            raise UserError(N_("give something to change: {names}, channel"), names=names)
         before = await self.service.find(guild.id, name)
         result = await self.service.edit_queue(guild.id, actor(interaction), name, changes)
-        note_stored(interaction, f"The queue {result.queue.name} was changed.")
+        changed = member_words(interaction).gettext(
+            N_("The queue {name} was changed."), name=shown_name(result.queue.name)
+        )
+        note_stored(interaction, changed)
         if channel is not None and channel.id != before.settings.channel_id:
             await _delete_message(self.bot, before)
             await self.service.set_queue_message(guild.id, before.queue_id, None)
-        await interaction.response.send_message(
-            f"The queue {result.queue.name} was changed.", ephemeral=True
-        )
+        await interaction.response.send_message(changed, ephemeral=True)
 
     @app_commands.command(name="delete", description="Delete a queue (open lobbies stay)")
     @app_commands.describe(name="The queue's name")
     async def delete(self, interaction: discord.Interaction[LadderBot], name: str) -> None:
         guild = guild_of(interaction)
         queue = await self.service.delete_queue(guild.id, actor(interaction), name)
-        note_stored(interaction, f"The queue {queue.name} was deleted.")
+        said = member_words(interaction)
+        name = shown_name(queue.name)
+        note_stored(interaction, said.gettext(N_("The queue {name} was deleted."), name=name))
         if queue.message_id is not None:
             channel = self.bot.get_partial_messageable(queue.settings.channel_id, guild_id=guild.id)
             try:
@@ -921,8 +930,14 @@ class AdminQueue(app_commands.Group):
             except discord.HTTPException as error:
                 log.info("could not mark queue %s deleted: %s", queue.queue_id, error)
         await interaction.response.send_message(
-            f"The queue {queue.name} was deleted ({len(queue.waiting)} waiting members were "
-            "taken out; its open lobbies go on).",
+            said.ngettext(
+                "The queue {name} was deleted ({count} waiting member was taken out; its open "
+                "lobbies go on).",
+                "The queue {name} was deleted ({count} waiting members were taken out; its "
+                "open lobbies go on).",
+                len(queue.waiting),
+                name=name,
+            ),
             ephemeral=True,
         )
 
@@ -967,20 +982,24 @@ class AdminLobby(app_commands.Group):
         update = await self.service.substitute(
             guild_of(interaction).id, actor(interaction), id, out.id, member_info(in_)
         )
-        note_stored(interaction, f"{in_.mention} plays in lobby #{id} instead of {out.mention}.")
-        await interaction.response.send_message(
-            f"{in_.mention} plays in lobby #{update.lobby.lobby_id} instead of {out.mention}.",
-            ephemeral=True,
+        text = member_words(interaction).gettext(
+            N_("{member} plays in lobby #{number} instead of {player}."),
+            member=in_.mention,
+            number=update.lobby.lobby_id,
+            player=out.mention,
         )
+        note_stored(interaction, text)
+        await interaction.response.send_message(text, ephemeral=True)
 
     @app_commands.command(name="cancel", description="Cancel a lobby before its result")
     @app_commands.describe(id="The lobby number")
     async def cancel(self, interaction: discord.Interaction[LadderBot], id: LobbyId) -> None:
         update = await self.service.cancel(guild_of(interaction).id, actor(interaction), id)
-        note_stored(interaction, f"Lobby #{id} was cancelled.")
-        await interaction.response.send_message(
-            f"Lobby #{update.lobby.lobby_id} was cancelled.", ephemeral=True
+        text = member_words(interaction).gettext(
+            N_("Lobby #{number} was cancelled."), number=update.lobby.lobby_id
         )
+        note_stored(interaction, text)
+        await interaction.response.send_message(text, ephemeral=True)
 
 
 async def setup(bot: LadderBot) -> None:

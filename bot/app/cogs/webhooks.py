@@ -12,11 +12,12 @@ from bot.app.bot import LadderBot
 from bot.app.cogs.admin import add_admin_commands, check_moderator
 from bot.app.members import actor, guild_of
 from bot.app.options import IdOption
-from bot.app.replies import CONTENT_LIMIT, defer, note_stored
+from bot.app.replies import CONTENT_LIMIT, defer, member_words, note_stored
+from bot.present.language import N_
 from bot.present.lines import webhook_added_lines, webhook_line
 from bot.present.words import shorten
 
-WebhookId = app_commands.Transform[int, IdOption("webhook")]
+WebhookId = app_commands.Transform[int, IdOption(N_("webhook"))]
 
 
 class WebhookCommands(app_commands.Group):
@@ -39,9 +40,13 @@ class WebhookCommands(app_commands.Group):
     ) -> None:
         await defer(interaction, ephemeral=True)
         added = await self.webhooks.add(guild_of(interaction).id, actor(interaction), url, events)
-        note_stored(interaction, f"Webhook #{added.webhook.webhook_id} was added.")
+        said = member_words(interaction)
+        note_stored(
+            interaction,
+            said.gettext(N_("Webhook #{number} was added."), number=added.webhook.webhook_id),
+        )
         await interaction.edit_original_response(
-            content=shorten("\n".join(webhook_added_lines(added)), CONTENT_LIMIT)
+            content=shorten("\n".join(webhook_added_lines(added, said)), CONTENT_LIMIT)
         )
 
     @app_commands.command(name="remove", description="Remove a webhook and its waiting events")
@@ -49,14 +54,20 @@ class WebhookCommands(app_commands.Group):
     async def remove(self, interaction: discord.Interaction[LadderBot], id: WebhookId) -> None:
         removed = await self.webhooks.remove(guild_of(interaction).id, actor(interaction), id)
         await interaction.response.send_message(
-            f"Webhook #{removed.webhook_id} was removed; its waiting events were dropped.",
+            member_words(interaction).gettext(
+                N_("Webhook #{number} was removed; its waiting events were dropped."),
+                number=removed.webhook_id,
+            ),
             ephemeral=True,
         )
 
     @app_commands.command(name="list", description="The webhooks and how their deliveries went")
     async def list(self, interaction: discord.Interaction[LadderBot]) -> None:
         found = await self.webhooks.list(guild_of(interaction).id)
-        lines = [webhook_line(webhook) for webhook in found] or ["No webhooks."]
+        said = member_words(interaction)
+        lines = [webhook_line(webhook, said) for webhook in found] or [
+            said.gettext(N_("No webhooks."))
+        ]
         await interaction.response.send_message(
             shorten("\n".join(lines), CONTENT_LIMIT), ephemeral=True
         )
@@ -66,8 +77,13 @@ class WebhookCommands(app_commands.Group):
     async def test(self, interaction: discord.Interaction[LadderBot], id: WebhookId) -> None:
         tested = await self.webhooks.test(guild_of(interaction).id, actor(interaction), id)
         await interaction.response.send_message(
-            f"A webhook.test event is on its way to webhook #{tested.webhook_id}; "
-            "/admin webhook list shows how it went.",
+            member_words(interaction).gettext(
+                N_(
+                    "A webhook.test event is on its way to webhook #{number}; "
+                    "/admin webhook list shows how it went."
+                ),
+                number=tested.webhook_id,
+            ),
             ephemeral=True,
         )
 
