@@ -72,7 +72,7 @@ QUICK = Sizes(5_000, 1_000, 20_000, 5_000, 2_500)
 async def _void(url: str, match_id: int) -> int:
     """What `ladderbot void` would do: open the database, void as the command line's
     moderator, close; the number of matches replayed."""
-    from bot.cli import CLI_ACTOR
+    from bot.cli.common import CLI_ACTOR
 
     services = await Services.open(url, Config())
     try:

@@ -1,5 +1,5 @@
-"""Shared by the command line's commands: the exit statuses, the errors that are the user's,
-the streams, the parser, opening the database for one command, and printing.
+"""Shared by the command line's commands once one is chosen: the errors that are the user's,
+the arguments' types, opening the database for one command, and printing.
 """
 
 from __future__ import annotations
@@ -8,12 +8,11 @@ import argparse
 import asyncio
 import contextlib
 import json
-import sys
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn, TextIO, TypeVar
+from typing import TextIO, TypeVar
 
+from bot.cli.parsing import EXIT_OK, Handler, Parser, Streams, UsageError
 from bot.config import (
     Config,
     ConfigError,
@@ -38,16 +37,6 @@ from bot.services.progress import shown_by
 DEFAULT_CONFIG = "config.toml"
 
 
-EXIT_OK = 0
-
-
-EXIT_BAD_INPUT = 2
-
-
-class UsageError(Exception):
-    """The command line itself is wrong (unknown command, missing or bad argument)."""
-
-
 USER_ERRORS: tuple[type[Exception], ...] = (
     UsageError,
     GameListError,
@@ -58,59 +47,6 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     DatabaseUnavailable,
 )
 """Errors that are the user's input, reported as one line; anything else is a bug."""
-
-
-@dataclass(frozen=True)
-class Streams:
-    stdin: TextIO
-    stdout: TextIO
-    stderr: TextIO
-
-    @classmethod
-    def standard(cls) -> Streams:
-        return cls(sys.stdin, sys.stdout, sys.stderr)
-
-
-Handler = Callable[[argparse.Namespace, Streams], int]
-
-
-class Parser(argparse.ArgumentParser):
-    """Raises UsageError instead of printing the usage and exiting; when a command's argument
-    that starts with '-' (a lineup such as '-abc 1 | <@2> 3') was taken for an option, the
-    error says to put `--` before it (not where a command's name is expected: an unknown
-    command is only that)."""
-
-    _arguments: Sequence[str] = ()
-
-    def parse_known_args(  # type: ignore[override]
-        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-    ) -> tuple[argparse.Namespace, list[str]]:
-        self._arguments = list(args or ())
-        return super().parse_known_args(args, namespace)
-
-    def error(self, message: str) -> NoReturn:
-        if self._subparsers is None and "--" not in self._arguments:
-            dashed = [
-                argument
-                for argument in self._arguments
-                if argument.startswith("-")
-                and argument.split("=")[0] not in self._option_string_actions
-            ]
-            if dashed:
-                message += (
-                    f"; {dashed[0]!r} was read as an option: to give it as an argument,"
-                    f" put -- before it ({self.prog} ... -- {dashed[0]!r})"
-                )
-        raise UsageError(message)
-
-
-GAME_LIST_HELP = (
-    "A game list has one game per line, newest first: <result><opponent rating> [<opponent "
-    "name>] [<days ago>], e.g. '+1500 alice 3': result + win, = draw, - loss; the rating in "
-    "Elo units (1500 average); name a word (default unknown); days a number >= 0 (default 0). "
-    "Blank lines are skipped; another bad line is refused with its number "
-    "(docs/rating-math.md: Game lists)."
-)
 
 
 def whole_argument(low: int, high: int, what: str) -> Callable[[str], int]:
@@ -214,11 +150,8 @@ def id_argument(what: str) -> Callable[[str], int]:
     return parse
 
 
-def database_command(
-    commands: argparse._SubParsersAction[Parser], name: str, handler: Handler, help_text: str
-) -> Parser:
+def on_the_database(command: Parser, handler: Handler) -> Parser:
     """A command that works on one guild of the database: --guild, --db, --config."""
-    command = add_command(commands, name, help=help_text)
     command.add_argument("--guild", type=id_argument("guild id"), required=True, metavar="ID")
     command.add_argument(
         "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
@@ -258,8 +191,3 @@ def stages_on(stream: TextIO) -> Iterator[None]:
             yield
     finally:
         line.close()
-
-
-def add_command(commands: argparse._SubParsersAction[Parser], name: str, **options: Any) -> Parser:
-    """A command whose --help opens with the line the command list shows for it (`help`)."""
-    return commands.add_parser(name, description=options.get("help"), **options)

@@ -11,20 +11,15 @@ from pathlib import Path
 
 from bot.cli.common import (
     CLI_ACTOR,
-    EXIT_OK,
-    GAME_LIST_HELP,
-    Handler,
-    Parser,
-    Streams,
-    UsageError,
-    database_command,
     no_numbered_guests,
+    on_the_database,
     print_json,
     print_lines,
     stages_on,
     whole_argument,
     with_services,
 )
+from bot.cli.parsing import EXIT_OK, GAME_LIST_HELP, Parser, Streams, UsageError
 from bot.present.lines import (
     card_lines,
     leaderboard_line,
@@ -230,33 +225,54 @@ _last_matches = whole_argument(1, MAX_LAST, "a whole number")
 _teams = whole_argument(0, 1_000_000, "a whole number")  # the service says 2 to 4
 
 
-def add_database_commands(commands: argparse._SubParsersAction[Parser]) -> None:
-    def command(name: str, handler: Handler, help_text: str) -> Parser:
-        return database_command(commands, name, handler, help_text)
+def define_gr(command: Parser) -> None:
+    on_the_database(command, run_gr)
+    command.epilog = GAME_LIST_HELP
+    command.add_argument("member", metavar="MEMBER", help="user id or display name")
 
-    gr = command("gr", run_gr, "a member's games as a game list, opponent ratings in Elo units")
-    gr.epilog = GAME_LIST_HELP
-    gr.add_argument("member", metavar="MEMBER", help="user id or display name")
-    report = command("report", run_report, "record and apply a match")
-    report.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
-    rating = command("rating", run_rating, "a member's rating card")
-    rating.add_argument("member", metavar="MEMBER", help="user id or display name")
-    rating.add_argument("--variant", choices=list(VARIANTS), help="p1 … p8 (guild default)")
-    rating.add_argument("--json", action="store_true", help="one JSON object")
-    board = command("leaderboard", run_leaderboard, "the whole leaderboard")
-    board.add_argument("--by", choices=list(MEASURES), default="ladder", metavar="MEASURE")
-    board.add_argument("--season", metavar="NAME", help="a closed season's closing standings")
-    board.add_argument("--json", action="store_true", help="a JSON list")
-    command("export", run_export, "every match as CSV")
-    imported = command("import", run_import, "matches from a CSV file, all or nothing")
-    imported.add_argument("file", metavar="FILE", help="CSV file ('-' for stdin)")
-    command("recompute", run_recompute, "replay the guild from its log")
-    balance = command("balance", run_balance, "split players into even teams")
-    balance.add_argument("players", metavar="PLAYERS", help="'<@1> <@2> guest_bob <@3>'")
-    balance.add_argument("--teams", type=_teams, default=2, metavar="N", help="2 to 4 (default 2)")
-    evaluate = command("evaluate", run_evaluate, "how well each rating predicts")
-    evaluate.add_argument(
+
+def define_report(command: Parser) -> None:
+    on_the_database(command, run_report)
+    command.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
+
+
+def define_rating(command: Parser) -> None:
+    on_the_database(command, run_rating)
+    command.add_argument("member", metavar="MEMBER", help="user id or display name")
+    command.add_argument("--variant", choices=list(VARIANTS), help="p1 … p8 (guild default)")
+    command.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def define_leaderboard(command: Parser) -> None:
+    on_the_database(command, run_leaderboard)
+    command.add_argument("--by", choices=list(MEASURES), default="ladder", metavar="MEASURE")
+    command.add_argument("--season", metavar="NAME", help="a closed season's closing standings")
+    command.add_argument("--json", action="store_true", help="a JSON list")
+
+
+def define_export(command: Parser) -> None:
+    on_the_database(command, run_export)
+
+
+def define_import(command: Parser) -> None:
+    on_the_database(command, run_import)
+    command.add_argument("file", metavar="FILE", help="CSV file ('-' for stdin)")
+
+
+def define_recompute(command: Parser) -> None:
+    on_the_database(command, run_recompute)
+
+
+def define_balance(command: Parser) -> None:
+    on_the_database(command, run_balance)
+    command.add_argument("players", metavar="PLAYERS", help="'<@1> <@2> guest_bob <@3>'")
+    command.add_argument("--teams", type=_teams, default=2, metavar="N", help="2 to 4 (default 2)")
+
+
+def define_evaluate(command: Parser) -> None:
+    on_the_database(command, run_evaluate)
+    command.add_argument(
         "--last", type=_last_matches, default=DEFAULT_LAST, metavar="N", help="matches (5,000)"
     )
-    evaluate.add_argument("--tune", action="store_true", help="also try other ladder constants")
-    evaluate.add_argument("--json", action="store_true", help="one JSON object")
+    command.add_argument("--tune", action="store_true", help="also try other ladder constants")
+    command.add_argument("--json", action="store_true", help="one JSON object")

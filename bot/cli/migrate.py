@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from typing import Any, TextIO
 
-from bot.cli.common import EXIT_OK, Parser, Streams, UsageError, add_command
+from bot.cli.parsing import EXIT_OK, Parser, Streams, UsageError
 from bot.services import (
     ConnectionLost,
     DatabaseUnavailable,
@@ -53,12 +53,7 @@ def run_migrate_db(arguments: argparse.Namespace, streams: Streams) -> int:
     return EXIT_OK
 
 
-def add_migrate_command(commands: argparse._SubParsersAction[Parser]) -> None:
-    command = add_command(
-        commands,
-        "migrate-db",
-        help="copy a whole database into an empty one (SQLite <-> PostgreSQL)",
-    )
+def define_migrate_db(command: Parser) -> None:
     command.add_argument("--from", dest="source", required=True, metavar="URL")
     command.add_argument("--to", dest="target", required=True, metavar="URL")
     command.set_defaults(handler=run_migrate_db)

@@ -9,19 +9,15 @@ from collections.abc import Sequence
 
 from bot.cli.common import (
     CLI_ACTOR,
-    EXIT_OK,
-    Parser,
-    Streams,
-    UsageError,
-    add_command,
-    database_command,
     id_argument,
     no_numbered_guests,
+    on_the_database,
     print_json,
     print_lines,
     whole_argument,
     with_services,
 )
+from bot.cli.parsing import EXIT_OK, Parser, Streams, UsageError
 from bot.config import (
     GuildSettings,
     SettingError,
@@ -187,42 +183,51 @@ def run_season_list(arguments: argparse.Namespace, streams: Streams) -> int:
     return print_lines(map(season_line, found), streams)
 
 
-def add_moderation_commands(commands: argparse._SubParsersAction[Parser]) -> None:
-    listed = database_command(
-        commands, "matches", run_matches, "the guild's matches, newest first, with state"
-    )
-    listed.add_argument("--member", metavar="M", help="only this member's (user id or name)")
-    listed.add_argument("--limit", type=_count, metavar="N", help="the newest N only")
-    listed.add_argument("--json", action="store_true", help="a JSON list")
-    shown = database_command(commands, "match", run_match, "one match, as /match show")
-    shown.add_argument("match", type=_match_id, metavar="ID")
-    shown.add_argument("--json", action="store_true", help="one JSON object")
-    void = database_command(commands, "void", run_void, "void a match, as /admin void")
-    void.add_argument("match", type=_match_id, metavar="ID")
-    void.add_argument("--reason", metavar="TEXT", help="why (shown on the match)")
-    confirm = database_command(
-        commands, "confirm", run_confirm, "apply a pending or disputed match, as /match confirm"
-    )
-    confirm.add_argument("match", type=_match_id, metavar="ID")
-    edit = database_command(commands, "edit", run_edit, "replace a match's lineup, as /admin edit")
-    edit.add_argument("match", type=_match_id, metavar="ID")
-    edit.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
-    settings = database_command(
-        commands, "settings", run_settings, "show or change the guild's settings"
-    )
-    settings.add_argument(
+def define_matches(command: Parser) -> None:
+    on_the_database(command, run_matches)
+    command.add_argument("--member", metavar="M", help="only this member's (user id or name)")
+    command.add_argument("--limit", type=_count, metavar="N", help="the newest N only")
+    command.add_argument("--json", action="store_true", help="a JSON list")
+
+
+def define_match(command: Parser) -> None:
+    on_the_database(command, run_match)
+    command.add_argument("match", type=_match_id, metavar="ID")
+    command.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def define_void(command: Parser) -> None:
+    on_the_database(command, run_void)
+    command.add_argument("match", type=_match_id, metavar="ID")
+    command.add_argument("--reason", metavar="TEXT", help="why (shown on the match)")
+
+
+def define_confirm(command: Parser) -> None:
+    on_the_database(command, run_confirm)
+    command.add_argument("match", type=_match_id, metavar="ID")
+
+
+def define_edit(command: Parser) -> None:
+    on_the_database(command, run_edit)
+    command.add_argument("match", type=_match_id, metavar="ID")
+    command.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
+
+
+def define_settings(command: Parser) -> None:
+    on_the_database(command, run_settings)
+    command.add_argument(
         "changes", nargs="*", metavar="NAME=VALUE", help=f"any of {', '.join(SETTING_NAMES)}"
     )
-    season = add_command(commands, "season", help="start a season, or list the seasons")
-    season_commands = season.add_subparsers(dest="season_command", required=True, metavar="ACTION")
-    start = database_command(
-        season_commands, "start", run_season_start, "close the season and start a new one"
-    )
-    start.add_argument("name", metavar="NAME", help="the new season's name")
-    start.add_argument(
+
+
+def define_season_start(command: Parser) -> None:
+    on_the_database(command, run_season_start)
+    command.add_argument("name", metavar="NAME", help="the new season's name")
+    command.add_argument(
         "--carry", type=_carry, default=0.0, metavar="X", help=f"share kept, {CARRY_RULE} (0)"
     )
-    season_list = database_command(
-        season_commands, "list", run_season_list, "every season, oldest first"
-    )
-    season_list.add_argument("--json", action="store_true", help="a JSON list")
+
+
+def define_season_list(command: Parser) -> None:
+    on_the_database(command, run_season_list)
+    command.add_argument("--json", action="store_true", help="a JSON list")

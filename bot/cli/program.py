@@ -1,64 +1,179 @@
 """The `ladderbot` command (also `python -m bot`), SPEC section 5.
 
-Each subcommand is a handler `(arguments, streams) -> exit status` registered in
-`build_parser()`. Bad input raises one of `USER_ERRORS`; `main` turns it into one line on
-stderr and exit status 2, never a traceback.
+`COMMANDS` lists every command with its one-line help and the function, in one of this
+package's modules, that adds its arguments and its handler `(arguments, streams) -> exit
+status`. The parser is built from the list alone; a command's module is imported only when
+that command is chosen or its help shown, so `ladderbot --version` and `ladderbot --help`
+load none of the bot and each command only what it uses. Bad input raises one of the user's
+errors (`bot.cli.common.USER_ERRORS`); `main` turns it into one line on stderr and exit
+status 2, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import os
 import sys
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, NamedTuple
 
-from bot.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_OK,
-    USER_ERRORS,
-    Handler,
-    Parser,
-    Streams,
-    database_command,
-)
-from bot.cli.database import add_database_commands
-from bot.cli.migrate import add_migrate_command
-from bot.cli.moderation import add_moderation_commands
-from bot.cli.queues import add_queue_commands
-from bot.cli.serve import add_bot_command
-from bot.cli.tools import add_performance_commands, run_rep
-from bot.cli.webhooks import add_webhook_commands
-from bot.present.words import PROGRAM
+from bot import PROGRAM
+from bot.cli.parsing import EXIT_BAD_INPUT, EXIT_OK, Handler, Parser, Streams, UsageError
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROGRAM, description="Ranked matches: ladder and performance ratings.")
-    parser.add_argument("--version", action="version", version=f"{PROGRAM} {_version()}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_performance_commands(commands)
-    add_bot_command(commands)
-    add_database_commands(commands)
-    add_moderation_commands(commands)
-    add_queue_commands(commands, database_command)
-    add_webhook_commands(commands, database_command)
-    add_migrate_command(commands)
-    return parser
+class Command(NamedTuple):
+    help: str
+    """One line: the command list of `ladderbot --help`, and the first line of its own."""
+    defined_by: str
+    """"MODULE:FUNCTION" in bot.cli: the function adds the arguments and the handler."""
+
+
+class Group(NamedTuple):
+    """A command whose first argument is an action: `season start`, `webhook list`, ..."""
+
+    help: str
+    actions: Mapping[str, Command]
+
+
+def _variant(summary: str) -> Command:
+    return Command(
+        f"{summary}: rating of the game list on stdin, as RP +UP -DOWN", "tools:define_variant"
+    )
+
+
+COMMANDS: Final[Mapping[str, Command | Group]] = {
+    "p1": _variant("plain performance rating"),
+    "p2": _variant("p1 plus a fictitious draw with a 0-rated player"),
+    "p3": _variant("newer games weigh more (D^i)"),
+    "p4": _variant("p3, games against one opponent reduced by 1/√N"),
+    "p5": _variant("p4 with the divisor capped at √50"),
+    "p6": _variant("p5, games age by distinct opponents played since"),
+    "p7": _variant("games age within each opponent's sequence and by distinct opponents since"),
+    "p8": _variant("p7 with two fictitious draws with a 1500-rated player"),
+    "ra": Command("as the variant, then the rating accuracy RA", "tools:define_ra"),
+    "rep": Command(
+        "print STRING COUNT times for each pair; a lone '-' copies stdin", "rep:define_rep"
+    ),
+    "testit": Command("the variant over the seed's situations", "tools:define_testit"),
+    "run": Command("run the Discord bot", "serve:define_run"),
+    "web": Command("serve the web pages and read API (read only)", "serve:define_web"),
+    "gr": Command(
+        "a member's games as a game list, opponent ratings in Elo units", "database:define_gr"
+    ),
+    "report": Command("record and apply a match", "database:define_report"),
+    "rating": Command("a member's rating card", "database:define_rating"),
+    "leaderboard": Command("the whole leaderboard", "database:define_leaderboard"),
+    "export": Command("every match as CSV", "database:define_export"),
+    "import": Command("matches from a CSV file, all or nothing", "database:define_import"),
+    "recompute": Command("replay the guild from its log", "database:define_recompute"),
+    "balance": Command("split players into even teams", "database:define_balance"),
+    "evaluate": Command("how well each rating predicts", "database:define_evaluate"),
+    "matches": Command(
+        "the guild's matches, newest first, with state", "moderation:define_matches"
+    ),
+    "match": Command("one match, as /match show", "moderation:define_match"),
+    "void": Command("void a match, as /admin void", "moderation:define_void"),
+    "confirm": Command(
+        "apply a pending or disputed match, as /match confirm", "moderation:define_confirm"
+    ),
+    "edit": Command("replace a match's lineup, as /admin edit", "moderation:define_edit"),
+    "settings": Command("show or change the guild's settings", "moderation:define_settings"),
+    "season": Group(
+        "start a season, or list the seasons",
+        {
+            "start": Command(
+                "close the season and start a new one", "moderation:define_season_start"
+            ),
+            "list": Command("every season, oldest first", "moderation:define_season_list"),
+        },
+    ),
+    "queue": Group(
+        "the matchmaking queues and open lobbies",
+        {
+            "list": Command(
+                "every queue with its waiting members, and open lobbies",
+                "queues:define_queue_list",
+            ),
+        },
+    ),
+    "webhook": Group(
+        "webhooks: events sent to your own tools",
+        {
+            "add": Command("add a webhook (prints its secret once)", "webhooks:define_add"),
+            "remove": Command("remove a webhook", "webhooks:define_by_id"),
+            "test": Command("send it a webhook.test event", "webhooks:define_by_id"),
+            "list": Command("the webhooks and their deliveries", "webhooks:define_list"),
+        },
+    ),
+    "migrate-db": Command(
+        "copy a whole database into an empty one (SQLite <-> PostgreSQL)",
+        "migrate:define_migrate_db",
+    ),
+}
+"""Every command, in the order `ladderbot --help` lists them."""
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed version, looked up (importlib.metadata) only when asked."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{PROGRAM} {_version()}")
+        parser.exit()
 
 
 def _version() -> str:
+    import importlib.metadata  # only for --version: it costs more than the parser
+
     try:
         return importlib.metadata.version("ladderbot")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
         return "(not installed)"
 
 
+def _add_commands(
+    parser: Parser, commands: Mapping[str, Command | Group], dest: str, metavar: str
+) -> None:
+    choices = parser.add_subparsers(dest=dest, required=True, metavar=metavar)
+    for name, command in commands.items():
+        if isinstance(command, Group):
+            group = choices.add_parser(name, help=command.help, description=command.help)
+            _add_commands(group, command.actions, f"{name}_command", "ACTION")
+        else:
+            choices.add_parser(
+                name,
+                help=command.help,
+                description=command.help,
+                command=name,
+                defined_by=f"bot.cli.{command.defined_by}",
+            )
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog=PROGRAM, description="Ranked matches: ladder and performance ratings.")
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        default=argparse.SUPPRESS,
+        help="show program's version number and exit",
+    )
+    _add_commands(parser, COMMANDS, "command", "COMMAND")
+    return parser
+
+
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser = build_parser()
     if argv[:1] == ["rep"] and list(argv[1:]) not in (["-h"], ["--help"]):
         # rep's arguments are game text such as '-R playerX' or '-': never options.
-        return argparse.Namespace(command="rep", handler=run_rep, arguments=list(argv[1:]))
+        arguments = parser.parse_args(["rep"])
+        arguments.arguments = list(argv[1:])
+        return arguments
     return parser.parse_args(argv)
 
 
@@ -78,6 +193,15 @@ def on_the_command_line(message: str) -> str:
     return message
 
 
+def _is_users(error: Exception) -> bool:
+    """Whether `error` is the user's input rather than a bug. Its kinds come from the
+    command's modules (the services, the config, the rating math), so they are looked up
+    only once a command has raised one: the command's module has loaded them by then."""
+    from bot.cli.common import USER_ERRORS
+
+    return isinstance(error, USER_ERRORS)
+
+
 def main(argv: Sequence[str] | None = None, streams: Streams | None = None) -> int:
     """Run one `ladderbot` command; returns the exit status."""
     streams = streams or Streams.standard()
@@ -88,16 +212,18 @@ def main(argv: Sequence[str] | None = None, streams: Streams | None = None) -> i
         command = f"{PROGRAM} {arguments.command}"
         handler: Handler = arguments.handler
         return handler(arguments, streams)
-    except USER_ERRORS as error:
-        print(f"{command}: error: {on_the_command_line(str(error))}", file=streams.stderr)
-        return EXIT_BAD_INPUT
     except (UnicodeDecodeError, UnicodeEncodeError) as error:  # bytes that are not UTF-8
         print(f"{command}: error: the text is not valid UTF-8: {error.reason}", file=streams.stderr)
         return EXIT_BAD_INPUT
-    except SystemExit as exit_request:  # --help
+    except SystemExit as exit_request:  # --help, --version
         return exit_request.code if isinstance(exit_request.code, int) else EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader went away (`ladderbot rep ... | head`): stop quietly.
         if streams.stdout is sys.stdout:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Exception as error:
+        if not isinstance(error, UsageError) and not _is_users(error):
+            raise
+        print(f"{command}: error: {on_the_command_line(str(error))}", file=streams.stderr)
+        return EXIT_BAD_INPUT

@@ -7,7 +7,8 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from bot.cli.common import add_command, print_json, print_lines, with_services
+from bot.cli.common import on_the_database, print_json, print_lines, with_services
+from bot.cli.parsing import Parser
 from bot.services import Services
 from bot.services.matchcsv.format import format_time
 from bot.services.queue_rules import wait_text
@@ -94,10 +95,6 @@ def run_queue_list(arguments: argparse.Namespace, streams: Any) -> int:
     return print_lines(queue_lines(view), streams)
 
 
-def add_queue_commands(commands: Any, database_command: Any) -> None:
-    queue = add_command(commands, "queue", help="the matchmaking queues and open lobbies")
-    actions = queue.add_subparsers(dest="queue_command", required=True, metavar="ACTION")
-    listed = database_command(
-        actions, "list", run_queue_list, "every queue with its waiting members, and open lobbies"
-    )
-    listed.add_argument("--json", action="store_true", help="one JSON object")
+def define_queue_list(command: Parser) -> None:
+    on_the_database(command, run_queue_list)
+    command.add_argument("--json", action="store_true", help="one JSON object")

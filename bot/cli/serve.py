@@ -8,16 +8,12 @@ from dataclasses import replace
 
 from bot.cli.common import (
     DEFAULT_CONFIG,
-    EXIT_OK,
-    Parser,
-    Streams,
-    UsageError,
-    add_command,
     config_of,
     location_of,
     open_services,
     whole_argument,
 )
+from bot.cli.parsing import EXIT_OK, Parser, Streams, UsageError
 
 
 def run_discord_bot(arguments: argparse.Namespace, streams: Streams) -> int:
@@ -60,17 +56,20 @@ def run_web(arguments: argparse.Namespace, streams: Streams) -> int:
 _port = whole_argument(1, 65_535, "a port number")
 
 
-def add_bot_command(commands: argparse._SubParsersAction[Parser]) -> None:
-    run_command = add_command(commands, "run", help="run the Discord bot")
-    run_command.add_argument(
+def define_run(command: Parser) -> None:
+    command.add_argument(
         "--config", default=DEFAULT_CONFIG, metavar="PATH", help=f"config file ({DEFAULT_CONFIG})"
     )
-    run_command.set_defaults(handler=run_discord_bot)
-    web = add_command(commands, "web", help="serve the web pages and read API (read only)")
-    web.add_argument("--host", metavar="H", help="address to listen on ([web] host)")
-    web.add_argument("--port", type=_port, metavar="P", help="port ([web] port)")
-    web.add_argument(
+    command.set_defaults(handler=run_discord_bot)
+
+
+def define_web(command: Parser) -> None:
+    command.add_argument("--host", metavar="H", help="address to listen on ([web] host)")
+    command.add_argument("--port", type=_port, metavar="P", help="port ([web] port)")
+    command.add_argument(
         "--db", metavar="PATH|URL", help="database file or URL (default: the config's)"
     )
-    web.add_argument("--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)")
-    web.set_defaults(handler=run_web)
+    command.add_argument(
+        "--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)"
+    )
+    command.set_defaults(handler=run_web)

@@ -8,12 +8,13 @@ from typing import Any
 
 from bot.cli.common import (
     CLI_ACTOR,
-    add_command,
     id_argument,
+    on_the_database,
     print_json,
     print_lines,
     with_services,
 )
+from bot.cli.parsing import Parser
 from bot.present.lines import webhook_added_lines, webhook_line
 from bot.services import Services
 from bot.services.shapes import webhook_object
@@ -49,14 +50,18 @@ def run_webhook(arguments: argparse.Namespace, streams: Any) -> int:
 _webhook_id = id_argument("webhook id")
 
 
-def add_webhook_commands(commands: Any, database_command: Any) -> None:
-    webhook = add_command(commands, "webhook", help="webhooks: events sent to your own tools")
-    actions = webhook.add_subparsers(dest="webhook_command", required=True, metavar="ACTION")
-    add = database_command(actions, "add", run_webhook, "add a webhook (prints its secret once)")
-    add.add_argument("url", metavar="URL", help="https://… address of the receiver")
-    add.add_argument("--events", metavar="LIST", help="comma-separated events (default: all)")
-    for name, text in (("remove", "remove a webhook"), ("test", "send it a webhook.test event")):
-        command = database_command(actions, name, run_webhook, text)
-        command.add_argument("id", type=_webhook_id, metavar="ID", help="the webhook's number")
-    listed = database_command(actions, "list", run_webhook, "the webhooks and their deliveries")
-    listed.add_argument("--json", action="store_true", help="one JSON array")
+def define_add(command: Parser) -> None:
+    on_the_database(command, run_webhook)
+    command.add_argument("url", metavar="URL", help="https://… address of the receiver")
+    command.add_argument("--events", metavar="LIST", help="comma-separated events (default: all)")
+
+
+def define_by_id(command: Parser) -> None:
+    """`remove` and `test`: the webhook's number."""
+    on_the_database(command, run_webhook)
+    command.add_argument("id", type=_webhook_id, metavar="ID", help="the webhook's number")
+
+
+def define_list(command: Parser) -> None:
+    on_the_database(command, run_webhook)
+    command.add_argument("--json", action="store_true", help="one JSON array")

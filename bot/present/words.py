@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Final
 
+from bot import PROGRAM
 from bot.present.language import N_, Words
 from bot.ratings.gamelist import Game, format_games
 from bot.services import Participant
@@ -28,8 +29,6 @@ from bot.services.errors import shorten as shorten  # the one cut of long text
 from bot.services.evaluation import SettingsCommand
 from bot.services.replaying import Replayed
 
-PROGRAM: Final = "ladderbot"
-"""The command line's name, as its refusals and the other front ends' advice spell it."""
 INFINITY_TEXT: Final = {True: "+inf", False: "-inf"}
 """A performance rating of ±∞ (only wins or only losses), in text and in JSON (SPEC 9.5)."""
 UNDEFINED: Final = "undefined"

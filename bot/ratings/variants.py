@@ -215,7 +215,6 @@ class Variant:
     """A performance-rating variant: its weights k_i and its fictitious games."""
 
     name: str
-    summary: str
     weights: WeightRule
     """k_i from the games' opponents and order, never their results (stability_arrays
     weighs a list once for both of its one-more-game outcomes)."""
@@ -265,36 +264,31 @@ _TWO_DRAWS_WITH_AVERAGE = (FictitiousGame(FICTITIOUS_WEIGHT, 0.5, 1500.0),) * 2
 VARIANTS: dict[str, Variant] = {
     variant.name: variant
     for variant in (
-        Variant("p1", "plain performance rating", _equal, ()),
-        Variant("p2", "p1 plus a fictitious draw with a 0-rated player", _equal, _DRAW_WITH_ZERO),
-        Variant("p3", "newer games weigh more (D^i)", _aged_by_games, _DRAW_WITH_ZERO),
+        Variant("p1", _equal, ()),
+        Variant("p2", _equal, _DRAW_WITH_ZERO),
+        Variant("p3", _aged_by_games, _DRAW_WITH_ZERO),
         Variant(
             "p4",
-            "p3, games against one opponent reduced by 1/√N",
             functools.partial(_aged_by_games_per_opponent, cap=np.inf),
             _DRAW_WITH_ZERO,
         ),
         Variant(
             "p5",
-            "p4 with the divisor capped at √50",
             functools.partial(_aged_by_games_per_opponent, cap=OPPONENT_COUNT_CAP),
             _DRAW_WITH_ZERO,
         ),
         Variant(
             "p6",
-            "p5, games age by distinct opponents played since",
             _aged_by_opponents_per_opponent,
             _DRAW_WITH_ZERO,
         ),
         Variant(
             "p7",
-            "games age within each opponent's sequence and by distinct opponents since",
             _opponent_sequence,
             _DRAW_WITH_ZERO,
         ),
         Variant(
             "p8",
-            "p7 with two fictitious draws with a 1500-rated player",
             _opponent_sequence,
             _TWO_DRAWS_WITH_AVERAGE,
         ),
