@@ -58,15 +58,22 @@ class Pairing:
         """Places in match order, by member."""
         self._member_users: IntArray = user_id[self._by_match][by_member]
         firsts_of_users = np.diff(self._member_users, prepend=self._member_users[:1] - 1) != 0
-        self.user_codes = np.empty(size, dtype=np.int64)
-        """Each entry's user as a code from 0 (equal users, equal codes): small opponent
-        codes keep the sort of GameArrays' opponent groups short."""
-        self.user_codes[self._by_match[by_member]] = np.cumsum(firsts_of_users) - 1
+        self._codes = np.empty(size, dtype=np.int64)
+        """By place in match order: the entry's user as a code from 0 (equal users, equal
+        codes): small opponent codes keep the sort of GameArrays' opponent groups short."""
+        self._codes[by_member] = np.cumsum(firsts_of_users) - 1
 
-    def _places(self, members: IntArray) -> IntArray:
-        """The match-order places of the members' entries (members ascending), by member."""
+    def in_match_order(self, values: FloatArray) -> FloatArray:
+        """An entry column (in the entries' own order) in match order, as `game_arrays`
+        takes it."""
+        ordered: FloatArray = values[self._by_match]
+        return ordered
+
+    def _places(self, members: IntArray) -> tuple[IntArray, IntArray]:
+        """The match-order places of the members' entries (members ascending), by member,
+        and the user of each."""
         if not len(members):
-            return np.zeros(0, np.int64)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
         span = slice(
             int(np.searchsorted(self._member_users, members[0], side="left")),
             int(np.searchsorted(self._member_users, members[-1], side="right")),
@@ -75,23 +82,52 @@ class Pairing:
         found = np.searchsorted(members, users)
         chosen = members[np.minimum(found, len(members) - 1)] == users
         places: IntArray = self._member_places[span][chosen]
-        return places
+        return places, users[chosen]
+
+    def _opponents(self, mine: IntArray) -> tuple[IntArray, IntArray]:
+        """The match-order places of the opponents of the entries at places `mine`, entry by
+        entry (each entry's match in match order), and how many each entry has."""
+        sizes = self._match_size[mine]
+        starts = np.cumsum(sizes) - sizes
+        candidates = np.repeat(self._match_first[mine] - starts, sizes)
+        candidates += np.arange(len(candidates), dtype=np.int64)
+        other_side = self._side[candidates] != np.repeat(self._side[mine], sizes)
+        counts = (
+            np.add.reduceat(other_side, starts, dtype=np.int64)
+            if len(mine)
+            else np.zeros(0, np.int64)
+        )
+        return candidates[other_side], counts
 
     def games(self, members: Sequence[int]) -> tuple[IntArray, IntArray]:
         """(member's entry, opponent's entry) of each game of the members (ascending ids), by
         member, newest match first, then opponent id: indices into the entries."""
-        mine = self._places(np.asarray(members, dtype=np.int64))
-        sizes = self._match_size[mine]
-        total = int(sizes.sum())
-        starts = np.cumsum(sizes) - sizes
-        member_place = np.repeat(mine, sizes)
-        opponent_place = np.repeat(self._match_first[mine] - starts, sizes)
-        opponent_place += np.arange(total, dtype=np.int64)
-        other_side = self._side[opponent_place] != self._side[member_place]
-        return (
-            self._by_match[member_place[other_side]],
-            self._by_match[opponent_place[other_side]],
+        mine, _ = self._places(np.asarray(members, dtype=np.int64))
+        opponents, counts = self._opponents(mine)
+        return self._by_match[np.repeat(mine, counts)], self._by_match[opponents]
+
+    def game_arrays(
+        self, members: Sequence[int], score: FloatArray, minutes: FloatArray, ratings: FloatArray
+    ) -> GameArrays:
+        """One segment per member of `members` (ascending ids; one without entries: an empty
+        segment), the games in the order of `games`: each game's result (SPEC 2.3 step 4),
+        the opponent's rating and code (equal users, equal codes, from 0: short sorts of
+        GameArrays' opponent groups). `score`, `minutes` and `ratings` (in Elo units) are
+        every entry's in match order (`in_match_order`), so no column is gathered in the
+        entries' own order."""
+        wanted = np.asarray(members, dtype=np.int64)
+        mine, users = self._places(wanted)
+        opponents, counts = self._opponents(mine)
+        order = rate_order(
+            np.repeat(score[mine], counts),
+            np.repeat(minutes[mine], counts),
+            score[opponents],
+            minutes[opponents],
         )
+        ends = np.zeros(len(mine) + 1, dtype=np.int64)
+        np.cumsum(counts, out=ends[1:])
+        offsets = np.append(ends[np.searchsorted(users, wanted, side="left")], ends[-1])
+        return GameArrays(result_of(order), ratings[opponents], self._codes[opponents], offsets)
 
     def blocks(self, members: Sequence[int], pairs: int) -> list[list[int]]:
         """The members (ascending ids) in consecutive blocks of about `pairs` candidate
@@ -111,31 +147,6 @@ def game_results(
     """Each game's result (SPEC 2.3 step 4): 1, 0.5 or 0 as the member's score per hour is
     above, equal to or below the opponent's (only the (member, opponent) pair, not a matrix)."""
     return result_of(rate_order(score, minutes, opponent_score, opponent_minutes))
-
-
-def game_arrays(
-    member: IntArray,
-    opponent_code: IntArray,
-    results: FloatArray,
-    opponent_rating: FloatArray,
-    members: Sequence[int],
-    bridge: EloBridge,
-) -> GameArrays:
-    """One segment per member of `members` (in that order; no games: an empty segment) from
-    rows grouped by `member` in ascending order; opponents by code (equal opponents, equal
-    codes: `Pairing.user_codes`), ratings in Elo units (SPEC 3.1)."""
-    wanted = np.array(members, dtype=np.int64)
-    firsts = np.searchsorted(member, wanted, side="left")
-    lengths = np.searchsorted(member, wanted, side="right") - firsts
-    offsets = np.zeros(len(wanted) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    taken = np.repeat(firsts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
-    return GameArrays(
-        results=results[taken],
-        ratings=np.asarray(bridge.to_elo(opponent_rating[taken]), dtype=np.float64),
-        opponents=opponent_code[taken],
-        offsets=offsets,
-    )
 
 
 def game_list(

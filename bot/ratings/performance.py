@@ -62,15 +62,8 @@ def stability_arrays(
     rating = performance_arrays(games, chosen)
     count = games.segment_count
     starts = games.offsets[:-1]
-    # One code above every code in use is an opponent that appears nowhere in its list.
-    new_opponent = int(games.opponents.max()) + 1 if len(games.opponents) else 0
-    shifted_offsets = games.offsets + np.arange(count + 1)
-    with_win = GameArrays(
-        results=np.insert(games.results, starts, np.ones(count)),
-        ratings=np.insert(games.ratings, starts, np.where(np.isfinite(rating), rating, 0.0)),
-        opponents=np.insert(games.opponents, starts, np.full(count, new_opponent)),
-        offsets=shifted_offsets,
-    )
+    with_win = games.with_newest(np.ones(count), np.where(np.isfinite(rating), rating, 0.0))
+    shifted_offsets = with_win.offsets
     # Weights depend on opponents and order, not on results: the list with a loss instead
     # weighs alike, so both are solved together with one weighing.
     weights = chosen.weights(with_win)

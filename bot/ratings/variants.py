@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -49,6 +49,8 @@ class GameArrays:
     ratings: FloatArray
     opponents: IntArray
     offsets: IntArray
+    groups: OpponentGroups | None = field(default=None, repr=False)
+    """The opponent groups when known already (`with_newest`); None: sorted when needed."""
 
     @classmethod
     def from_game_lists(cls, game_lists: Iterable[Sequence[Game]]) -> GameArrays:
@@ -98,6 +100,8 @@ class GameArrays:
         segment leads the key, every game stays within its segment's stretch, so the gathers
         and scatters touch memory nearby.
         """
+        if self.groups is not None:
+            return self.groups
         size = len(self.results)
         if size == 0:
             empty = np.zeros(0, dtype=np.int64)
@@ -132,6 +136,35 @@ class GameArrays:
         group = np.cumsum(is_group_start, out=np.empty(size, dtype=np.int64))
         group -= 1
         return OpponentGroups(order, group, starts, np.diff(np.append(starts, size)))
+
+    def with_newest(self, results: FloatArray, ratings: FloatArray) -> GameArrays:
+        """These lists with one more game each, the newest, with the given result and rating
+        (one per list), against an opponent none of them has met. Its opponent groups follow
+        from these lists' without a sort: the new opponent's code is above every other, so
+        its one game closes its list's groups, and every other game keeps its group, one
+        place later in its list (both orders by sorted place, as the sort would give them)."""
+        count = self.segment_count
+        starts = self.offsets[:-1]
+        offsets = self.offsets + np.arange(count + 1)
+        new_opponent = int(self.opponents.max()) + 1 if len(self.opponents) else 0
+        groups = self.opponent_groups
+        segment = self.segment_ids  # of a game, and so of its sorted place
+        ends = self.offsets[1:]  # sorted places: each list's new game goes before these
+        groups_before = np.searchsorted(groups.starts, ends)  # groups up to each list's end
+        shift = np.arange(count)
+        group_segment = segment[groups.starts]
+        return GameArrays(
+            results=np.insert(self.results, starts, results),
+            ratings=np.insert(self.ratings, starts, ratings),
+            opponents=np.insert(self.opponents, starts, np.full(count, new_opponent)),
+            offsets=offsets,
+            groups=OpponentGroups(
+                order=np.insert(groups.order + segment + 1, ends, starts + shift),
+                group=np.insert(groups.group + segment, ends, groups_before + shift),
+                starts=np.insert(groups.starts + group_segment, groups_before, ends + shift),
+                sizes=np.insert(groups.sizes, groups_before, 1),
+            ),
+        )
 
     @functools.cached_property
     def opponent_game_count(self) -> IntArray:

@@ -9,9 +9,11 @@ whole guild's performances take one pass per block of members and no per-game Py
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
+
+import numpy as np
 
 from bot.ratings import games as column_games
 from bot.ratings.arrays import FloatArray, IntArray
@@ -42,8 +44,6 @@ class GameRows:
     opponent_minutes: FloatArray
     opponent_rating: FloatArray
     """The opponent's ladder rating before the match."""
-    opponent_code: IntArray
-    """The opponent as a code (equal opponents, equal codes; see Pairing.user_codes)."""
 
 
 def pairing(played: PlayedColumns) -> column_games.Pairing:
@@ -66,7 +66,6 @@ def game_rows(
         played.score[theirs],
         played.minutes[theirs],
         played.rating_before[theirs],
-        paired.user_codes[theirs],
     )
 
 
@@ -77,12 +76,15 @@ def _results(rows: GameRows) -> FloatArray:
     )
 
 
-def game_arrays(rows: GameRows, members: Sequence[int], bridge: EloBridge) -> GameArrays:
-    """One segment per member of `members` (in that order; no games: an empty segment),
-    opponent ratings in Elo units (SPEC 3.1)."""
-    return column_games.game_arrays(
-        rows.member, rows.opponent_code, _results(rows), rows.opponent_rating, members, bridge
-    )
+def game_arrays(
+    played: PlayedColumns, paired: column_games.Pairing, bridge: EloBridge
+) -> Callable[[Sequence[int]], GameArrays]:
+    """The game arrays of any members (ascending ids) among the participants, paired by
+    `paired` (made from `played`): one segment per member, opponent ratings in Elo units
+    (SPEC 3.1). The columns are put in match order once, for every block of members."""
+    score, minutes = paired.in_match_order(played.score), paired.in_match_order(played.minutes)
+    ratings = np.asarray(bridge.to_elo(paired.in_match_order(played.rating_before)))
+    return lambda members: paired.game_arrays(members, score, minutes, ratings)
 
 
 def performances(games: GameArrays, measure: str, bridge: EloBridge) -> list[Performance]:
@@ -104,9 +106,10 @@ def measured(
     """The measures of the members by (user id, measure), block by block of BLOCK_PAIRS
     games: numpy work over up to a whole guild, so callers run it in a worker thread."""
     paired = pairing(played)
+    games_of = game_arrays(played, paired, bridge)
     found: dict[tuple[int, str], Performance] = {}
     for block in paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS):
-        games = game_arrays(game_rows(played, block, paired), block, bridge)
+        games = games_of(block)
         for measure in measures:
             found.update(
                 ((user_id, measure), performance)

@@ -30,6 +30,7 @@ from bot.services.performances import (
     game_list,
     game_rows,
     measured,
+    pairing,
 )
 from bot.storage import DatabaseBusy, LiveBoard, Member, Performance, PlayedColumns, Season
 
@@ -443,9 +444,9 @@ class Standings:
             played = await self._played(guild_id, [a, b])
         ratings = [ladder_rating(m, settings) for m in (first, second)]
         ladder = float(ladder_expected_score(ratings[0], ratings[1], settings.t))
-        rows = game_rows(played, [a, b])
-        games = game_arrays(rows, [a, b], elo_bridge(settings))
-        rp = performance_arrays(games, settings.variant)
+        members = sorted((a, b))
+        games = game_arrays(played, pairing(played), elo_bridge(settings))(members)
+        rp = performance_arrays(games, settings.variant)[[members.index(a), members.index(b)]]
         performance = (
             float(elo_expected_score(np.array([rp[1] - rp[0]]))[0])
             if np.isfinite(rp).all()

@@ -17,7 +17,6 @@ from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game, format_games
 from bot.ratings.games import (
     Pairing,
-    game_arrays,
     game_list,
     game_results,
     whole_days_between,
@@ -215,35 +214,6 @@ def test_column_functions_equal_the_literal_model(matches: list[MatchRecord]) ->
             == games
         )
 
-    arrays = game_arrays(
-        rows["member"], rows["opponent"], results, rows["opponent_rating"], members, BRIDGE
-    )
-    reference = GameArrays.from_game_lists(expected)
-    assert arrays.offsets.tolist() == reference.offsets.tolist()
-    assert arrays.results.tolist() == reference.results.tolist()
-    assert arrays.ratings.tolist() == reference.ratings.tolist()
-    for start, stop in pairwise(arrays.offsets.tolist()):  # the same opponent, the same code
-        codes = arrays.opponents[start:stop]
-        reference_codes = reference.opponents[start:stop]
-        assert (codes[:, None] == codes[None, :]).tolist() == (
-            reference_codes[:, None] == reference_codes[None, :]
-        ).tolist()
-
-
-def test_game_arrays_follow_the_order_of_the_members_asked_for() -> None:
-    rows = stored_rows(
-        [MatchRecord(1, NOW, (player(1, "a", 2), player(2, "b", 1), player(3, "c", 1)))]
-    )
-    results = game_results(
-        rows["score"], rows["opponent_score"], rows["minutes"], rows["opponent_minutes"]
-    )
-    arrays = game_arrays(
-        rows["member"], rows["opponent"], results, rows["opponent_rating"], [3, 7, 1], BRIDGE
-    )
-    assert arrays.offsets.tolist() == [0, 2, 2, 4]
-    assert arrays.results.tolist() == [0.0, 0.5, 1.0, 1.0]
-    assert arrays.ratings.tolist() == [1500.0] * 4
-
 
 # --- pairing participant entries into games, against the rows in their stated order -------
 
@@ -289,10 +259,38 @@ def test_pairing_gives_the_stored_rows_of_the_members_asked_for(
     rows = stored_rows(matches)
     asked = np.isin(rows["member"], sorted(members))
     assert paired == {name: rows[name][asked].tolist() for name in paired}
-    users = np.array([p.user_id for _, p in entries], dtype=np.int64)
-    codes = pairing.user_codes
-    assert ((codes[:, None] == codes[None, :]) == (users[:, None] == users[None, :])).all()
-    assert sorted(set(codes.tolist())) == list(range(len(set(users.tolist()))))
+
+
+@settings(max_examples=150, deadline=None)
+@given(applied_matches(), st.randoms(use_true_random=False))
+def test_game_arrays_of_every_member_equal_the_literal_model(
+    matches: list[MatchRecord], shuffle: Random
+) -> None:
+    """The vectorized games of all members at once (Pairing.game_arrays, what a whole
+    guild's performances are computed from) are each member's game list by the literal
+    model: results, opponents' ratings in Elo units, the same opponent the same code."""
+    entries, pairing = paired_entries(matches, shuffle)
+
+    def column(values: list[float]) -> np.ndarray:
+        return pairing.in_match_order(np.array(values, dtype=np.float64))
+
+    members = list(USER_IDS)  # ascending; some may have played no match: an empty segment
+    arrays = pairing.game_arrays(
+        members,
+        column([p.score for _, p in entries]),
+        column([p.minutes for _, p in entries]),
+        column([BRIDGE.to_elo(p.rating_before) for _, p in entries]),
+    )
+    reference = GameArrays.from_game_lists(reference_game_lists(matches, members))
+    assert arrays.offsets.tolist() == reference.offsets.tolist()
+    assert arrays.results.tolist() == reference.results.tolist()
+    assert arrays.ratings.tolist() == reference.ratings.tolist()
+    for start, stop in pairwise(arrays.offsets.tolist()):  # the same opponent, the same code
+        codes = arrays.opponents[start:stop]
+        reference_codes = reference.opponents[start:stop]
+        assert (codes[:, None] == codes[None, :]).tolist() == (
+            reference_codes[:, None] == reference_codes[None, :]
+        ).tolist()
 
 
 @settings(max_examples=100, deadline=None)

@@ -67,3 +67,26 @@ def test_opponent_groups_depend_only_on_which_codes_are_equal(
     assert spread_out.opponent_game_count.tolist() == small.opponent_game_count.tolist()
     assert spread_out.newer_against_opponent.tolist() == small.newer_against_opponent.tolist()
     assert spread_out.distinct_newer_opponents.tolist() == small.distinct_newer_opponents.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(codes=st.lists(st.lists(st.integers(0, 5), max_size=12), max_size=5))
+def test_lists_with_a_newest_game_group_their_opponents_as_a_sort_would(
+    codes: list[list[int]],
+) -> None:
+    """One more game per list against an opponent new to it (the lists stability solves):
+    the opponent groups carried over from the lists' own equal those sorted afresh, so
+    every variant weighs the longer lists alike, bit for bit."""
+    lists = [[Game(0.5, 1500.0 + code, str(code)) for code in segment] for segment in codes]
+    games = GameArrays.from_game_lists(lists)
+    extended = games.with_newest(np.ones(len(lists)), np.full(len(lists), 1400.0))
+    reference = GameArrays.from_game_lists([[Game(1.0, 1400.0, "new"), *g] for g in lists])
+    assert extended.offsets.tolist() == reference.offsets.tolist()
+    assert extended.results.tolist() == reference.results.tolist()
+    assert extended.ratings.tolist() == reference.ratings.tolist()
+    afresh = GameArrays(extended.results, extended.ratings, extended.opponents, extended.offsets)
+    carried, fresh = extended.opponent_groups, afresh.opponent_groups
+    for name in ("order", "group", "starts", "sizes"):
+        assert getattr(carried, name).tolist() == getattr(fresh, name).tolist()
+    for variant in VARIANTS.values():
+        assert variant.weights(extended).tolist() == variant.weights(afresh).tolist()
