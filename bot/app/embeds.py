@@ -15,18 +15,20 @@ from babel.numbers import format_percent
 
 from bot.app.members import shown_name
 from bot.config import GuildSettings, WebConfig
-from bot.present.language import ENGLISH, N_, NC_, Words
+from bot.present.language import ENGLISH, N_, Words
 from bot.present.words import (
+    OUTCOME_WORDS,
     actor_text,
     discord_settings_command,
+    outcome_text,
     participant_move,
     rating_move,
     setting_text,
     shorten,
     side_name,
+    team_words,
 )
 from bot.ratings.balance import EXACT_MAX_PLAYERS
-from bot.ratings.ladder import Outcome
 from bot.services import (
     FormEntry,
     LeaderboardPage,
@@ -88,11 +90,6 @@ def participant_line(participant: Participant, status: str, said: Words = ENGLIS
     if move is None:
         return line
     return f"{line}: {move}" if participant.rating_before is not None else f"{line} ({move})"
-
-
-def team_words(label: str, said: Words) -> str:
-    """A side as people call it ("Team A"), in a language."""
-    return said.gettext(N_("Team {team}"), team=side_name(label).removeprefix("Team "))
 
 
 def side_order(label: str) -> tuple[tuple[int, int, str], ...]:
@@ -228,20 +225,6 @@ def form_line(entry: FormEntry, said: Words = ENGLISH) -> str:
     return f"#{entry.match_id} {day} **{result}** " + rating_move(
         entry.rating_before, entry.rating_after, said
     )
-
-
-OUTCOME_LETTERS: Final = {
-    "W": NC_("outcome", "W"),
-    "D": NC_("outcome", "D"),
-    "L": NC_("outcome", "L"),
-}
-"""The letters of a win, draw and loss (the card's form, streak and record say W/D/L)."""
-
-
-def outcome_text(result: str, said: Words) -> str:
-    """A result (`W`, `L3`, `2nd/5`) with the win/draw/loss letter in the language."""
-    letter = OUTCOME_LETTERS.get(result[:1])
-    return result if letter is None else said.pgettext("outcome", letter) + result[1:]
 
 
 def rating_embed(
@@ -555,9 +538,6 @@ def match_page_embed(page: MatchPage, said: Words = ENGLISH) -> discord.Embed:
     return embed
 
 
-RESULT_WORD: dict[Outcome, str] = {"win": N_("won"), "draw": N_("drew"), "loss": N_("lost")}
-
-
 def head_to_head_embed(found: HeadToHead, said: Words = ENGLISH) -> discord.Embed:
     """/predict's two chances, then the record and the last meetings of a against b."""
     _ = said.gettext
@@ -576,7 +556,7 @@ def head_to_head_embed(found: HeadToHead, said: Words = ENGLISH) -> discord.Embe
     embed.add_field(name=_(N_("Record of {name}"), name=a)[:256], value=record, inline=False)
     lines = [
         f"#{meeting.match.id} <t:{int(meeting.match.played_at)}:d>: "
-        + _(N_("{name} {result}"), name=a, result=_(RESULT_WORD[meeting.result]))
+        + _(N_("{name} {result}"), name=a, result=_(OUTCOME_WORDS[meeting.result]))
         for meeting in found.recent
     ]
     embed.add_field(

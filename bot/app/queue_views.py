@@ -15,10 +15,10 @@ from typing import Final
 import discord
 from babel.numbers import format_percent
 
-from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, team_words, whole_lines
+from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, whole_lines
 from bot.app.members import shown_name
 from bot.present.language import ENGLISH, N_, Words
-from bot.present.words import shorten
+from bot.present.words import shorten, team_words
 from bot.ratings.elo import EloBridge
 from bot.services.queue_rules import (
     banning_captain,

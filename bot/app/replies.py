@@ -10,10 +10,9 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bot.present.language import N_, Words, words
+from bot.present.language import N_, Words, refusal_text, words
 from bot.present.words import quoted, shorten
 from bot.services import DatabaseBusy, DatabaseUnavailable, UserError
-from bot.services.errors import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -63,20 +62,6 @@ async def send_private(interaction: discord.Interaction[Any], content: str) -> N
         except discord.HTTPException:
             log.debug("could not remove the thinking message of %s", interaction.id)
     await interaction.followup.send(content, ephemeral=True)
-
-
-def refusal_text(error: UserError, said: Words) -> str:
-    """A refusal in a language: its template's translation with its params, those that are
-    phrases of the code or refusals themselves translated too."""
-    params = {
-        name: refusal_text(value, said)
-        if isinstance(value, UserError)
-        else said.gettext(value)
-        if isinstance(value, Phrase)
-        else value
-        for name, value in error.params.items()
-    }
-    return said.gettext(error.template, **params)
 
 
 def user_message(error: BaseException, said: Words) -> str | None:

@@ -27,6 +27,7 @@ from babel.support import NullTranslations, Translations
 
 from bot.config import SHIPPED_LANGUAGES
 from bot.services.errors import N_ as N_  # the one marker, shared with the services
+from bot.services.errors import Phrase, UserError
 
 SOURCE: Final = "en-US"
 """The language the code is written in: its messages are the catalogs' ids."""
@@ -139,6 +140,20 @@ class Words:
     def time(self, moment: datetime) -> str:
         """A date and time as the language writes them (medium length)."""
         return format_datetime(moment, "medium", locale=self.locale)
+
+
+def refusal_text(error: UserError, said: Words) -> str:
+    """A refusal in a language: its template's translation with its params, those that are
+    phrases of the code or refusals themselves translated too."""
+    params = {
+        name: refusal_text(value, said)
+        if isinstance(value, UserError)
+        else said.gettext(value)
+        if isinstance(value, Phrase)
+        else value
+        for name, value in error.params.items()
+    }
+    return said.gettext(error.template, **params)
 
 
 def NC_(context: str, message: str) -> str:  # noqa: N802 (gettext's naming)

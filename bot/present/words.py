@@ -19,8 +19,9 @@ from dataclasses import replace
 from typing import Final
 
 from bot import PROGRAM
-from bot.present.language import N_, Words
+from bot.present.language import N_, NC_, Words
 from bot.ratings.gamelist import Game, format_games
+from bot.ratings.ladder import Outcome
 from bot.services import Participant
 from bot.services.changes import COMMAND_LINE_ID
 from bot.services.errors import plural as plural  # the one plural, shared with the services
@@ -86,6 +87,33 @@ def rating_move(before: float, after: float, said: Words | None = None) -> str:
     return f"{shown_before} → {shown_after} ({float(shown_after) - float(shown_before):+.1f})"
 
 
+STATUS_WORDS: Final = {
+    "pending": N_("pending"),
+    "disputed": N_("disputed"),
+    "applied": N_("applied"),
+    "void": N_("void"),
+}
+"""A match's state in one word (the web's match pages)."""
+OUTCOME_WORDS: Final[dict[Outcome, str]] = {
+    "win": N_("won"),
+    "draw": N_("drew"),
+    "loss": N_("lost"),
+}
+"""What a side or a player did in a match."""
+OUTCOME_LETTERS: Final = {
+    "W": NC_("outcome", "W"),
+    "D": NC_("outcome", "D"),
+    "L": NC_("outcome", "L"),
+}
+"""The letters of a win, draw and loss (the card's form, streak and record say W/D/L)."""
+
+
+def outcome_text(result: str, said: Words) -> str:
+    """A result (`W`, `L3`, `2nd/5`) with the win/draw/loss letter in the language."""
+    letter = OUTCOME_LETTERS.get(result[:1])
+    return result if letter is None else said.pgettext("outcome", letter) + result[1:]
+
+
 VOID_NOTE: Final = N_("void, not counted")
 NOT_RATED: Final = N_("not rated")
 
@@ -140,6 +168,11 @@ def side_name(label: str) -> str:
     if label.isdecimal() and label.isascii() and 1 <= int(label) <= MAX_LETTERED:
         return f"Team {_letters(int(label))}"
     return f"Team {label}"
+
+
+def team_words(label: str, said: Words) -> str:
+    """A side as people call it ("Team A"), in a language."""
+    return said.gettext(N_("Team {team}"), team=side_name(label).removeprefix("Team "))
 
 
 def _letters(number: int) -> str:

@@ -26,11 +26,21 @@ from typing import Any, Final
 
 import jinja2
 from aiohttp import web
+from babel.numbers import format_percent
 from multidict import MultiMapping
 
 from bot.config import VARIANTS
-from bot.present.language import ENGLISH, Words, words
-from bot.present.words import UNDEFINED, measure_text, move_text, plural, quoted, side_name
+from bot.present.language import ENGLISH, N_, SOURCE, Words, refusal_text, shipped, words
+from bot.present.words import (
+    OUTCOME_WORDS,
+    STATUS_WORDS,
+    UNDEFINED,
+    move_text,
+    outcome_text,
+    quoted,
+    rating_move,
+    team_words,
+)
 from bot.services import DatabaseBusy, DatabaseUnavailable, Services, UserError
 from bot.services.lineup import parse_id
 from bot.services.standings import MEASURES
@@ -74,26 +84,26 @@ HANDLING: Final = 2
 of theirs runs, so each of the bot's own steps waits behind at most this many of theirs."""
 JSON_TYPE: Final = "application/json"
 HTML_TYPE: Final = "text/html"
-NOT_FOUND_MESSAGE: Final = "not found"
+NOT_FOUND_MESSAGE: Final = N_("not found")
 """The one answer for an unknown or hidden guild (and any unknown address)."""
 MEASURE_LINES: Final = {
-    "ladder": "the ladder rating, moved by each applied match",
-    "p1": "performance rating: what the results are worth against the opponents' ratings",
-    "p2": "performance rating: p1 with a draw against a 0-rated player, so it stays finite",
-    "p3": "performance rating: p2 with newer games weighing more",
-    "p4": "performance rating: p3 with many games against one opponent counting less",
-    "p5": "performance rating: p4 with that reduction stopping at 50 games",
-    "p6": "performance rating: p5 with games ageing by the opponents played since",
-    "p7": "performance rating: p6 with each opponent's games weighing at most 5 together",
-    "p8": "performance rating: p7 with two draws against a 1500-rated player instead",
-    "ra": "rating accuracy: how well the games pin the performance rating down",
+    "ladder": N_("the ladder rating, moved by each applied match"),
+    "p1": N_("performance rating: what the results are worth against the opponents' ratings"),
+    "p2": N_("performance rating: p1 with a draw against a 0-rated player, so it stays finite"),
+    "p3": N_("performance rating: p2 with newer games weighing more"),
+    "p4": N_("performance rating: p3 with many games against one opponent counting less"),
+    "p5": N_("performance rating: p4 with that reduction stopping at 50 games"),
+    "p6": N_("performance rating: p5 with games ageing by the opponents played since"),
+    "p7": N_("performance rating: p6 with each opponent's games weighing at most 5 together"),
+    "p8": N_("performance rating: p7 with two draws against a 1500-rated player instead"),
+    "ra": N_("rating accuracy: how well the games pin the performance rating down"),
 }
 """One line of visible text for each measure of the leaderboard (SPEC 11.2, SPEC 1.4)."""
 STATIC_FILES: Final = {"style.css": "text/css", "favicon.svg": "image/svg+xml"}
 
 
-class BadParameterError(Exception):
-    """A parameter that is not acceptable; str() says which and why (400)."""
+class BadParameterError(UserError):
+    """A parameter that is not acceptable (400): a refusal saying which and why."""
 
 
 class OverloadedError(Exception):
@@ -140,7 +150,9 @@ def _is_api(request: web.Request) -> bool:
 def _one(query: MultiMapping[str], name: str) -> str | None:
     values = query.getall(name, [])
     if len(values) > 1:
-        raise BadParameterError(f"{name} is given {len(values)} times; give it once")
+        raise BadParameterError(
+            N_("{name} is given {count} times; give it once"), name=name, count=len(values)
+        )
     return values[0] if values else None
 
 
@@ -150,7 +162,10 @@ def _choice(query: MultiMapping[str], name: str, choices: tuple[str, ...], defau
         return default
     if value not in choices:
         raise BadParameterError(
-            f"{name} {quoted(value, PARAMETER_QUOTE)} must be one of {', '.join(choices)}"
+            N_("{name} {value} must be one of {choices}"),
+            name=name,
+            value=quoted(value, PARAMETER_QUOTE),
+            choices=", ".join(choices),
         )
     return value
 
@@ -160,14 +175,14 @@ def _whole(query: MultiMapping[str], name: str, low: int, high: int) -> int | No
     if value is None:
         return None
     digits = value.lstrip("0")
-    if not (value.isascii() and value.isdigit() and len(digits) <= len(str(high))):
+    number = int(digits or "0") if value.isascii() and value.isdigit() else None
+    if number is None or len(digits) > len(str(high)) or not low <= number <= high:
         raise BadParameterError(
-            f"{name} {quoted(value, PARAMETER_QUOTE)} must be a whole number from {low} to {high:,}"
-        )
-    number = int(digits or "0")
-    if not low <= number <= high:
-        raise BadParameterError(
-            f"{name} {quoted(value, PARAMETER_QUOTE)} must be a whole number from {low} to {high:,}"
+            N_("{name} {value} must be a whole number from {low} to {high}"),
+            name=name,
+            value=quoted(value, PARAMETER_QUOTE),
+            low=low,
+            high=f"{high:,}",
         )
     return number
 
@@ -176,7 +191,7 @@ def _path_id(request: web.Request, name: str, what: str) -> int:
     try:
         return parse_id(request.match_info[name], what)
     except UserError as error:
-        raise BadParameterError(str(error)) from None
+        raise BadParameterError(error.template, **error.params) from None
 
 
 # --- the application ----------------------------------------------------------------------
@@ -212,10 +227,17 @@ class WebSite:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.templates.filters["measure"] = _measure
-        self.templates.filters["plural"] = plural
-        self.templates.filters["move"] = _move
-        self.templates.filters["sides"] = _sides
+        for name, worded in (
+            ("measure", _measure),
+            ("number", _number),
+            ("percent", _percent),
+            ("move", _move),
+            ("change", _change),
+            ("outcome", _outcome),
+            ("status", _status),
+            ("sides", _sides),
+        ):
+            self.templates.filters[name] = in_language(worded)
         self.templates.filters["when"] = _when
         self.templates.filters["isolated"] = _isolated
         self.static: dict[str, tuple[bytes, str, str]] = {}
@@ -230,26 +252,39 @@ class WebSite:
     def _html(
         self, template: str, code: int = 200, said: Words = ENGLISH, **context: Any
     ) -> Rendered:
-        """A page; its words (`_`, `ngettext` in the templates) in `said`'s language."""
+        """A page; its words (`_`, `ngettext` in the templates) and numbers (the filters)
+        in `said`'s language."""
         text = self.templates.get_template(template).render(
-            _=said.gettext, ngettext=said.ngettext, language=said.language, **context
+            _=said.gettext, ngettext=said.ngettext, language=said.language, said=said, **context
         )
         return Rendered(text.encode(), HTML_TYPE, code)
+
+    def _said(self, guild_id: int) -> Words:
+        """The words of a shown guild's pages: its `language` setting."""
+        return words(self.reads.guild_language(guild_id))
 
     @staticmethod
     def _json(found: Any, status: int = 200) -> Rendered:
         return Rendered(json.dumps(found, allow_nan=False).encode(), JSON_TYPE, status)
 
-    def error(self, request: web.Request, status: int, message: str) -> web.Response:
-        """An error answer: JSON `{"error": …}` for the API, a page otherwise."""
+    def error(self, request: web.Request, status: int, refusal: UserError) -> web.Response:
+        """An error answer: JSON `{"error": …}` for the API (English), else a page in the
+        language the browser asks for (no guild's setting is known here)."""
         if _is_api(request):
-            rendered = self._json({"error": message}, status)
-        else:
-            unpublished = status == 404 and message == NOT_FOUND_MESSAGE
-            rendered = self._html(
-                "error.html", status, status=status, message=message, unpublished=unpublished
-            )
-        return _response(rendered)
+            return _response(self._json({"error": str(refusal)}, status))
+        said = words(asked_language(request.headers.get("Accept-Language")))
+        return _response(self._error_page(status, refusal, said), {"Vary": "Accept-Language"})
+
+    def _error_page(self, status: int, refusal: UserError, said: Words) -> Rendered:
+        unpublished = status == 404 and refusal.template == NOT_FOUND_MESSAGE
+        return self._html(
+            "error.html",
+            status,
+            said,
+            status=status,
+            message=refusal_text(refusal, said),
+            unpublished=unpublished,
+        )
 
     async def _guild_response(
         self,
@@ -337,17 +372,15 @@ class WebSite:
         try:
             return await make()
         except NotFoundError as missing:
-            return self._json({"error": str(missing)}, 404)
+            return self._json({"error": str(missing)}, 404)  # the API speaks English
 
     # --- the pages ------------------------------------------------------------------------
 
-    async def _page(self, make: Callable[[], Awaitable[Rendered]]) -> Rendered:
+    async def _page(self, guild_id: int, make: Callable[[], Awaitable[Rendered]]) -> Rendered:
         try:
             return await make()
         except NotFoundError as missing:
-            return self._html(
-                "error.html", 404, status=404, message=str(missing), unpublished=False
-            )
+            return self._error_page(404, missing, self._said(guild_id))
 
     async def page_leaderboard(self, request: web.Request) -> web.Response:
         guild_id = _path_id(request, "guild_id", "guild id")
@@ -358,7 +391,7 @@ class WebSite:
             seasons = await self.reads.seasons(guild_id)
             return self._html(
                 "leaderboard.html",
-                said=words(self.reads.guild_language(guild_id)),
+                said=self._said(guild_id),
                 board=board,
                 seasons=[s["name"] for s in seasons["seasons"] if not s["current"]],
                 measures=MEASURES,
@@ -368,7 +401,7 @@ class WebSite:
             )
 
         return await self._guild_response(
-            request, guild_id, (by, page, season), lambda: self._page(make)
+            request, guild_id, (by, page, season), lambda: self._page(guild_id, make)
         )
 
     async def page_player(self, request: web.Request) -> web.Response:
@@ -378,10 +411,11 @@ class WebSite:
 
         async def make() -> Rendered:
             view = await self.reads.player(guild_id, user_id, variant)
-            chart = None if view.start is None else rating_chart(view.start, view.history)
+            said = self._said(guild_id)
+            chart = None if view.start is None else rating_chart(view.start, view.history, said)
             return self._html(
                 "player.html",
-                said=words(self.reads.guild_language(guild_id)),
+                said=said,
                 card=view.card,
                 chart=chart,
                 guild_id=guild_id,
@@ -389,7 +423,9 @@ class WebSite:
                 variants=VARIANTS,
             )
 
-        return await self._guild_response(request, guild_id, (variant,), lambda: self._page(make))
+        return await self._guild_response(
+            request, guild_id, (variant,), lambda: self._page(guild_id, make)
+        )
 
     async def page_matches(self, request: web.Request) -> web.Response:
         guild_id = _path_id(request, "guild_id", "guild id")
@@ -399,14 +435,14 @@ class WebSite:
             listed = await self.reads.matches(guild_id, before, limit)
             return self._html(
                 "matches.html",
-                said=words(self.reads.guild_language(guild_id)),
+                said=self._said(guild_id),
                 listed=listed,
                 guild_id=guild_id,
                 guild_name=self.reads.guild_name(guild_id),
             )
 
         return await self._guild_response(
-            request, guild_id, (before, limit), lambda: self._page(make)
+            request, guild_id, (before, limit), lambda: self._page(guild_id, make)
         )
 
     async def page_match(self, request: web.Request) -> web.Response:
@@ -417,16 +453,18 @@ class WebSite:
             match = await self.reads.match(guild_id, match_id)
             return self._html(
                 "match.html",
-                said=words(self.reads.guild_language(guild_id)),
+                said=self._said(guild_id),
                 match=match,
                 guild_id=guild_id,
                 guild_name=self.reads.guild_name(guild_id),
             )
 
-        return await self._guild_response(request, guild_id, (), lambda: self._page(make))
+        return await self._guild_response(request, guild_id, (), lambda: self._page(guild_id, make))
 
     async def page_index(self, request: web.Request) -> web.Response:
-        return _response(self._html("index.html"), {"Cache-Control": f"max-age={STATIC_SECONDS}"})
+        said = words(asked_language(request.headers.get("Accept-Language")))
+        headers = {"Cache-Control": f"max-age={STATIC_SECONDS}", "Vary": "Accept-Language"}
+        return _response(self._html("index.html", said=said), headers)
 
     async def static_file(self, request: web.Request) -> web.Response:
         found = self.static.get(request.match_info["name"])
@@ -459,53 +497,98 @@ class WebSite:
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
         if request.method not in ("GET", "HEAD"):
-            response = self.error(
-                request, 405, f"{request.method} is not served: only GET and HEAD"
-            )
-            response.headers["Allow"] = "GET, HEAD"
-            return response
+            return self._not_allowed(request)
         try:
             return await handler(request)
         except GuildHiddenError:
-            return self.error(request, 404, NOT_FOUND_MESSAGE)
+            return self.error(request, 404, UserError(NOT_FOUND_MESSAGE))
         except BadParameterError as error:
-            return self.error(request, 400, str(error))
+            return self.error(request, 400, error)
         except web.HTTPNotFound:
-            return self.error(request, 404, NOT_FOUND_MESSAGE)
+            return self.error(request, 404, UserError(NOT_FOUND_MESSAGE))
         except web.HTTPMethodNotAllowed:
-            response = self.error(
-                request, 405, f"{request.method} is not served: only GET and HEAD"
-            )
-            response.headers["Allow"] = "GET, HEAD"
-            return response
+            return self._not_allowed(request)
         except web.HTTPException as error:  # aiohttp's own refusals (a bad request line, …)
-            return self.error(request, error.status, error.reason)
+            return self.error(request, error.status, UserError(error.reason))
         except (DatabaseBusy, DatabaseUnavailable) as error:
-            busy = isinstance(error, DatabaseBusy)
-            response = self.error(
-                request,
-                503,
-                f"the database is {'busy' if busy else 'unavailable'}; try again in a moment",
-            )
-            response.headers["Retry-After"] = str(BUSY_SECONDS)
-            return response
+            busy = N_("the database is busy; try again in a moment")
+            down = N_("the database is unavailable; try again in a moment")
+            refusal = UserError(busy if isinstance(error, DatabaseBusy) else down)
+            return self._busy(self.error(request, 503, refusal))
         except OverloadedError:
-            response = self.error(
-                request, 503, "the server has too many requests to answer; try again in a moment"
+            refusal = UserError(
+                N_("the server has too many requests to answer; try again in a moment")
             )
-            response.headers["Retry-After"] = str(BUSY_SECONDS)
-            return response
+            return self._busy(self.error(request, 503, refusal))
         except Exception:
             log.exception("the web request %s %s failed", request.method, request.path_qs)
-            return self.error(request, 500, "something went wrong on our side")
+            return self.error(request, 500, UserError(N_("something went wrong on our side")))
+
+    def _not_allowed(self, request: web.Request) -> web.Response:
+        refusal = UserError(N_("{method} is not served: only GET and HEAD"), method=request.method)
+        response = self.error(request, 405, refusal)
+        response.headers["Allow"] = "GET, HEAD"
+        return response
+
+    @staticmethod
+    def _busy(response: web.Response) -> web.Response:
+        response.headers["Retry-After"] = str(BUSY_SECONDS)
+        return response
 
 
-def _measure(value: float | str | None, by: str = "ladder") -> str:
-    """A rating (or with `by` "ra", RA) of the API's JSON as every front end shows it
-    (bot.present.words): one decimal; "+inf" / "-inf" as they are; null as "undefined"."""
+def asked_language(header: str | None) -> str:
+    """The shipped language a browser asks for first (Accept-Language, by its q values),
+    else English: the language of the pages no server's setting decides (the index, and the
+    errors answered before a server is known, a hidden one's 404 the same as an unknown's)."""
+    asked: list[tuple[float, int, str]] = []
+    for position, part in enumerate((header or "").split(",")):
+        tag, _, rest = part.strip().partition(";")
+        quality = 1.0
+        for parameter in rest.split(";"):
+            key, _, value = parameter.strip().partition("=")
+            if key.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if tag and quality > 0:
+            asked.append((-quality, position, tag))
+    for _, _, tag in sorted(asked):
+        found = shipped(tag)
+        if found != SOURCE or tag.split("-")[0].lower() in ("en", "*"):
+            return found
+    return SOURCE
+
+
+def in_language(function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function` as a template filter that takes the page's words (WebSite._html puts them
+    in the context) as its keyword `said`."""
+
+    @jinja2.pass_context
+    def filtered(context: jinja2.runtime.Context, *args: Any) -> Any:
+        return function(*args, said=context["said"])
+
+    return filtered
+
+
+def _measure(value: float | str | None, by: str = "ladder", *, said: Words = ENGLISH) -> str:
+    """A rating (or with `by` "ra", RA) of the API's JSON in the page's language: one
+    decimal (RA two); "+inf" / "-inf" as they are; null as "undefined"."""
     if value is None:
-        return UNDEFINED
-    return value if isinstance(value, str) else measure_text(by, value)
+        return said.gettext(UNDEFINED)
+    if isinstance(value, str):
+        return value
+    return said.accuracy(value) if by == "ra" else said.rating(value)
+
+
+def _number(value: float, *, said: Words = ENGLISH) -> str:
+    """A score or minutes as typed, in the page's digits."""
+    return said.number(value)
+
+
+def _percent(value: float, *, said: Words = ENGLISH) -> str:
+    """A share as a whole percentage, the page's way (48 %, 48%)."""
+    return format_percent(value, "#,##0%", locale=said.locale)
 
 
 def _isolated(text: str) -> str:
@@ -514,12 +597,31 @@ def _isolated(text: str) -> str:
     return f"\u2068{text}\u2069"
 
 
-def _move(participant: dict[str, Any], status: str) -> str:
+def _move(participant: dict[str, Any], status: str, *, said: Words = ENGLISH) -> str:
     """A participant's rating change as every front end shows it; a dash while unrated."""
     shown = move_text(
-        participant["rating_before"], participant["rating_after"], participant["rated"], status
+        participant["rating_before"],
+        participant["rating_after"],
+        participant["rated"],
+        status,
+        said,
     )
     return shown or "—"
+
+
+def _change(entry: dict[str, Any], *, said: Words = ENGLISH) -> str:
+    """A recent match's rating change on the player page: before → after (change)."""
+    return rating_move(entry["rating_before"], entry["rating_after"], said)
+
+
+def _outcome(result: str, *, said: Words = ENGLISH) -> str:
+    """A recent match's result (W, L, 2nd/5) with the page's letters."""
+    return outcome_text(result, said)
+
+
+def _status(status: str, *, said: Words = ENGLISH) -> str:
+    """A match's state in a word of the page's language."""
+    return said.gettext(STATUS_WORDS[status])
 
 
 def _when(moment: str) -> str:
@@ -536,20 +638,19 @@ class _Side:
     name: str
     players: list[dict[str, Any]]
     outcome: str | None
-    """won, drew or lost (its rated players' record), None when nobody on it was rated."""
+    """won, drew or lost (its rated players' record; the page translates it), None when
+    nobody on it was rated."""
 
 
-OUTCOME_WORDS: Final = {"win": "won", "draw": "drew", "loss": "lost"}
-
-
-def _sides(participants: list[dict[str, Any]]) -> list[_Side]:
-    """A match's participants by side, the sides in lineup order."""
+def _sides(participants: list[dict[str, Any]], *, said: Words = ENGLISH) -> list[_Side]:
+    """A match's participants by side, the sides in lineup order, named in the page's
+    language."""
     sides: dict[str, list[dict[str, Any]]] = {}
     for participant in participants:
         sides.setdefault(participant["side"], []).append(participant)
     return [
         _Side(
-            side_name(label),
+            team_words(label, said),
             players,
             next((OUTCOME_WORDS[p["outcome"]] for p in players if p["outcome"]), None),
         )

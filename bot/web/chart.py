@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from bot.present.language import ENGLISH, N_, Words
 from bot.present.series import match_positions, season_starts
-from bot.present.words import plural, rating_text
 from bot.services.card import RatingPoint
 
 WIDTH: Final = 640
@@ -73,8 +73,11 @@ def _thinned(count: int, kept: Sequence[int]) -> list[int]:
     return sorted({round(i * step) for i in range(MAX_POINTS)} | set(kept))
 
 
-def rating_chart(start: float, history: Sequence[RatingPoint]) -> Chart | None:
-    """The chart of `start` then the card's series; None without matches."""
+def rating_chart(
+    start: float, history: Sequence[RatingPoint], said: Words = ENGLISH
+) -> Chart | None:
+    """The chart of `start` then the card's series, its words and numbers in `said`'s
+    language; None without matches."""
     if not history:
         return None
     ratings = [start, *(point.rating for point in history)]
@@ -97,13 +100,13 @@ def rating_chart(start: float, history: Sequence[RatingPoint]) -> Chart | None:
     step = _nice_step(high - low, 4)
     first = math.ceil(low / step) * step
     y_ticks = tuple(
-        Tick(y(first + k * step), f"{first + k * step:g}")
+        Tick(y(first + k * step), said.number(first + k * step))
         for k in range(int((high - first) // step) + 1)
     )
     matches = len(history) - len(starts)
     match_step = max(1, int(_nice_step(matches, 5)))
     x_ticks = tuple(
-        Tick(x(number), "start" if number == 0 else str(number))
+        Tick(x(number), said.gettext(N_("start")) if number == 0 else said.integer(number))
         for number in range(0, matches + 1, match_step)
     )
     return Chart(
@@ -113,7 +116,7 @@ def rating_chart(start: float, history: Sequence[RatingPoint]) -> Chart | None:
         start_y=y(start),
         last_x=x(positions[-1]),
         last_y=y(ratings[-1]),
-        last_label=rating_text(ratings[-1]),
+        last_label=said.rating(ratings[-1]),
         season_xs=tuple(x(positions[i]) for i in starts),
         y_ticks=y_ticks,
         x_ticks=x_ticks,
@@ -121,10 +124,25 @@ def rating_chart(start: float, history: Sequence[RatingPoint]) -> Chart | None:
         right=right,
         top=TOP,
         bottom=bottom,
-        summary=(
-            f"Ladder rating over {plural(matches, 'match', 'matches')}"
-            + (f" and {plural(len(starts), 'season start')}" if starts else "")
-            + f": from {rating_text(start)} to {rating_text(ratings[-1])}, "
-            f"between {rating_text(min(ratings))} and {rating_text(max(ratings))}"
-        ),
+        summary=_summary(start, ratings, matches, len(starts), said),
+    )
+
+
+def _summary(start: float, ratings: list[float], matches: int, starts: int, said: Words) -> str:
+    """What the chart shows, in words."""
+    over = said.ngettext("{count} match", "{count} matches", matches)
+    if starts:
+        over = said.ngettext(
+            "{matches} and {count} season start",
+            "{matches} and {count} season starts",
+            starts,
+            matches=over,
+        )
+    return said.gettext(
+        N_("Ladder rating over {over}: from {start} to {end}, between {low} and {high}"),
+        over=over,
+        start=said.rating(start),
+        end=said.rating(ratings[-1]),
+        low=said.rating(min(ratings)),
+        high=said.rating(max(ratings)),
     )

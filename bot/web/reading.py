@@ -25,7 +25,7 @@ from dataclasses import astuple, dataclass
 from typing import Any, Final, TypeVar
 
 from bot.config import GuildSettings
-from bot.present.language import public_language
+from bot.present.language import N_, public_language
 from bot.present.objects import card_object, leaderboard_object
 from bot.services import Services, UserError, WebStamp
 from bot.services.card import RatingPoint
@@ -51,8 +51,9 @@ class GuildHiddenError(Exception):
     """An unknown guild, or one whose setting `web` is off: both answer the same 404."""
 
 
-class NotFoundError(Exception):
-    """A member or match the (shown) guild does not have."""
+class NotFoundError(UserError):
+    """A member or match the (shown) guild does not have: a refusal, so a page says it in
+    the guild's language (the API in English, its str())."""
 
 
 JsonObject = dict[str, Any]
@@ -138,12 +139,15 @@ class WebReads:
         try:
             whole, settings = await self._whole_board(guild_id, by, season)
         except UserError as error:
-            raise NotFoundError(str(error)) from None
+            raise NotFoundError(error.template, **error.params) from None
         pages = max(1, math.ceil(len(whole.rows) / PAGE_SIZE))
         if not 1 <= page <= pages:
-            noun = "page" if pages == 1 else "pages"
             raise NotFoundError(
-                f"page {page!r} must be from 1 to {pages}: the leaderboard has {pages} {noun}"
+                N_("page {page} must be from 1 to {pages}: the leaderboard has {pages} page")
+                if pages == 1
+                else N_("page {page} must be from 1 to {pages}: the leaderboard has {pages} pages"),
+                page=page,
+                pages=pages,
             )
         rows = whole.rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
         return json_safe(
@@ -190,9 +194,11 @@ class WebReads:
         try:
             card = await self.services.standings.member_card(guild_id, user_id, variant)
         except UserError as error:  # a bot: not rated
-            raise NotFoundError(str(error)) from None
+            raise NotFoundError(error.template, **error.params) from None
         if card is None:
-            raise NotFoundError(f"member {user_id} has no ladder record in this server")
+            raise NotFoundError(
+                N_("member {user} has no ladder record in this server"), user=user_id
+            )
         shown = {"guild_id": guild_id, **card_object(card), "read_at": self._read_at()}
         return PlayerView(json_safe(shown), card.stats.start, card.stats.history)
 
@@ -215,7 +221,9 @@ class WebReads:
         try:
             found = await self.services.matches.shown(guild_id, match_id)
         except UserError:
-            raise NotFoundError(f"there is no match #{match_id} in this server") from None
+            raise NotFoundError(
+                N_("there is no match #{number} in this server"), number=match_id
+            ) from None
         shown = {
             "guild_id": guild_id,
             **match_object(found.match, found.edits),

@@ -19,9 +19,8 @@ from bot.app.bot import LadderBot
 from bot.app.buttons import match_view
 from bot.app.embeds import leaderboard_embed, match_embed, match_stored, rating_embed
 from bot.app.queue_views import lobby_content, lobby_embed, lobby_view, queue_embed, queue_view
-from bot.app.replies import refusal_text
 from bot.config import Config
-from bot.present.language import SHIPPED, SOURCE, Words, words
+from bot.present.language import SHIPPED, SOURCE, Words, refusal_text, words
 from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE
 from bot.services import LeaderboardPage, RatingCard, Services, UserError, parse_lineup
 from bot.services.card import CardStats, FormEntry, RatingPoint
