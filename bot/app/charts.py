@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import matplotlib.dates as mdates
 import numpy as np
+from babel.dates import get_month_names
 from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -60,6 +61,21 @@ FONT_FAMILIES: Final = (
 )
 """Tried in this order for each character; those not installed are left out. (Noto Color
 Emoji is a bitmap font that matplotlib cannot draw; Noto Emoji and Symbola are outlines.)"""
+C_MONTHS: Final = (
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+    "Dec",
+)
+"""The month names strftime writes (the bot never sets a C locale), which LocalDates replaces."""
 MISSING: Final = "\u25a1"
 """A white square (DejaVu Sans has it): drawn for a character no installed font has."""
 
@@ -115,6 +131,20 @@ def _match_numbers(said: Words) -> FuncFormatter:
     return FuncFormatter(label)
 
 
+class LocalDates(mdates.ConciseDateFormatter):
+    """matplotlib's concise date ticks (a year, a month, a day, a time: the least that
+    tells them apart) with the month names of `said`'s language."""
+
+    def __init__(self, locator: mdates.AutoDateLocator, said: Words) -> None:
+        super().__init__(locator, show_offset=False)  # type: ignore[no-untyped-call]
+        names = get_month_names("abbreviated", context="stand-alone", locale=said.locale)
+        self.months = dict(zip(C_MONTHS, (names[number] for number in range(1, 13)), strict=True))
+
+    def format_ticks(self, values: Sequence[float]) -> list[str]:
+        shown = super().format_ticks(values)  # type: ignore[no-untyped-call]
+        return [self.months.get(label, label) for label in shown]
+
+
 XValues = np.ndarray[Any, Any]
 """A chart's x values: match numbers (float64) or times (datetime64)."""
 
@@ -151,9 +181,7 @@ def rating_chart(
         axes.plot(xs, ratings, color=LINE, linewidth=2, marker=markers, markersize=4)
         # matplotlib.dates carries no annotations (hence the ignores).
         locator = mdates.AutoDateLocator(minticks=4, maxticks=9)  # type: ignore[no-untyped-call]
-        formatter = mdates.ConciseDateFormatter(  # type: ignore[no-untyped-call]
-            locator, show_offset=False
-        )
+        formatter = LocalDates(locator, said)
         axes.xaxis.set_major_locator(locator)
         axes.xaxis.set_major_formatter(formatter)
         axes.set_xlabel(said.gettext(N_("date (UTC)")), color=MUTED)

@@ -147,10 +147,15 @@ class RoomKeeper:
             made.append(text.id)
             room = await self.rooms.record(replace(room, text_id=text.id))
             if lobby.rooms == "voice":
+                said = await self.bot.public_words(guild.id)
                 for team in range(lobby.teams):
                     members = [p.user_id for p in lobby.players if p.team == team]
                     voice = await guild.create_voice_channel(
-                        f"Lobby {lobby.lobby_id} · {team_letter(team)}",
+                        said.gettext(
+                            N_("Lobby {number} · {team}"),
+                            number=lobby.lobby_id,
+                            team=team_letter(team),
+                        ),
                         category=category,
                         overwrites={**base, **{_member(m): PLAYER for m in members}},
                         reason=f"team {team_letter(team)} of lobby #{lobby.lobby_id}",

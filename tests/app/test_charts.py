@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from bot.app.charts import BY_DATE_DAYS, MISSING, installed_families, png_bytes, rating_chart
+from bot.present.language import words
 from bot.services.card import RatingPoint
 from tests.app.chart_histories import HISTORIES, START
 
@@ -147,3 +148,19 @@ def test_finding_9_names_in_any_script_are_drawn_with_glyphs_where_a_font_has_th
 
 def caught_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [record for record in caplog.records if record.levelno >= logging.WARNING]
+
+
+def test_month_names_and_numbers_follow_the_language() -> None:
+    """A year by date in French: the months are French, the ratings French numbers."""
+    figure = rating_chart(START, HISTORIES["a-year"], "ann", words("fr"))
+    _draw(figure)
+    (axes,) = figure.axes
+    months = [label.get_text() for label in axes.get_xticklabels()]
+    assert "févr." in months or "mars" in months, months
+    assert not {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov"} & set(
+        months
+    )
+    assert [text.get_text() for text in axes.texts] == [
+        words("fr").rating(HISTORIES["a-year"][-1].rating)
+    ]
+    assert "," in axes.texts[0].get_text()
