@@ -405,9 +405,15 @@ def range_text(queue: Queue, said: Words = ENGLISH) -> str:
     return said.gettext(N_("Rating range ±{range} Elo"), range=spec.rating_range)
 
 
-def window_line(window: Window) -> str:
+def window_line(window: Window, said: Words) -> str:
     low, high = round(window.rating - window.reach), round(window.rating + window.reach)
-    return f"  <@{window.user_id}> {round(window.rating)}: {low} to {high}"
+    return "  " + said.gettext(
+        N_("{member} {rating}: {low} to {high}"),
+        member=f"<@{window.user_id}>",
+        rating=round(window.rating),
+        low=low,
+        high=high,
+    )
 
 
 def queue_list_text(
@@ -439,6 +445,6 @@ def queue_list_text(
         lines.append(line)
         if queue.queue_id in windows:
             lines.append("  " + _(N_("{range}; windows now:"), range=range_text(queue, said)))
-            lines += [window_line(w) for w in windows[queue.queue_id]]
+            lines += [window_line(w, said) for w in windows[queue.queue_id]]
     text = whole_lines(lines, CONTENT_LIMIT - 2, "")
     return text if len(text) == len("\n".join(lines)) else f"{text}\n…"
