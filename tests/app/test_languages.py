@@ -17,7 +17,13 @@ import pytest
 
 from bot.app.bot import LadderBot
 from bot.app.buttons import match_view
-from bot.app.embeds import leaderboard_embed, match_embed, match_stored, rating_embed
+from bot.app.embeds import (
+    evaluation_embed,
+    leaderboard_embed,
+    match_embed,
+    match_stored,
+    rating_embed,
+)
 from bot.app.queue_views import lobby_content, lobby_embed, lobby_view, queue_embed, queue_view
 from bot.config import Config
 from bot.present.language import SHIPPED, SOURCE, Words, refusal_text, words
@@ -30,6 +36,7 @@ from bot.services.standings import LeaderboardRow
 from bot.storage.models import Member
 from tests.app.discord_rules import JsonDict
 from tests.app.test_embeds import LAYOUTS, STATUSES, worst_match
+from tests.app.test_evaluation_embed import LOSSES, found
 from tests.app.test_queue_views import BIG_ID, BRIDGE, NAMES, NOW, check, lobby, queue
 
 TRANSLATED = [language for language in SHIPPED if language != SOURCE]
@@ -180,6 +187,7 @@ def test_every_reply_fits_discords_limits_in_every_language(language: str) -> No
         shown_queue = queue(waiting=waiting)
         check(None, queue_embed(shown_queue, said=said), queue_view(shown_queue, said))
         check(None, queue_embed(shown_queue, deleted=True, said=said), None)
+    check(None, evaluation_embed(found(LOSSES, tuned=True), said), None)  # at its largest
 
 
 def test_a_refusal_inside_a_refusal_and_its_phrases_are_translated() -> None:
