@@ -27,9 +27,9 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 TEMPLATE: Final = LOCALE_DIR / f"{DOMAIN}.pot"
 FIXED_DATE: Final = datetime(2026, 11, 26, tzinfo=UTC)
 """The catalogs' creation date, fixed: a new one at each extraction would change every file."""
-KEYWORDS: Final = {**DEFAULT_KEYWORDS, "NC_": ((1, "c"), 2)}
+KEYWORDS: Final = {**DEFAULT_KEYWORDS, "NC_": ((1, "c"), 2), "Counted": (1, 2)}
 """gettext's keywords (gettext, ngettext, pgettext, N_ for a refusal's template or a
-constant, and the rest), and NC_: N_ with a context."""
+constant, and the rest), NC_: N_ with a context, and Counted: a refusal's counted noun."""
 
 
 def _command_dicts() -> list[dict[str, Any]]:

@@ -17,9 +17,10 @@ from babel.numbers import format_percent
 
 from bot.app.embeds import DESCRIPTION_LIMIT, FIELD_VALUE_LIMIT, whole_lines
 from bot.app.members import shown_name
-from bot.present.language import ENGLISH, N_, Words
+from bot.present.language import ENGLISH, N_, Words, refusal_text
 from bot.present.words import shorten, team_words
 from bot.ratings.elo import EloBridge
+from bot.services.errors import Notice
 from bot.services.queue_rules import (
     banning_captain,
     chances,
@@ -38,6 +39,11 @@ BAN_ID: Final = "ladderbot:map:ban:{lobby_id}"
 SELECT_OPTIONS: Final = 25
 """Discord's most options in one select menu; more players are split over two menus."""
 CONTENT_LIMIT: Final = 2000
+
+
+def _notice(stored: str, said: Words) -> str:
+    """A queue's or lobby's notice as the services stored it, in the server's language."""
+    return refusal_text(Notice.load(stored), said)
 
 
 def when(moment: float) -> str:
@@ -96,7 +102,7 @@ def queue_embed(queue: Queue, deleted: bool = False, said: Words = ENGLISH) -> d
         )
     if spec.maps:
         head += "\n" + _(N_("Maps: {maps}"), maps=shorten(", ".join(spec.maps), 600))
-    notice = f"\n\n{shorten(queue.notice, 600)}" if queue.notice else ""
+    notice = f"\n\n{shorten(_notice(queue.notice, said), 600)}" if queue.notice else ""
     body = whole_lines(
         lines, DESCRIPTION_LIMIT - len(head) - len(notice) - 10, _(N_("Nobody yet."))
     )
@@ -250,7 +256,7 @@ def lobby_embed(lobby: Lobby, bridge: EloBridge, said: Words = ENGLISH) -> disco
               number=lobby.match_id)
         )  # fmt: skip
     if lobby.notice:
-        lines.append(shorten(lobby.notice, 500))
+        lines.append(shorten(_notice(lobby.notice, said), 500))
     teams_made = lobby.format == "teams" and any(p.team is not None for p in lobby.players)
     if teams_made:
         embed.description = "\n".join(lines) or None

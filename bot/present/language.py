@@ -27,7 +27,7 @@ from babel.support import NullTranslations, Translations
 
 from bot.config import SHIPPED_LANGUAGES
 from bot.services.errors import N_ as N_  # the one marker, shared with the services
-from bot.services.errors import Phrase, UserError
+from bot.services.errors import Counted, Notice, Phrase, UserError
 
 SOURCE: Final = "en-US"
 """The language the code is written in: its messages are the catalogs' ids."""
@@ -142,18 +142,21 @@ class Words:
         return format_datetime(moment, "medium", locale=self.locale)
 
 
-def refusal_text(error: UserError, said: Words) -> str:
-    """A refusal in a language: its template's translation with its params, those that are
-    phrases of the code or refusals themselves translated too."""
-    params = {
-        name: refusal_text(value, said)
-        if isinstance(value, UserError)
-        else said.gettext(value)
-        if isinstance(value, Phrase)
-        else value
-        for name, value in error.params.items()
-    }
-    return said.gettext(error.template, **params)
+def refusal_text(error: UserError | Notice, said: Words) -> str:
+    """A refusal (or a notice of a queue or lobby) in a language: its template's translation
+    with its params, those that are phrases of the code, counts or refusals themselves
+    translated too."""
+    return said.gettext(error.template, **{n: _param(v, said) for n, v in error.params.items()})
+
+
+def _param(value: object, said: Words) -> object:
+    if isinstance(value, UserError | Notice):
+        return refusal_text(value, said)
+    if isinstance(value, Phrase):
+        return said.gettext(value)
+    if isinstance(value, Counted):
+        return said.ngettext(value.singular, value.plural, value.count)
+    return value
 
 
 def NC_(context: str, message: str) -> str:  # noqa: N802 (gettext's naming)

@@ -18,7 +18,7 @@ from bot.ratings.ranks import rank_ladder, sync_roles
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, must_moderate
-from bot.services.errors import UserError
+from bot.services.errors import N_, UserError
 
 MIN_RATING_LIMIT: Final = 1e6
 """|min_rating| <= 1e6, the bound of initial_rating (SPEC 7): any rating a member can have."""
@@ -35,9 +35,12 @@ class RoleCall:
 
 def _check_min_rating(min_rating: float) -> float:
     if isinstance(min_rating, bool) or not isinstance(min_rating, int | float):
-        raise UserError(f"min_rating {min_rating!r} must be a number")
+        raise UserError(N_("min_rating {value} must be a number"), value=repr(min_rating))
     if not math.isfinite(min_rating) or abs(min_rating) > MIN_RATING_LIMIT:
-        raise UserError(f"min_rating {min_rating!r} must be a finite number from -1e6 to 1e6")
+        raise UserError(
+            N_("min_rating {value} must be a finite number from -1e6 to 1e6"),
+            value=repr(min_rating),
+        )
     return float(min_rating)
 
 
@@ -56,15 +59,22 @@ class Community:
         self, guild_id: int, actor: Actor, role_id: int, min_rating: float
     ) -> dict[int, float]:
         """Make `role_id` a rank role from `min_rating` (or move its threshold)."""
-        must_moderate(actor, "manage rank roles")
+        must_moderate(actor, N_("manage rank roles"))
         threshold = _check_min_rating(min_rating)
         async with self.context.write(guild_id) as unit:
-            settings = await unit.tx.ensure_guild(guild_id, self.context.defaults)
+            await unit.tx.ensure_guild(guild_id, self.context.defaults)
             roles = {**await unit.tx.rank_roles(guild_id), role_id: threshold}
-            try:
-                rank_ladder(roles, settings.rank_margin)
-            except ValueError as error:
-                raise UserError(str(error)) from None
+            holder = next((r for r, at in roles.items() if at == threshold and r != role_id), None)
+            if holder is not None:
+                raise UserError(
+                    N_(
+                        "min_rating {value} of role {role} is already the threshold of role "
+                        "{holder}; give each rank role its own min_rating"
+                    ),
+                    value=repr(threshold),
+                    role=role_id,
+                    holder=holder,
+                )
             await unit.tx.set_rank_role(guild_id, role_id, threshold)
             unit.change = Change(guild_id, "rank_roles", everyone=True, actor_id=actor.user_id)
         return dict(sorted(roles.items(), key=lambda item: item[1]))
@@ -72,17 +82,19 @@ class Community:
     async def sync_rank_roles(self, guild_id: int, actor: Actor) -> None:
         """Have every member's rank role checked (SPEC 9.2 `sync`): a change with nothing
         stored, so that the process owning the guild does it, whoever asked."""
-        must_moderate(actor, "sync rank roles")
+        must_moderate(actor, N_("sync rank roles"))
         async with self.context.write(guild_id) as unit:
             if not await unit.tx.rank_roles(guild_id):
-                raise UserError("there are no rank roles yet; add one with /admin rank add")
+                raise UserError(N_("there are no rank roles yet; add one with /admin rank add"))
             unit.change = Change(guild_id, "rank_roles", everyone=True, actor_id=actor.user_id)
 
     async def remove_rank_role(self, guild_id: int, actor: Actor, role_id: int) -> None:
-        must_moderate(actor, "manage rank roles")
+        must_moderate(actor, N_("manage rank roles"))
         async with self.context.write(guild_id) as unit:
             if role_id not in await unit.tx.rank_roles(guild_id):
-                raise UserError(f"role {role_id} is not a rank role; see /admin rank list")
+                raise UserError(
+                    N_("role {role} is not a rank role; see /admin rank list"), role=role_id
+                )
             await unit.tx.remove_rank_role(guild_id, role_id)
 
     async def guilds_with_rank_roles(self) -> list[int]:
@@ -136,7 +148,7 @@ class Community:
         return await self.context.db.read.modlog_channel(guild_id)
 
     async def set_modlog_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
-        must_moderate(actor, "set the mod log channel")
+        must_moderate(actor, N_("set the mod log channel"))
         async with self.context.write(guild_id) as unit:
             await unit.tx.ensure_guild(guild_id, self.context.defaults)
             await unit.tx.set_modlog_channel(guild_id, channel_id)

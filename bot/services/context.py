@@ -204,7 +204,9 @@ class ServiceContext:
     async def member(self, guild_id: int, user_id: int) -> Member:
         member = await self.db.read.member(guild_id, user_id)
         if member is None:
-            raise UserError(f"<@{user_id}> has no ladder record in this server yet")
+            raise UserError(
+                N_("{member} has no ladder record in this server yet"), member=f"<@{user_id}>"
+            )
         return member
 
     @staticmethod

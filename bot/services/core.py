@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from bot.config import GuildSettings
 from bot.ratings.elo import EloBridge
-from bot.services.errors import UserError
+from bot.services.errors import N_, Phrase, UserError
 from bot.services.lineup import Lineup
 from bot.storage import (
     LogKey,
@@ -44,9 +44,9 @@ def ladder_rating(member: Member, settings: GuildSettings) -> float:
 
 
 def must_moderate(actor: Actor, what: str) -> None:
-    """Refuse a member who is not a moderator; `what` names the use case."""
+    """Refuse a member who is not a moderator; `what` (N_-marked) names the use case."""
     if not actor.is_moderator:
-        raise UserError(f"only moderators (Manage Server) can {what}")
+        raise UserError(N_("only moderators (Manage Server) can {what}"), what=Phrase(what))
 
 
 async def _known_members(

@@ -1,7 +1,11 @@
-"""The one exception type for refusals the user can fix, and how refusals quote input."""
+"""The one exception type for refusals the user can fix, the notices written on queue and
+lobby messages, and how both quote input; each a template the front ends translate (SPEC 13)."""
 
+from __future__ import annotations
+
+import json
 import re
-from typing import Final
+from typing import Any, Final
 
 
 class UserError(ValueError):
@@ -12,8 +16,9 @@ class UserError(ValueError):
 
     A refusal the front ends translate (SPEC 13) is raised as `UserError(N_(template),
     **params)`: str() is the English sentence, and a front end looks the template up in its
-    language's catalog and fills in the same params. A refusal raised with a finished
-    sentence (no params) is shown as it is where its catalog has no translation.
+    language's catalog and fills in the same params (a Phrase, a Counted or a nested
+    UserError param is translated too). tests/app/test_service_refusals.py checks that every
+    refusal of the services is raised so.
     """
 
     def __init__(self, template: str, /, **params: object) -> None:
@@ -27,6 +32,72 @@ class Phrase(str):
     translates them with the refusal (a rule, "score" or "minutes")."""
 
     __slots__ = ()
+
+
+class Counted:
+    """A count with its noun (N_-marked singular and plural, `{count}` in each) that a
+    refusal or notice fills in, as a param: `3 members`; the front end translates it with
+    ngettext, in the plural form its language gives the count."""
+
+    __slots__ = ("count", "plural", "singular")
+
+    def __init__(self, singular: str, plural: str, count: int) -> None:
+        self.singular, self.plural, self.count = singular, plural, count
+
+    def __str__(self) -> str:
+        return (self.singular if self.count == 1 else self.plural).format(count=self.count)
+
+
+class Notice:
+    """What a queue's or lobby's message says happened (a member left, a lobby dissolved):
+    a template with params like a refusal's, so the front end shows it in the server's
+    language (SPEC 13); str() is the English. The storage holds it as `stored()` text."""
+
+    __slots__ = ("params", "template")
+
+    def __init__(self, template: str, /, **params: str | int | Phrase | Counted | Notice) -> None:
+        self.template = template
+        self.params = params
+
+    def __str__(self) -> str:
+        return self.template.format(**self.params) if self.params else self.template
+
+    def stored(self) -> str:
+        return json.dumps(_tree(self), ensure_ascii=False)
+
+    @staticmethod
+    def load(text: str) -> Notice:
+        """The notice `stored()` wrote; text stored before notices were templates (plain
+        English) comes back as a template without params, shown as it is."""
+        try:
+            tree = json.loads(text)
+        except ValueError:
+            return Notice(text)
+        return _notice(tree) if isinstance(tree, dict) else Notice(text)
+
+
+def _tree(value: object) -> Any:
+    if isinstance(value, Notice):
+        return {"notice": value.template, "params": {k: _tree(v) for k, v in value.params.items()}}
+    if isinstance(value, Phrase):
+        return {"phrase": str(value)}
+    if isinstance(value, Counted):
+        return {"counted": [value.singular, value.plural, value.count]}
+    return value
+
+
+def _notice(tree: dict[str, Any]) -> Notice:
+    return Notice(tree["notice"], **{k: _param(v) for k, v in tree["params"].items()})
+
+
+def _param(tree: Any) -> str | int | Phrase | Counted | Notice:
+    if not isinstance(tree, dict):
+        return tree  # type: ignore[no-any-return]
+    if "phrase" in tree:
+        return Phrase(tree["phrase"])
+    if "counted" in tree:
+        return Counted(*tree["counted"])
+    return _notice(tree)
 
 
 def N_(message: str) -> str:  # noqa: N802 (gettext's name for it)
@@ -62,11 +133,22 @@ _CONTROL: Final = re.compile("[\x00-\x1f\x7f]")
 """The control characters U+0000-U+001F and U+007F."""
 
 
-def free_text(text: str, what: str) -> str:
+def free_text(text: str, what: str, *, quote: bool = False) -> str:
     """`text` as a user typed it (a reason, a queue, map or season name, a lineup, a name to
     look up) when it holds no control character (SPEC 7; PostgreSQL cannot store U+0000 at
-    all); else UserError naming the first."""
+    all); else UserError naming the first. `what` (N_-marked) names the text, followed by
+    the text itself when `quote`."""
     found = _CONTROL.search(text)
     if found is not None:
-        raise UserError(f"{what} holds the control character U+{ord(found.group()):04X}; remove it")
+        char = f"U+{ord(found.group()):04X}"
+        if quote:
+            raise UserError(
+                N_("{what} {text} holds the control character {char}; remove it"),
+                what=Phrase(what),
+                text=quoted(text),
+                char=char,
+            )
+        raise UserError(
+            N_("{what} holds the control character {char}; remove it"), what=Phrase(what), char=char
+        )
     return text

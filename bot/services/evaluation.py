@@ -24,7 +24,7 @@ from bot.config import Bound, GuildSettings, SettingError
 from bot.ratings.evaluation import BASELINE, DEFAULT_LAST, Evaluation, MeasureScore, TuningPoint
 from bot.ratings.variants import VARIANTS
 from bot.services.context import ServiceContext, use_cases
-from bot.services.errors import UserError
+from bot.services.errors import N_, Counted, UserError
 from bot.services.progress import stage
 from bot.services.replaying import boundaries, evaluate_log, ladder_settings
 from bot.storage import LOG_START
@@ -49,8 +49,13 @@ def checked_last(last: Any) -> int:
     """`last` within LAST_BOUND, else UserError stating the bound."""
     try:
         return int(LAST_BOUND.check(last))
-    except SettingError as error:
-        raise UserError(f"last {error}, not {last!r}") from None
+    except SettingError:
+        raise UserError(
+            N_("last must be a whole number from {low} to {high}, not {value}"),
+            low=f"{LAST_BOUND.low:,.0f}",
+            high=f"{LAST_BOUND.high:,.0f}",
+            value=repr(last),
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,8 +249,13 @@ class Evaluations:
         matches = len(log.match_firsts())
         if matches < MIN_MATCHES:
             raise UserError(
-                f"an evaluation needs at least {MIN_MATCHES} applied matches; this server has "
-                f"{matches}: report {MIN_MATCHES - matches} more first"
+                N_(
+                    "an evaluation needs at least {least}; this server has {matches}: report "
+                    "{more} first"
+                ),
+                least=Counted("{count} applied match", "{count} applied matches", MIN_MATCHES),
+                matches=matches,
+                more=Counted("{count} more", "{count} more", MIN_MATCHES - matches),
             )
         stage(
             f"evaluating the last matches ({min(count, matches):,})"

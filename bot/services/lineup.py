@@ -24,7 +24,8 @@ NUMBER: Final = DECIMAL
 """A score or minutes as written (ASCII digits only)."""
 ENTRY_FORMAT: Final = Phrase(N_('write each entry as "<player> <score> [<minutes>]"'))
 MAX_ID: Final = 2**63 - 1
-ID_RULE: Final = f"a decimal integer from 1 to {MAX_ID} in the digits 0-9"
+ID_RULE: Final = Phrase(N_("a decimal integer from 1 to 9223372036854775807 in the digits 0-9"))
+"""The rule of an id, MAX_ID written out (a test checks they agree)."""
 GUEST_RULE: Final = Phrase(
     N_("1 to 32 printable characters without spaces or any of < > @ | , ~ `")
 )
@@ -32,12 +33,14 @@ SIDE_RULE: Final = Phrase(N_("1 to 32 printable characters without spaces"))
 MAX_NAME_LENGTH: Final = 32
 
 
-def parse_id(text: str, what: str = "user id") -> int:
-    """A Discord user or guild id (SPEC 7): ASCII digits, 1 <= id < 2^63; `what` names it
-    in the UserError ("user id", "guild id")."""
+def parse_id(text: str, what: str = N_("user id")) -> int:
+    """A Discord user or guild id (SPEC 7): ASCII digits, 1 <= id < 2^63; `what` (N_-marked)
+    names it in the UserError ("user id", "guild id")."""
     number = ascii_whole(text, 1, MAX_ID)
     if number is None:
-        raise UserError(f"{what} {quoted(text)} must be {ID_RULE}")
+        raise UserError(
+            N_("{what} {text} must be {rule}"), what=Phrase(what), text=quoted(text), rule=ID_RULE
+        )
     return number
 
 
@@ -140,7 +143,7 @@ def parse_lineup(text: str) -> Lineup:
     """`<@1> 1200 18, <@2> 900 | <@3> 1500, guest_bob 300 12`: sides split by `|`, entries
     by `,`. Without `|` every entry is a side of its own (a free-for-all). Sides are labelled
     1, 2, ... in order."""
-    free_text(text, "the lineup")
+    free_text(text, N_("the lineup"))
     if not text.strip():
         raise UserError(
             N_("the lineup is empty; {format}, sides separated by |"), format=ENTRY_FORMAT
@@ -161,7 +164,7 @@ def parse_lineup(text: str) -> Lineup:
 
 def parse_team(text: str) -> tuple[Player, ...]:
     """A team text of `/report team`: mentions and guest names, split by spaces or commas."""
-    free_text(text, "the team")
+    free_text(text, N_("the team"))
     tokens = re.findall(r"<@[^>]*>|[^\s,]+", text)
     if not tokens:
         raise UserError(N_("a team is empty: mention its members or write guest names"))

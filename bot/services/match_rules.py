@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final, Literal, Protocol
 
-from bot.services.errors import UserError
+from bot.services.errors import N_, UserError
 from bot.storage import MatchStatus
 
 Action = Literal["confirm", "dispute", "cancel", "void", "edit"]
@@ -21,20 +21,43 @@ ALLOWED_STATES: Final[Mapping[Action, tuple[MatchStatus, ...]]] = {
 }
 """The states each action applies to; any other state is refused."""
 
-_DONE: Final[Mapping[Action, str]] = {
-    "confirm": "confirmed",
-    "dispute": "disputed",
-    "cancel": "cancelled",
-    "void": "voided",
-    "edit": "edited",
+_REFUSED: Final[Mapping[tuple[Action, MatchStatus], str]] = {
+    ("confirm", "applied"): N_(
+        "match #{number} is applied; only a pending or disputed match can be confirmed"
+    ),
+    ("confirm", "void"): N_(
+        "match #{number} is void; only a pending or disputed match can be confirmed "
+        "(report it again if it happened)"
+    ),
+    ("dispute", "disputed"): N_(
+        "match #{number} is disputed; only a pending match can be disputed"
+    ),
+    ("dispute", "applied"): N_(
+        "match #{number} is applied; only a pending match can be disputed "
+        "(a moderator can void it with /admin void)"
+    ),
+    ("dispute", "void"): N_("match #{number} is void; only a pending match can be disputed"),
+    ("cancel", "applied"): N_(
+        "match #{number} is applied; only a pending or disputed match can be cancelled "
+        "(a moderator can void it with /admin void)"
+    ),
+    ("cancel", "void"): N_(
+        "match #{number} is void; only a pending or disputed match can be cancelled"
+    ),
+    ("void", "void"): N_(
+        "match #{number} is void; only a pending, disputed or applied match can be voided"
+    ),
+    ("edit", "disputed"): N_(
+        "match #{number} is disputed; only a pending or applied match can be edited "
+        "(a moderator confirms or voids it first)"
+    ),
+    ("edit", "void"): N_(
+        "match #{number} is void; only a pending or applied match can be edited "
+        "(report it again if it happened)"
+    ),
 }
-_HINTS: Final[Mapping[tuple[Action, MatchStatus], str]] = {
-    ("cancel", "applied"): "a moderator can void it with /admin void",
-    ("dispute", "applied"): "a moderator can void it with /admin void",
-    ("confirm", "void"): "report it again if it happened",
-    ("edit", "void"): "report it again if it happened",
-    ("edit", "disputed"): "a moderator confirms or voids it first",
-}
+"""The refusal of each action in each state it does not apply to (ALLOWED_STATES), whole
+sentences so that each language words them its own way."""
 
 
 class Asker(Protocol):
@@ -57,27 +80,18 @@ class Seat(Protocol):
     def side(self) -> str: ...
 
 
-def _either(states: tuple[str, ...]) -> str:
-    return states[0] if len(states) == 1 else f"{', '.join(states[:-1])} or {states[-1]}"
-
-
-def state_refusal(action: Action, match_id: int, status: MatchStatus) -> str | None:
+def state_refusal(action: Action, match_id: int, status: MatchStatus) -> UserError | None:
     """Why `action` cannot be done to a match in `status` (naming the state), or None."""
-    allowed = ALLOWED_STATES[action]
-    if status in allowed:
+    if status in ALLOWED_STATES[action]:
         return None
-    hint = _HINTS.get((action, status))
-    return (
-        f"match #{match_id} is {status}; only a {_either(allowed)} match can be {_DONE[action]}"
-        + (f" ({hint})" if hint else "")
-    )
+    return UserError(_REFUSED[action, status], number=match_id)
 
 
 def check_state(action: Action, match_id: int, status: MatchStatus) -> None:
     """Raise UserError (saying the match's state) unless `action` applies to `status`."""
     refusal = state_refusal(action, match_id, status)
     if refusal is not None:
-        raise UserError(refusal)
+        raise refusal
 
 
 def check_cancel(asker: Asker, match_id: int, status: MatchStatus, reporter_id: int | None) -> None:
@@ -86,7 +100,9 @@ def check_cancel(asker: Asker, match_id: int, status: MatchStatus, reporter_id: 
     has no reporter (None): only a moderator cancels it, whatever the asker's id."""
     check_state("cancel", match_id, status)
     if asker.user_id != reporter_id and not asker.is_moderator:
-        raise UserError(f"only the reporter or a moderator can cancel match #{match_id}")
+        raise UserError(
+            N_("only the reporter or a moderator can cancel match #{number}"), number=match_id
+        )
 
 
 def opponents_to_ask(reporter_id: int, seats: Iterable[Seat]) -> list[int]:

@@ -372,9 +372,9 @@ class Matches:
     async def void(
         self, guild_id: int, actor: Actor, match_id: int, reason: str | None = None
     ) -> VoidResult:
-        must_moderate(actor, "void matches")
+        must_moderate(actor, N_("void matches"))
         if reason is not None:
-            free_text(reason, "the reason")
+            free_text(reason, N_("the reason"))
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await tx.ensure_guild(guild_id, self.context.defaults)
@@ -416,7 +416,7 @@ class Matches:
         lineup in its history. An applied match's guild is replayed from its log: the new
         participants' ratings at that point are not stored anywhere else, and the stored
         ratings must equal a replay."""
-        must_moderate(actor, "edit matches")
+        must_moderate(actor, N_("edit matches"))
         check_lineup(lineup, minutes)
         async with self.context.write(guild_id) as unit:
             tx = unit.tx

@@ -21,7 +21,7 @@ from bot.ratings.balance import MAX_PLAYERS, MAX_TEAMS, MIN_PLAYERS, MIN_TEAMS, 
 from bot.ratings.ladder import Outcome, rate_order
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import elo_bridge, ladder_rating
-from bot.services.errors import UserError
+from bot.services.errors import N_, UserError
 from bot.services.lineup import Player, parse_team
 from bot.services.standings import Prediction, Standings
 from bot.storage import Match, Member
@@ -77,22 +77,38 @@ class TeamBalance:
 def parse_players(text: str) -> tuple[Player, ...]:
     """The players of /balance: mentions and guest names, split by spaces or commas."""
     if not text.strip():
-        raise UserError("players is empty: mention the members and write the guests' names")
+        raise UserError(N_("players is empty: mention the members and write the guests' names"))
     return parse_team(text)
 
 
 def check_players(players: Sequence[Player], teams: int) -> None:
     """The refusals of /balance that need no database: counts and duplicates."""
     if not MIN_TEAMS <= teams <= MAX_TEAMS:
-        raise UserError(f"teams {teams!r} must be from {MIN_TEAMS} to {MAX_TEAMS}")
+        raise UserError(
+            N_("teams {value} must be from {low} to {high}"),
+            value=repr(teams),
+            low=MIN_TEAMS,
+            high=MAX_TEAMS,
+        )
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise UserError(f"player count {len(players)} must be from {MIN_PLAYERS} to {MAX_PLAYERS}")
+        raise UserError(
+            N_("player count {value} must be from {low} to {high}"),
+            value=len(players),
+            low=MIN_PLAYERS,
+            high=MAX_PLAYERS,
+        )
     if teams > len(players):
-        raise UserError(f"teams {teams} must be at most the number of players ({len(players)})")
+        raise UserError(
+            N_("teams {value} must be at most the number of players ({players})"),
+            value=teams,
+            players=len(players),
+        )
     seen: set[Player] = set()
     for player in players:
         if player in seen:
-            raise UserError(f"{player.label} is listed twice; list every player once")
+            raise UserError(
+                N_("{player} is listed twice; list every player once"), player=player.label
+            )
         seen.add(player)
 
 
@@ -121,7 +137,7 @@ class Matchups:
         self, guild_id: int, a: int, b: int, recent: int = RECENT_MEETINGS
     ) -> HeadToHead:
         if a == b:
-            raise UserError("a and b are the same member; pick two different members")
+            raise UserError(N_("a and b are the same member; pick two different members"))
         async with self.context.db.snapshot() as read:
             for member in await read.members_by_id(guild_id, [a, b]):
                 _refuse_bot(member)
@@ -169,4 +185,7 @@ class Matchups:
 
 def _refuse_bot(member: Member) -> None:
     if member.is_bot:
-        raise UserError(f"<@{member.user_id}> is a bot; bots have no place in the ladder")
+        raise UserError(
+            N_("{member} is a bot; bots have no place in the ladder"),
+            member=f"<@{member.user_id}>",
+        )

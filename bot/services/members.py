@@ -72,7 +72,7 @@ class Members:
             await unit.tx.ensure_guild(guild_id, self.context.defaults)
             (stored,) = await unit.tx.upsert_members(guild_id, [info])
             if not enabled:  # at once, so nobody waits for a lobby they would be refused
-                why = "left the ladder and the queue"
+                why = N_("{members} left the ladder and the queue")
                 if await take_out_of_queues(unit.tx, guild_id, [info.user_id], why, unit.events):
                     unit.change = Change(guild_id, "queue", actor_id=info.user_id)
             if stored.enabled == enabled:
@@ -89,7 +89,7 @@ class Members:
 
     async def find(self, guild_id: int, text: str) -> Member:
         """A member by user id, mention or display name (UserError if none or several)."""
-        wanted = free_text(text, "the member").strip()
+        wanted = free_text(text, N_("the member")).strip()
         mention = MENTION.fullmatch(wanted)
         if mention or wanted.isdigit():  # any digits, so '²' is refused as an id, not a name
             user_id = parse_id(mention.group(1) if mention else wanted)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.services.errors import UserError
+from bot.services.errors import N_, Counted, UserError
 from bot.services.replaying import boundaries, ladder_settings, replay_log
 from bot.storage import LOG_START, Database, Queries
 from bot.storage.database import is_postgres, sqlite_path
@@ -56,8 +56,12 @@ async def _check(queries: Queries) -> None:
     found = await replay_disagreements(queries)
     if found:
         raise UserError(
-            f"the copy's stored ratings differ from a replay of its log ({len(found)} places, "
-            f"first: {found[0]}); the target was left unchanged"
+            N_(
+                "the copy's stored ratings differ from a replay of its log ({places}, first: "
+                "{first}); the target was left unchanged"
+            ),
+            places=Counted("{count} place", "{count} places", len(found)),
+            first=found[0],
         )
 
 
@@ -67,14 +71,19 @@ async def migrate_database(
     """Copy the database at `source` into the empty one at `target` (created if missing),
     all or nothing, checked against a replay; returns the rows copied per table."""
     if not is_postgres(str(source)) and not Path(sqlite_path(source)).is_file():
-        raise UserError(f"--from {str(source)!r} must be an existing database file or URL")
+        raise UserError(
+            N_("--from {source} must be an existing database file or URL"), source=repr(str(source))
+        )
     source_db = await Database.open(source, create=False)
     try:
         target_db = await Database.open(target)
         try:
             return await copy_database(source_db, target_db, _check, progress)
         except TargetNotEmpty as error:
-            raise UserError(str(error)) from None
+            raise UserError(
+                N_("the target database must be empty; it has rows in {tables}"),
+                tables=", ".join(error.tables),
+            ) from None
         finally:
             await target_db.close()
     finally:

@@ -25,7 +25,7 @@ import numpy as np
 
 from bot.ratings.balance import balance_teams, pack, team_sizes, win_probabilities
 from bot.ratings.ladder import team_scores
-from bot.services.errors import UserError, free_text, quoted
+from bot.services.errors import N_, Counted, Phrase, UserError, free_text, quoted
 from bot.services.lineup import Lineup, LineupEntry, Player, ffa_lineup
 from bot.storage.queues import LobbyPlayer, QueueSettings, Waiting
 
@@ -62,9 +62,15 @@ def snake(teams: int) -> str:
 
 
 def _name(text: str, what: str) -> str:
-    name = free_text(text, f"{what} {quoted(text)}").strip()
+    """A queue or map name; `what` (N_-marked) says which in a refusal."""
+    name = free_text(text, what, quote=True).strip()
     if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
-        raise UserError(f"{what} {quoted(text)} must be 1 to {MAX_NAME} printable characters")
+        raise UserError(
+            N_("{what} {text} must be 1 to {most} printable characters"),
+            what=Phrase(what),
+            text=quoted(text),
+            most=MAX_NAME,
+        )
     return name
 
 
@@ -72,28 +78,46 @@ def parse_maps(text: str) -> tuple[str, ...]:
     """Up to 25 map names separated by commas (an empty text: no maps)."""
     if not text.strip():
         return ()
-    maps = tuple(_name(part, "map") for part in text.split(","))
+    maps = tuple(_name(part, N_("map")) for part in text.split(","))
     if len(maps) > MAX_MAPS:
-        raise UserError(f"{len(maps)} maps: a queue has at most {MAX_MAPS}")
+        raise UserError(
+            N_("{maps}: a queue has at most {most}"),
+            maps=Counted("{count} map", "{count} maps", len(maps)),
+            most=MAX_MAPS,
+        )
     if len({m.lower() for m in maps}) != len(maps):
-        raise UserError("a map is listed twice; list every map once")
+        raise UserError(N_("a map is listed twice; list every map once"))
     return maps
 
 
 def _within(value: int, low: int, high: int, what: str) -> None:
     if not low <= value <= high:
-        raise UserError(f"{what} {value} must be from {low} to {high}")
+        raise UserError(
+            N_("{what} {value} must be from {low} to {high}"),
+            what=what,
+            value=value,
+            low=low,
+            high=high,
+        )
 
 
 def checked_settings(settings: QueueSettings, pick_order_given: bool) -> QueueSettings:
     """The settings with a clean name and pick order, or UserError naming what is wrong.
     Without a pick order given, the snake of the queue's teams."""
-    name = _name(settings.name, "queue name")
+    name = _name(settings.name, N_("queue name"))
     _within(settings.size, MIN_SIZE, MAX_SIZE, "size")
     if settings.format not in FORMATS:
-        raise UserError(f"format {quoted(settings.format)} must be one of {', '.join(FORMATS)}")
+        raise UserError(
+            N_("format {value} must be one of {choices}"),
+            value=quoted(settings.format),
+            choices=", ".join(FORMATS),
+        )
     if settings.mode not in MODES:
-        raise UserError(f"mode {quoted(settings.mode)} must be one of {', '.join(MODES)}")
+        raise UserError(
+            N_("mode {value} must be one of {choices}"),
+            value=quoted(settings.mode),
+            choices=", ".join(MODES),
+        )
     _within(settings.teams, 2, len(TEAM_LETTERS), "teams")
     _within(settings.ready_seconds, *READY_SECONDS, "ready_seconds")
     _within(settings.expire_minutes, *EXPIRE_MINUTES, "expire_minutes")
@@ -102,27 +126,37 @@ def checked_settings(settings: QueueSettings, pick_order_given: bool) -> QueueSe
     _within(settings.party_max, *PARTY_MAX, "party_max")
     if settings.map_pick not in MAP_PICKS:
         raise UserError(
-            f"map_pick {quoted(settings.map_pick)} must be one of {', '.join(MAP_PICKS)}"
+            N_("map_pick {value} must be one of {choices}"),
+            value=quoted(settings.map_pick),
+            choices=", ".join(MAP_PICKS),
         )
     if settings.map_pick != "random" and len(settings.maps) < 2:
-        raise UserError(f"map_pick {settings.map_pick} needs at least 2 maps (give maps)")
+        raise UserError(
+            N_("map_pick {value} needs at least 2 maps (give maps)"), value=settings.map_pick
+        )
     if settings.map_pick == "ban" and (settings.format != "teams" or settings.teams != 2):
-        raise UserError("map_pick ban is for two teams: team A's and B's best players ban")
+        raise UserError(N_("map_pick ban is for two teams: team A's and B's best players ban"))
     if settings.rooms not in ROOM_KINDS:
-        raise UserError(f"rooms {quoted(settings.rooms)} must be one of {', '.join(ROOM_KINDS)}")
+        raise UserError(
+            N_("rooms {value} must be one of {choices}"),
+            value=quoted(settings.rooms),
+            choices=", ".join(ROOM_KINDS),
+        )
     if settings.rooms == "voice" and settings.format != "teams":
-        raise UserError("rooms voice gives each team a voice channel: use it with teams")
+        raise UserError(N_("rooms voice gives each team a voice channel: use it with teams"))
     if settings.party_max > 1 and settings.format == "ffa":
-        raise UserError("party_max must be 1 in a free-for-all queue: parties play as teams")
+        raise UserError(N_("party_max must be 1 in a free-for-all queue: parties play as teams"))
     if settings.format == "teams" and settings.size % settings.teams:
         raise UserError(
-            f"size {settings.size} must be a multiple of teams ({settings.teams}) "
-            "so that the teams are equal"
+            N_("size {size} must be a multiple of teams ({teams}) so that the teams are equal"),
+            size=settings.size,
+            teams=settings.teams,
         )
     if settings.format == "teams" and settings.party_max > settings.size // settings.teams:
         raise UserError(
-            f"party_max {settings.party_max} is larger than a team "
-            f"({settings.size // settings.teams}): a party plays on one team"
+            N_("party_max {value} is larger than a team ({team}): a party plays on one team"),
+            value=settings.party_max,
+            team=settings.size // settings.teams,
         )
     order = settings.pick_order.strip().lower() if pick_order_given else snake(settings.teams)
     letters = TEAM_LETTERS[: settings.teams]
@@ -132,8 +166,14 @@ def checked_settings(settings: QueueSettings, pick_order_given: bool) -> QueueSe
         or set(letters) - set(order)
     ):
         raise UserError(
-            f"pick_order {quoted(settings.pick_order)} must be up to {MAX_PICK_ORDER} letters "
-            f"naming every team ({', '.join(letters)}), such as {snake(settings.teams)}"
+            N_(
+                "pick_order {value} must be up to {most} letters naming every team ({letters}), "
+                "such as {example}"
+            ),
+            value=quoted(settings.pick_order),
+            most=MAX_PICK_ORDER,
+            letters=", ".join(letters),
+            example=snake(settings.teams),
         )
     return replace(settings, name=name, pick_order=order)
 
@@ -298,7 +338,7 @@ def random_split(players: Sequence[LobbyPlayer], teams: int, seed: int) -> list[
     room = team_sizes(len(players), teams)
     placed = pack([len(u) for u in parties], room)
     if placed is None:
-        raise UserError("the parties do not fit into the teams")
+        raise UserError(N_("the parties do not fit into the teams"))
     team_of = {}
     for unit, team in zip(parties, placed, strict=True):
         team_of.update(dict.fromkeys(unit, team))
@@ -391,7 +431,9 @@ def pick(
         chosen = next(p for p in waiting if p.user_id == user_id)
         if not _fits(players, teams, team, unit_of(chosen)):
             raise UserError(
-                f"<@{user_id}>'s party does not fit team {team_letter(team)} now; pick another"
+                N_("{member}'s party does not fit team {team} now; pick another"),
+                member=f"<@{user_id}>",
+                team=team_letter(team),
             )
     turn = _turn(players)
     unit = unit_of(chosen)

@@ -53,7 +53,7 @@ from bot.config import GuildSettings
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, Unit, use_cases
 from bot.services.core import Actor, elo_bridge, ladder_rating, must_moderate
-from bot.services.errors import N_, UserError, quoted
+from bot.services.errors import N_, Counted, Notice, UserError, quoted
 from bot.services.events import PendingEvent
 from bot.services.matches import Matches, ReportResult
 from bot.services.queue_rules import (
@@ -107,13 +107,13 @@ __all__ = [
 NO_QUEUES: Final = N_(
     "this server has no queues yet; a moderator creates one with /admin queue create"
 )
-_STATE_WORDS: Final = {
-    "ready": "is still in its ready check",
-    "picking": "is still picking its teams",
-    "playing": "is being played",
-    "reported": "already has its result",
-    "cancelled": "was cancelled",
-    "dissolved": "was dissolved",
+_STATE_REFUSALS: Final = {
+    "ready": N_("lobby #{number} is still in its ready check"),
+    "picking": N_("lobby #{number} is still picking its teams"),
+    "playing": N_("lobby #{number} is being played"),
+    "reported": N_("lobby #{number} already has its result"),
+    "cancelled": N_("lobby #{number} was cancelled"),
+    "dissolved": N_("lobby #{number} was dissolved"),
 }
 
 
@@ -184,8 +184,10 @@ def _player_of(lobby: Lobby, user_id: int) -> LobbyPlayer:
 
 def _must_be_open(lobby: Lobby, *states: str) -> None:
     if lobby.state not in states:
-        detail = f" (match #{lobby.match_id})" if lobby.match_id is not None else ""
-        raise UserError(f"lobby #{lobby.lobby_id} {_STATE_WORDS[lobby.state]}{detail}")
+        refusal = UserError(_STATE_REFUSALS[lobby.state], number=lobby.lobby_id)
+        if lobby.match_id is None:
+            raise refusal
+        raise UserError(N_("{refusal} (match #{number})"), refusal=refusal, number=lobby.match_id)
 
 
 async def take_out_of_queues(
@@ -197,8 +199,8 @@ async def take_out_of_queues(
 ) -> list[int]:
     """Take members out of every queue of the guild at once, with their parties (a party
     member's leave takes the whole party out, SPEC 10.5), each queue's message saying `why`
-    after their mentions (SPEC 10.1: left the ladder, left the server), and a `queue.left`
-    event (reason "removed") added to `events` for each; the queues they left."""
+    (an N_-marked notice of `{members}`, SPEC 10.1: left the ladder, left the server), and a
+    `queue.left` event (reason "removed") added to `events` for each; the queues they left."""
     if not user_ids:
         return []
     leaving = list(dict.fromkeys(user_ids))
@@ -215,11 +217,15 @@ async def take_out_of_queues(
         if w.user_id in gone
     )
     left = await tx.remove_waiting(guild_id, [*leaving, *mates])
-    notice = f"{_mentions(leaving)} {why}"
+    notice = Notice(why, members=_mentions(leaving))
     if mates:
-        notice += f"; their party ({_mentions(mates)}) left with them"
+        notice = Notice(
+            N_("{removed}; their party ({mates}) left with them"),
+            removed=notice,
+            mates=_mentions(mates),
+        )
     for queue_id in left:
-        await tx.set_queue_notice(guild_id, queue_id, notice)
+        await tx.set_queue_notice(guild_id, queue_id, notice.stored())
     return left
 
 
@@ -230,7 +236,7 @@ def _mentions(user_ids: Sequence[int]) -> str:
 def _check_name_free(queues: Sequence[Queue], name: str, renamed: int | None = None) -> None:
     """UserError when a queue other than `renamed` has the name (case aside)."""
     if any(q.name.lower() == name.lower() and q.queue_id != renamed for q in queues):
-        raise UserError(f"there is a queue named {quoted(name)} already")
+        raise UserError(N_("there is a queue named {name} already"), name=quoted(name))
 
 
 @use_cases()
@@ -386,14 +392,16 @@ class Queues:
     async def create_queue(
         self, guild_id: int, actor: Actor, settings: QueueSettings, *, pick_order_given: bool
     ) -> Queue:
-        must_moderate(actor, "create queues")
+        must_moderate(actor, N_("create queues"))
         checked = checked_settings(settings, pick_order_given)
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             await self._settings(tx, guild_id)
             queues = await tx.queues(guild_id)
             if len(queues) >= MAX_QUEUES:
-                raise UserError(f"this server has {MAX_QUEUES} queues, the most it can have")
+                raise UserError(
+                    N_("this server has {most} queues, the most it can have"), most=MAX_QUEUES
+                )
             _check_name_free(queues, checked.name)
             queue_id = await tx.add_queue(guild_id, checked)
             self._changed(unit, guild_id, actor.user_id, f"queue {checked.name} created")
@@ -406,7 +414,7 @@ class Queues:
     ) -> JoinResult:
         """Change some settings of a queue (names as QueueSettings'). A size it already holds
         pops it."""
-        must_moderate(actor, "edit queues")
+        must_moderate(actor, N_("edit queues"))
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
@@ -433,7 +441,7 @@ class Queues:
     async def delete_queue(self, guild_id: int, actor: Actor, name: str) -> Queue:
         """Remove a queue and its waiting members (returned as they were, for its message);
         its open lobbies stay."""
-        must_moderate(actor, "delete queues")
+        must_moderate(actor, N_("delete queues"))
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             queue = self._find(await tx.queues(guild_id), name, None)
@@ -500,23 +508,49 @@ class Queues:
         """UserError when the member may not queue; `mate`: said of a party member who is
         not the one joining."""
         user_id = member.user_id
-        who = f"your party member <@{user_id}>" if mate else "you"
+        mention = f"<@{user_id}>"
         if member.is_bot:
             raise UserError(N_("bots cannot join queues"))
+        if not member.enabled and mate:
+            raise UserError(
+                N_(
+                    "your party member {member} left the ladder; use /ladder join to be rated, "
+                    "then queue"
+                ),
+                member=mention,
+            )
         if not member.enabled:
-            raise UserError(f"{who} left the ladder; use /ladder join to be rated, then queue")
+            raise UserError(N_("you left the ladder; use /ladder join to be rated, then queue"))
         lobby_id = await tx.open_lobby_of(guild_id, user_id)
+        if lobby_id is not None and mate:
+            raise UserError(
+                N_(
+                    "your party member {member}: playing in lobby #{number}; join again once it "
+                    "has its result"
+                ),
+                member=mention,
+                number=lobby_id,
+            )
         if lobby_id is not None:
             raise UserError(
-                f"{who}: playing in lobby #{lobby_id}; join again once it has its result"
-                if mate
-                else f"you are playing in lobby #{lobby_id}; join again once it has its result"
+                N_("you are playing in lobby #{number}; join again once it has its result"),
+                number=lobby_id,
             )
         now = self.context.clock()
         until = await tx.penalty_until(guild_id, user_id, now)
+        if until is not None and mate:
+            raise UserError(
+                N_(
+                    "your party member {member} missed a ready check and cannot queue for {wait} "
+                    "more"
+                ),
+                member=mention,
+                wait=wait_text(until - now),
+            )
         if until is not None:
             raise UserError(
-                f"{who} missed a ready check and cannot queue for {wait_text(until - now)} more"
+                N_("you missed a ready check and cannot queue for {wait} more"),
+                wait=wait_text(until - now),
             )
 
     async def _party_joining(self, tx: WriteTransaction, queue: Queue, user_id: int) -> list[int]:
@@ -528,24 +562,39 @@ class Queues:
             return [user_id]
         if party.leader_id != user_id:
             raise UserError(
-                f"you are in <@{party.leader_id}>'s party: its leader joins for it "
-                "(or /queue party leave to queue alone)"
+                N_(
+                    "you are in {leader}'s party: its leader joins for it (or /queue party leave "
+                    "to queue alone)"
+                ),
+                leader=f"<@{party.leader_id}>",
             )
-        size = len(party.members)
+        size = Counted("{count} member", "{count} members", len(party.members))
         if spec.format == "ffa":
-            raise UserError(f"the queue {spec.name} is a free-for-all: parties cannot join it")
-        if size > spec.party_max:
-            takes = (
-                "takes no parties"
-                if spec.party_max == 1
-                else (f"takes parties of up to {spec.party_max}")
+            raise UserError(
+                N_("the queue {name} is a free-for-all: parties cannot join it"), name=spec.name
             )
-            raise UserError(f"the queue {spec.name} {takes}; your party has {size} members")
+        if spec.party_max == 1:
+            raise UserError(
+                N_("the queue {name} takes no parties; your party has {size}"),
+                name=spec.name,
+                size=size,
+            )
+        if size.count > spec.party_max:
+            raise UserError(
+                N_("the queue {name} takes parties of up to {most}; your party has {size}"),
+                name=spec.name,
+                most=spec.party_max,
+                size=size,
+            )
         # party_max is at most a team's size (checked_settings): the party fits one team
         mates = [m for m in await tx.members_by_id(guild_id, party.members) if m.user_id != user_id]
         for mate in mates:
             if queue.place_of(mate.user_id) is not None:
-                raise UserError(f"your party member <@{mate.user_id}> waits in {spec.name} already")
+                raise UserError(
+                    N_("your party member {member} waits in {name} already"),
+                    member=f"<@{mate.user_id}>",
+                    name=spec.name,
+                )
             await self._may_queue(tx, guild_id, mate, mate=True)
         return list(party.members)
 
@@ -588,7 +637,7 @@ class Queues:
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             left = await take_out_of_queues(
-                tx, guild_id, [user_id], "left the server and the queue", unit.events
+                tx, guild_id, [user_id], N_("{members} left the server and the queue"), unit.events
             )
             if left:
                 self._changed(unit, guild_id, None)
@@ -627,16 +676,29 @@ class Queues:
             party = await tx.party_of(guild_id, leader.user_id)
             members = party.members if party is not None else (leader.user_id,)
             if party is not None and party.leader_id != leader.user_id:
-                raise UserError(f"you are in <@{party.leader_id}>'s party; only its leader invites")
+                raise UserError(
+                    N_("you are in {leader}'s party; only its leader invites"),
+                    leader=f"<@{party.leader_id}>",
+                )
             if invitee.user_id in members:
-                raise UserError(f"<@{invitee.user_id}> is in your party already")
+                raise UserError(
+                    N_("{member} is in your party already"), member=f"<@{invitee.user_id}>"
+                )
             theirs = await tx.party_of(guild_id, invitee.user_id)
             if theirs is not None:
-                raise UserError(f"<@{invitee.user_id}> is in <@{theirs.leader_id}>'s party already")
+                raise UserError(
+                    N_("{member} is in {leader}'s party already"),
+                    member=f"<@{invitee.user_id}>",
+                    leader=f"<@{theirs.leader_id}>",
+                )
             if len(members) >= limit:
                 raise UserError(
-                    f"your party has {len(members)} members, the most a queue of this server "
-                    f"takes (party_max {limit})"
+                    N_(
+                        "your party has {size}, the most a queue of this server takes "
+                        "(party_max {limit})"
+                    ),
+                    size=Counted("{count} member", "{count} members", len(members)),
+                    limit=limit,
                 )
             if any(q.place_of(leader.user_id) is not None for q in queues):
                 raise UserError(N_("you are in a queue; leave it before inviting"))
@@ -668,20 +730,33 @@ class Queues:
             theirs = await tx.party_of(guild_id, user_id)
             if theirs is not None:
                 raise UserError(
-                    f"you are in <@{theirs.leader_id}>'s party; /queue party leave first"
+                    N_("you are in {leader}'s party; /queue party leave first"),
+                    leader=f"<@{theirs.leader_id}>",
                 )
+            leader = f"<@{leader_id}>"
             party = await tx.party_of(guild_id, leader_id)
             if party is not None and party.leader_id != leader_id:
-                raise UserError(f"<@{leader_id}> has joined another party meanwhile")
+                raise UserError(N_("{leader} has joined another party meanwhile"), leader=leader)
             size = len(party.members) if party is not None else 1
             limit = self._party_limit(queues)
             if size >= limit:
-                raise UserError(f"<@{leader_id}>'s party is full ({size}, party_max {limit})")
-            for who, user in (("you are", user_id), (f"<@{leader_id}>'s party is", leader_id)):
-                if any(q.place_of(user) is not None for q in queues):
-                    raise UserError(f"{who} in a queue; accept once it has left the queue")
+                raise UserError(
+                    N_("{leader}'s party is full ({size}, party_max {limit})"),
+                    leader=leader,
+                    size=size,
+                    limit=limit,
+                )
+            if any(q.place_of(user_id) is not None for q in queues):
+                raise UserError(N_("you are in a queue; accept once you have left the queue"))
+            if any(q.place_of(leader_id) is not None for q in queues):
+                raise UserError(
+                    N_("{leader}'s party is in a queue; accept once it has left the queue"),
+                    leader=leader,
+                )
             if await tx.open_lobby_of(guild_id, leader_id) is not None:
-                raise UserError(f"<@{leader_id}> is playing in a lobby; accept once it is over")
+                raise UserError(
+                    N_("{leader} is playing in a lobby; accept once it is over"), leader=leader
+                )
             await tx.add_party_member(guild_id, leader_id, user_id, now)
             self._changed(unit, guild_id, user_id)
             return await tx.party(guild_id, leader_id)
@@ -727,7 +802,7 @@ class Queues:
                 return lobbies, queue
             barred = await self._not_eligible(tx, guild_id, chosen)
             if barred:  # left out, and the next in line move up
-                why = "may not play now and left the queue"
+                why = N_("{members} may not play now and left the queue")
                 await take_out_of_queues(tx, guild_id, barred, why, events)
                 continue
             lobbies.append(await self._pop(tx, settings, queue, chosen))
@@ -921,7 +996,12 @@ class Queues:
             _player_of(lobby, user_id)
             _must_be_open(lobby, "ready")
             update = await self._dissolve(
-                tx, settings, lobby, [user_id], f"<@{user_id}> left", unit.events
+                tx,
+                settings,
+                lobby,
+                [user_id],
+                Notice(N_("{member} left"), member=f"<@{user_id}>"),
+                unit.events,
             )
             self._popped(unit, update.lobbies)
             self._changed(unit, guild_id, user_id)
@@ -933,7 +1013,7 @@ class Queues:
         settings: GuildSettings,
         lobby: Lobby,
         no_shows: Sequence[int],
-        why: str,
+        why: Notice,
         events: list[PendingEvent],
     ) -> LobbyUpdate:
         """Dissolve a lobby in its ready check (its `lobby.closed` event): the ready players
@@ -944,7 +1024,12 @@ class Queues:
         stored = await self._store(
             tx,
             lobby,
-            replace(lobby, state="dissolved", closed_at=now, notice=f"dissolved: {why}"),
+            replace(
+                lobby,
+                state="dissolved",
+                closed_at=now,
+                notice=Notice(N_("dissolved: {why}"), why=why).stored(),
+            ),
         )
         events.append(PendingEvent("lobby.closed", lobby_id=lobby.lobby_id))
         if settings.no_show_minutes > 0 and no_shows:
@@ -975,8 +1060,9 @@ class Queues:
             captain = next(p for p in lobby.players if p.captain and p.team == team)
             if captain.user_id != user_id:
                 raise UserError(
-                    f"it is <@{captain.user_id}>'s turn to pick (captain of team "
-                    f"{team_letter(team)})"
+                    N_("it is {captain}'s turn to pick (captain of team {team})"),
+                    captain=f"<@{captain.user_id}>",
+                    team=team_letter(team),
                 )
             chosen = _player_of(lobby, picked_id)
             if chosen.team is not None:
@@ -1005,8 +1091,14 @@ class Queues:
     def _must_choose(lobby: Lobby, pick: str) -> None:
         _must_be_open(lobby, "playing")
         if lobby.map_pick != pick or not lobby.choosing_map:
-            chosen = f": its map is {lobby.map}" if lobby.map else ""
-            raise UserError(f"lobby #{lobby.lobby_id} has no map {pick} under way{chosen}")
+            refusal = UserError(
+                N_("lobby #{number} has no map {pick} under way"),
+                number=lobby.lobby_id,
+                pick=pick,
+            )
+            if not lobby.map:
+                raise refusal
+            raise UserError(N_("{refusal}: its map is {map}"), refusal=refusal, map=lobby.map)
 
     async def vote_map(
         self, guild_id: int, user_id: int, lobby_id: int, choice: int
@@ -1019,7 +1111,7 @@ class Queues:
             self._must_choose(lobby, "vote")
             player = _player_of(lobby, user_id)
             if not 0 <= choice < len(lobby.map_candidates):
-                raise UserError(f"that map is not on lobby #{lobby_id}'s ballot")
+                raise UserError(N_("that map is not on lobby #{number}'s ballot"), number=lobby_id)
             voted = lobby.map_candidates[choice]
             if player.vote == voted:
                 return LobbyUpdate(lobby, already=True)
@@ -1044,11 +1136,12 @@ class Queues:
             captain = banning_captain(lobby.players, len(lobby.map_banned))
             if captain.user_id != user_id:
                 raise UserError(
-                    f"it is <@{captain.user_id}>'s turn to ban a map (team "
-                    f"{team_letter(len(lobby.map_banned) % 2)})"
+                    N_("it is {captain}'s turn to ban a map (team {team})"),
+                    captain=f"<@{captain.user_id}>",
+                    team=team_letter(len(lobby.map_banned) % 2),
                 )
             if banned not in lobby.map_candidates:
-                raise UserError(f"{quoted(banned)} is not among the maps left")
+                raise UserError(N_("{map} is not among the maps left"), map=quoted(banned))
             stored = await self._store(tx, lobby, self._banned(lobby, banned))
             self._changed(unit, guild_id, user_id)
         return LobbyUpdate(stored)
@@ -1067,9 +1160,12 @@ class Queues:
         self, guild_id: int, actor: Actor, lobby_id: int, out_id: int, member: MemberInfo
     ) -> LobbyUpdate:
         """Swap a player of an open lobby for another member (before its result)."""
-        must_moderate(actor, "substitute players")
+        must_moderate(actor, N_("substitute players"))
         if member.is_bot:
-            raise UserError(f"<@{member.user_id}> is a bot; bots cannot play in ladder matches")
+            raise UserError(
+                N_("{member} is a bot; bots cannot play in ladder matches"),
+                member=f"<@{member.user_id}>",
+            )
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             settings = await self._settings(tx, guild_id)
@@ -1077,13 +1173,23 @@ class Queues:
             _must_be_open(lobby, "ready", "picking", "playing")
             out = _player_of(lobby, out_id)
             if lobby.player(member.user_id) is not None:
-                raise UserError(f"<@{member.user_id}> plays in lobby #{lobby_id} already")
+                raise UserError(
+                    N_("{member} plays in lobby #{number} already"),
+                    member=f"<@{member.user_id}>",
+                    number=lobby_id,
+                )
             stored = (await tx.upsert_members(guild_id, [member]))[0]
             if not stored.enabled:
-                raise UserError(f"<@{member.user_id}> left the ladder and cannot play")
+                raise UserError(
+                    N_("{member} left the ladder and cannot play"), member=f"<@{member.user_id}>"
+                )
             other = await tx.open_lobby_of(guild_id, member.user_id)
             if other is not None:
-                raise UserError(f"<@{member.user_id}> plays in lobby #{other}")
+                raise UserError(
+                    N_("{member} plays in lobby #{number}"),
+                    member=f"<@{member.user_id}>",
+                    number=other,
+                )
             await tx.remove_waiting(guild_id, [member.user_id])
             rating = (await self._players(tx, guild_id, settings, [member.user_id]))[0].rating
             incoming = replace(out, user_id=member.user_id, rating=rating, ready=True)
@@ -1103,7 +1209,7 @@ class Queues:
 
     async def cancel(self, guild_id: int, actor: Actor, lobby_id: int) -> LobbyUpdate:
         """A moderator cancels an open lobby; nobody is put back in a queue."""
-        must_moderate(actor, "cancel lobbies")
+        must_moderate(actor, N_("cancel lobbies"))
         async with self.context.write(guild_id) as unit:
             tx = unit.tx
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
@@ -1112,7 +1218,7 @@ class Queues:
                 tx,
                 lobby,
                 replace(lobby, state="cancelled", closed_at=self.context.clock(),
-                        notice="cancelled by a moderator"),
+                        notice=Notice(N_("cancelled by a moderator")).stored()),
             )  # fmt: skip
             self._lobby_moved(unit, lobby, stored)
             self._changed(unit, guild_id, actor.user_id, f"lobby #{lobby_id} cancelled")
@@ -1139,16 +1245,20 @@ class Queues:
             lobby = await self._open_lobby(tx, guild_id, lobby_id)
             if lobby.match_id is not None:
                 raise UserError(
-                    f"lobby #{lobby_id} already has its result: match #{lobby.match_id}"
+                    N_("lobby #{number} already has its result: match #{match}"),
+                    number=lobby_id,
+                    match=lobby.match_id,
                 )
             _must_be_open(lobby, "playing")
             if lobby.choosing_map:
                 raise UserError(
-                    f"lobby #{lobby_id} is still choosing its map; report once it is chosen"
+                    N_("lobby #{number} is still choosing its map; report once it is chosen"),
+                    number=lobby_id,
                 )
             if not actor.is_moderator and lobby.player(actor.user_id) is None:
                 raise UserError(
-                    f"only the players of lobby #{lobby_id} or a moderator can report its result"
+                    N_("only the players of lobby #{number} or a moderator can report its result"),
+                    number=lobby_id,
                 )
             lineup = result_lineup(lobby.players, *self._outcome(lobby, winner, order))
             report = await self.matches.report(
@@ -1178,25 +1288,35 @@ class Queues:
         if lobby.format == "ffa":
             if order is None:
                 raise UserError(
-                    f"lobby #{lobby.lobby_id} is a free-for-all: give the order of its "
-                    "players, first to last"
+                    N_(
+                        "lobby #{number} is a free-for-all: give the order of its players, "
+                        "first to last"
+                    ),
+                    number=lobby.lobby_id,
                 )
             ids = list(order)
             expected = {p.user_id for p in lobby.players}
             if len(ids) != len(set(ids)) or set(ids) != expected:
                 raise UserError(
-                    f"the order must name each of the {len(expected)} players of lobby "
-                    f"#{lobby.lobby_id} once"
+                    N_("the order must name each of the {players} of lobby #{number} once"),
+                    players=Counted("{count} player", "{count} players", len(expected)),
+                    number=lobby.lobby_id,
                 )
             return None, ids
         if order is not None or winner is None:
-            raise UserError(f"lobby #{lobby.lobby_id} has teams: give the winner or draw")
+            raise UserError(
+                N_("lobby #{number} has teams: give the winner or draw"), number=lobby.lobby_id
+            )
         letters = TEAM_LETTERS[: lobby.teams]
         text = winner.strip().lower()
         if text == "draw":
             return None, None
         if len(text) != 1 or text not in letters:
-            raise UserError(f"winner {quoted(winner)} must be one of {', '.join(letters)} or draw")
+            raise UserError(
+                N_("winner {value} must be one of {choices} or draw"),
+                value=quoted(winner),
+                choices=", ".join(letters),
+            )
         return letters.index(text), None
 
     # -- timed actions ---------------------------------------------------------------------
@@ -1276,12 +1396,12 @@ class Queues:
             leaders = await tx.leaders_of(guild_id, due)
             await tx.touch_parties(guild_id, set(leaders.values()), now)
             self._left(unit, [queue_id], due, "expired")
-            mentions = ", ".join(f"<@{user_id}>" for user_id in due)
-            await tx.set_queue_notice(
-                guild_id,
-                queue_id,
-                f"{mentions} left the queue after waiting {wait_text(limit)}",
+            notice = Notice(
+                N_("{members} left the queue after waiting {wait}"),
+                members=_mentions(due),
+                wait=wait_text(limit),
             )
+            await tx.set_queue_notice(guild_id, queue_id, notice.stored())
             self._changed(unit, guild_id, None)
         return len(due)
 
@@ -1296,17 +1416,18 @@ class Queues:
             popped: tuple[Lobby, ...] = ()
             step = _step_deadline(lobby)
             if lobby.close_deadline <= now and (step is None or lobby.close_deadline < step):
-                hours = f"{settings.lobby_hours:g}"
+                notice = Notice(
+                    N_("cancelled: no result after {hours} h"), hours=f"{settings.lobby_hours:g}"
+                )
                 after = await self._store(
                     tx,
                     lobby,
-                    replace(lobby, state="cancelled", closed_at=now,
-                            notice=f"cancelled: no result after {hours} h"),
-                )  # fmt: skip
+                    replace(lobby, state="cancelled", closed_at=now, notice=notice.stored()),
+                )
             elif lobby.state == "ready" and (lobby.ready_deadline or 0.0) <= now:
                 no_shows = [p.user_id for p in lobby.players if not p.ready]
                 update = await self._dissolve(
-                    tx, settings, lobby, no_shows, "not everyone was ready", unit.events
+                    tx, settings, lobby, no_shows, Notice(N_("not everyone was ready")), unit.events
                 )
                 after, popped = update.lobby, update.lobbies
             elif lobby.state == "picking" and (lobby.pick_deadline or 0.0) <= now:

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from bot.ratings.ladder import LadderSettings
-from bot.services.errors import UserError, free_text, quoted
+from bot.services.errors import N_, Phrase, UserError, free_text, quoted
 from bot.services.replaying import replay_season_start
 from bot.storage import Season
 
 NAME_LENGTH: Final = 32
-NAME_RULE: Final = f"1 to {NAME_LENGTH} printable characters"
-CARRY_RULE: Final = "a number from 0 to 1"
+NAME_RULE: Final = Phrase(N_("1 to 32 printable characters"))
+"""NAME_LENGTH written out (a test checks they agree)."""
+CARRY_RULE: Final = Phrase(N_("a number from 0 to 1"))
 FIRST_SEASON: Final = "first"
 """The name of the season before the first season start (it began with the log)."""
 
@@ -42,9 +43,9 @@ class SeasonSummary:
 
 def season_name(text: str) -> str:
     """A season name as stored: trimmed, NAME_RULE (UserError otherwise)."""
-    name = free_text(text, f"season name {quoted(text)}").strip()
+    name = free_text(text, N_("season name"), quote=True).strip()
     if not 1 <= len(name) <= NAME_LENGTH or not name.isprintable():
-        raise UserError(f"season name {quoted(text)} must be {NAME_RULE}")
+        raise UserError(N_("season name {name} must be {rule}"), name=quoted(text), rule=NAME_RULE)
     return name
 
 
@@ -53,16 +54,19 @@ def new_season_name(text: str, taken: Sequence[Season]) -> str:
     name = season_name(text)
     if name == FIRST_SEASON:
         raise UserError(
-            f"season name {quoted(name)} names the season before the first start; choose another"
+            N_("season name {name} names the season before the first start; choose another"),
+            name=quoted(name),
         )
     if any(season.name == name for season in taken):
-        raise UserError(f"season name {quoted(name)} is taken in this server; choose another")
+        raise UserError(
+            N_("season name {name} is taken in this server; choose another"), name=quoted(name)
+        )
     return name
 
 
 def season_carry(carry: float) -> float:
     if not (isinstance(carry, int | float) and math.isfinite(carry) and 0 <= carry <= 1):
-        raise UserError(f"carry {carry!r} must be {CARRY_RULE}")
+        raise UserError(N_("carry {value} must be {rule}"), value=repr(carry), rule=CARRY_RULE)
     return float(carry) + 0.0
 
 

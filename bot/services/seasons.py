@@ -8,7 +8,7 @@ from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, log_end_stamp, must_moderate
-from bot.services.errors import quoted
+from bot.services.errors import N_, quoted
 from bot.storage import Season
 
 
@@ -22,7 +22,7 @@ class Seasons:
     async def start(self, guild_id: int, actor: Actor, name: str, carry: float = 0.0) -> Season:
         """Close the current season (its closing standings are stored) and start `name` at
         the end of the log: ratings carry over, records restart at 0."""
-        must_moderate(actor, "start a season")
+        must_moderate(actor, N_("start a season"))
         kept = season_rules.season_carry(carry)
         async with self.context.write(guild_id) as unit:
             tx = unit.tx

@@ -12,7 +12,7 @@ from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, must_moderate
-from bot.services.errors import UserError
+from bot.services.errors import N_, UserError
 from bot.services.replaying import Replayed, replay_guild
 from bot.storage import WebStamp
 
@@ -43,13 +43,15 @@ class Settings:
     async def change(
         self, guild_id: int, actor: Actor, changes: Mapping[str, object]
     ) -> SettingsResult:
-        must_moderate(actor, "change the settings")
+        must_moderate(actor, N_("change the settings"))
         async with self.context.write(guild_id) as unit:
             current = await unit.tx.ensure_guild(guild_id, self.context.defaults)
             try:
                 changed = current.changed(changes)
             except KeyedSettingError as error:
-                raise UserError(f"setting {error.key}: {error}") from None
+                raise UserError(
+                    N_("setting {key}: {problem}"), key=error.key, problem=str(error)
+                ) from None
             await unit.tx.save_settings(guild_id, changed)
             differ = {
                 name for name in SETTING_NAMES if getattr(current, name) != getattr(changed, name)
@@ -94,7 +96,7 @@ class Settings:
     async def recompute(self, guild_id: int, actor: Actor) -> Replayed:
         """Replay the whole guild from its log: the matches replayed and the members whose
         stored standing differed from the replay (none when the log and the store agree)."""
-        must_moderate(actor, "recompute the ladder")
+        must_moderate(actor, N_("recompute the ladder"))
         async with self.context.write(guild_id) as unit:
             settings = await unit.tx.ensure_guild(guild_id, self.context.defaults)
             replayed = await replay_guild(unit.tx, guild_id, settings, None)

@@ -23,7 +23,7 @@ from bot.services.card import CardStats, Played, SeasonMove, card_stats, recent_
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, elo_bridge, ladder_rating, must_moderate
-from bot.services.errors import UserError, quoted
+from bot.services.errors import N_, Counted, UserError, quoted
 from bot.services.performances import (
     RATING_ACCURACY,
     game_arrays,
@@ -209,16 +209,20 @@ class Standings:
         wanted = season_rules.season_name(name)
         if wanted not in names:
             raise UserError(
-                f"season {quoted(wanted)} must be one of this server's seasons: "
-                + quoted(", ".join(names))
-                + " (see /season list)"
+                N_(
+                    "season {name} must be one of this server's seasons: {names} (see /season list)"
+                ),
+                name=quoted(wanted),
+                names=quoted(", ".join(names)),
             )
         index = names.index(wanted)
         if index == len(listed):
             return None
         if by != "ladder":
             raise UserError(
-                f"season {quoted(wanted)} is closed: its standings rank by ladder only, not {by!r}"
+                N_("season {name} is closed: its standings rank by ladder only, not {by}"),
+                name=quoted(wanted),
+                by=repr(by),
             )
         standings = [
             standing
@@ -295,7 +299,11 @@ class Standings:
         """Everyone on the leaderboard, best first: up to a whole guild's members, filtered
         and sorted off the event loop (SPEC 8.5)."""
         if by not in MEASURES:
-            raise UserError(f"cannot rank by {by!r}; choose one of {', '.join(MEASURES)}")
+            raise UserError(
+                N_("cannot rank by {by}; choose one of {choices}"),
+                by=repr(by),
+                choices=", ".join(MEASURES),
+            )
         since = _active_since(settings, self.context.clock())
         active = None if since is None else await self.context.db.read.played_since(guild_id, since)
         listed = await self.context.db.read.members_measured(guild_id, by)
@@ -331,9 +339,11 @@ class Standings:
         size = size or max(1, len(ranked))
         pages = max(1, math.ceil(len(ranked) / size))
         if not 1 <= page <= pages:
-            noun = "page" if pages == 1 else "pages"
             raise UserError(
-                f"page {page!r} must be from 1 to {pages}: the leaderboard has {pages} {noun}"
+                N_("page {value} must be from 1 to {last}: the leaderboard has {pages}"),
+                value=repr(page),
+                last=pages,
+                pages=Counted("{count} page", "{count} pages", pages),
             )
         first = (page - 1) * size
         rows = tuple(
@@ -385,10 +395,17 @@ class Standings:
         settings = await self.context.settings(guild_id)
         chosen = variant or settings.variant
         if chosen not in VARIANTS:
-            raise UserError(f"unknown variant {chosen!r}; choose one of {', '.join(VARIANTS)}")
+            raise UserError(
+                N_("unknown variant {value}; choose one of {choices}"),
+                value=repr(chosen),
+                choices=", ".join(VARIANTS),
+            )
         member = await self.context.member(guild_id, user_id)
         if member.is_bot:
-            raise UserError(f"<@{user_id}> is a bot; bots are not rated, so they have no card")
+            raise UserError(
+                N_("{member} is a bot; bots are not rated, so they have no card"),
+                member=f"<@{user_id}>",
+            )
         found = await self._performances(guild_id, [member], [chosen, RATING_ACCURACY])
         result = found[user_id, chosen]
         since = _active_since(settings, self.context.clock())
@@ -431,7 +448,10 @@ class Standings:
     async def predict(self, guild_id: int, a: int, b: int) -> Prediction:
         """The chance that a beats b; refused for one member against themself or a bot."""
         if a == b:
-            raise UserError(f"a and b are both <@{a}>; predict a match of two different members")
+            raise UserError(
+                N_("a and b are both {member}; predict a match of two different members"),
+                member=f"<@{a}>",
+            )
         async with self.context.db.snapshot():
             settings = await self.context.settings(guild_id)
             first, second = (
@@ -440,7 +460,10 @@ class Standings:
             )
             for member in (first, second):
                 if member.is_bot:
-                    raise UserError(f"<@{member.user_id}> is a bot; bots play no ladder matches")
+                    raise UserError(
+                        N_("{member} is a bot; bots play no ladder matches"),
+                        member=f"<@{member.user_id}>",
+                    )
             played = await self._played(guild_id, [a, b])
         ratings = [ladder_rating(m, settings) for m in (first, second)]
         ladder = float(ladder_expected_score(ratings[0], ratings[1], settings.t))
@@ -457,7 +480,7 @@ class Standings:
     # --- live leaderboard ----------------------------------------------------------------
 
     async def set_live_channel(self, guild_id: int, actor: Actor, channel_id: int | None) -> None:
-        must_moderate(actor, "set the leaderboard channel")
+        must_moderate(actor, N_("set the leaderboard channel"))
         async with self.context.write(guild_id) as unit:
             await unit.tx.ensure_guild(guild_id, self.context.defaults)
             await unit.tx.set_live_board(guild_id, channel_id)

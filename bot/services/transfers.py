@@ -16,7 +16,7 @@ from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, must_moderate
-from bot.services.errors import UserError, plural, quoted
+from bot.services.errors import N_, UserError, plural, quoted
 from bot.services.lineup import Lineup
 from bot.services.matchcsv.building import imported_columns, member_ids
 from bot.services.matchcsv.columns import read_csv
@@ -58,7 +58,7 @@ class Transfers:
         standings are stored for a new start inside the log); all or nothing. Matches and
         season starts already in the guild (SPEC 8.3: a match under its label, a start under
         its name) are skipped; one there with other players, time or carry is refused."""
-        must_moderate(actor, "import matches")
+        must_moderate(actor, N_("import matches"))
         # Reading the file and building the matches is work per row: off the event loop,
         # and before the write transaction (which holds the guild's lock).
         stage("reading the CSV")
@@ -83,7 +83,9 @@ class Transfers:
                 try:
                     name = season_rules.new_season_name(start.name, taken)
                 except UserError as error:
-                    raise UserError(f"line {start.line}: {error}") from None
+                    raise UserError(
+                        N_("line {line}: {problem}"), line=start.line, problem=error
+                    ) from None
                 taken.append(
                     await tx.add_season(
                         guild_id, name, start.carry, start.starts_at, now, actor.user_id
@@ -144,9 +146,14 @@ def _unstored(parsed: CsvMatches, stored: Mapping[str, KeyedMatch]) -> CsvMatche
         fresh[match] = False
         if not _same_match(parsed.entries(match), float(parsed.played_at[match]), found):
             raise UserError(
-                f"line {parsed.lines[match]}: match {quoted(label)} is already in the guild "
-                f"(match #{found.id}) with other players or another time; give it another "
-                "label or leave it out; nothing was imported"
+                N_(
+                    "line {line}: match {label} is already in the guild (match #{number}) with "
+                    "other players or another time; give it another label or leave it out; "
+                    "nothing was imported"
+                ),
+                line=parsed.lines[match],
+                label=quoted(label),
+                number=found.id,
             )
     return parsed.chosen(fresh)
 
@@ -174,8 +181,11 @@ def _new_starts(starts: Sequence[CsvSeason], taken: Sequence[Season]) -> list[Cs
             found.carry,
         ):
             raise UserError(
-                f"line {start.line}: season {quoted(start.name)} is already in the guild "
-                "with another start or carry; give it another name or leave it out; nothing "
-                "was imported"
+                N_(
+                    "line {line}: season {name} is already in the guild with another start or "
+                    "carry; give it another name or leave it out; nothing was imported"
+                ),
+                line=start.line,
+                name=quoted(start.name),
             )
     return fresh

@@ -39,7 +39,7 @@ from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, ladder_rating, must_moderate
-from bot.services.errors import UserError, quoted
+from bot.services.errors import N_, UserError, quoted
 from bot.services.events import EVENTS, TEST_EVENT, PendingEvent
 from bot.services.matchcsv.format import format_time
 from bot.services.shapes import lobby_object, match_object, season_object
@@ -63,7 +63,15 @@ async def system_resolve(host: str, port: int) -> list[str]:
     return [str(sockaddr[0]) for *_, sockaddr in found]
 
 
-def refused_address(address: str) -> str | None:
+_NOT_PUBLIC: Final = {
+    "loopback": N_("{address} is a loopback address"),
+    "link-local": N_("{address} is a link-local address"),
+    "multicast": N_("{address} is a multicast address"),
+    "private": N_("{address} is a private address"),
+}
+
+
+def refused_address(address: str) -> UserError | None:
     """Why a webhook may not reach `address` (loopback, private, link-local, multicast or
     otherwise not public), or None for a public address."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
@@ -76,9 +84,9 @@ def refused_address(address: str) -> str | None:
         ("private", ip.is_private),
     ):
         if flag:
-            return f"{address} is a {kind} address"
+            return UserError(_NOT_PUBLIC[kind], address=address)
     if not ip.is_global:
-        return f"{address} is not a public address"
+        return UserError(N_("{address} is not a public address"), address=address)
     return None
 
 
@@ -97,26 +105,30 @@ def target_of(url: str, allow_private: bool) -> Target:
     """The URL's parts; UserError naming what is wrong with its form."""
     text = url.strip()
     if not text or len(text) > MAX_URL:
-        raise UserError(f"a webhook URL is 1 to {MAX_URL} characters")
+        raise UserError(N_("a webhook URL is 1 to {most} characters"), most=MAX_URL)
     if any(ord(c) < 33 or ord(c) == 127 for c in text):
-        raise UserError("a webhook URL cannot hold spaces or control characters")
+        raise UserError(N_("a webhook URL cannot hold spaces or control characters"))
     try:
         parts = urlsplit(text)
         port = parts.port
         host = parts.hostname
     except ValueError as error:
-        raise UserError(f"{quoted(text)} is not a valid URL ({error})") from None
+        raise UserError(
+            N_("{url} is not a valid URL ({problem})"), url=quoted(text), problem=str(error)
+        ) from None
     schemes = ("https", "http") if allow_private else ("https",)
     if parts.scheme not in schemes:
-        raise UserError(f"a webhook URL must start with https:// (not {quoted(text[:40])})")
+        raise UserError(
+            N_("a webhook URL must start with https:// (not {url})"), url=quoted(text[:40])
+        )
     if not host:
-        raise UserError(f"{quoted(text)} names no host")
+        raise UserError(N_("{url} names no host"), url=quoted(text))
     if parts.username is not None or parts.password is not None:
-        raise UserError("a webhook URL cannot hold a user name or password; use the secret")
+        raise UserError(N_("a webhook URL cannot hold a user name or password; use the secret"))
     if parts.fragment:
-        raise UserError("a webhook URL cannot have a #fragment")
+        raise UserError(N_("a webhook URL cannot have a #fragment"))
     if port == 0:
-        raise UserError("port 0 is no port: give 1 to 65535")
+        raise UserError(N_("port 0 is no port: give 1 to 65535"))
     try:
         ipaddress.ip_address(host)
         literal = True
@@ -137,17 +149,21 @@ async def checked_target(url: str, allow_private: bool, resolve: Resolve) -> Tar
         try:
             addresses = await resolve(target.host, target.port)
         except OSError as error:
-            raise UserError(f"cannot resolve {target.host} ({error})") from None
+            raise UserError(
+                N_("cannot resolve {host} ({problem})"), host=target.host, problem=str(error)
+            ) from None
         if not addresses:
-            raise UserError(f"{target.host} resolves to no address")
+            raise UserError(N_("{host} resolves to no address"), host=target.host)
     for address in addresses:
         why = refused_address(address)
-        if why is not None:
+        if why is not None and address != target.host:
             raise UserError(
-                f"webhooks only go to public addresses: {target.host} → {why}"
-                if address != target.host
-                else f"webhooks only go to public addresses: {why}"
+                N_("webhooks only go to public addresses: {host} → {why}"),
+                host=target.host,
+                why=why,
             )
+        if why is not None:
+            raise UserError(N_("webhooks only go to public addresses: {why}"), why=why)
     return target
 
 
@@ -158,7 +174,11 @@ def parse_events(text: str | None) -> tuple[str, ...]:
     chosen = {part.strip().lower() for part in text.split(",") if part.strip()}
     unknown = sorted(chosen - set(EVENTS))
     if unknown:
-        raise UserError(f"unknown event {quoted(unknown[0])}: choose from {', '.join(EVENTS)}")
+        raise UserError(
+            N_("unknown event {value}: choose from {choices}"),
+            value=quoted(unknown[0]),
+            choices=", ".join(EVENTS),
+        )
     return tuple(event for event in EVENTS if event in chosen)
 
 
@@ -294,7 +314,7 @@ class Webhooks:
         self, guild_id: int, actor: Actor, url: str, events: str | None = None
     ) -> AddedWebhook:
         """A new webhook, after its URL's check; its secret (shown once)."""
-        must_moderate(actor, "add webhooks")
+        must_moderate(actor, N_("add webhooks"))
         chosen = parse_events(events)
         target = await checked_target(url, self.allow_private, self.resolve)
         secret = secrets.token_hex(32)
@@ -303,8 +323,11 @@ class Webhooks:
             await tx.ensure_guild(guild_id, self.context.defaults)
             if len(await tx.webhooks(guild_id)) >= MAX_WEBHOOKS:
                 raise UserError(
-                    f"this server has {MAX_WEBHOOKS} webhooks already, the most it can have; "
-                    "remove one first"
+                    N_(
+                        "this server has {most} webhooks already, the most it can have; remove "
+                        "one first"
+                    ),
+                    most=MAX_WEBHOOKS,
                 )
             now = self.context.clock()
             webhook_id = await tx.add_webhook(guild_id, target.url, secret, chosen, now)
@@ -314,7 +337,7 @@ class Webhooks:
 
     async def remove(self, guild_id: int, actor: Actor, webhook_id: int) -> Webhook:
         """Remove a webhook; its waiting deliveries are dropped."""
-        must_moderate(actor, "remove webhooks")
+        must_moderate(actor, N_("remove webhooks"))
         async with self.context.write(guild_id) as unit:
             found = await self._webhook(unit.tx, guild_id, webhook_id)
             await unit.tx.remove_webhook(guild_id, webhook_id, self.context.clock())
@@ -325,7 +348,7 @@ class Webhooks:
 
     async def test(self, guild_id: int, actor: Actor, webhook_id: int) -> Webhook:
         """Queue a `webhook.test` event for one webhook."""
-        must_moderate(actor, "test webhooks")
+        must_moderate(actor, N_("test webhooks"))
         async with self.context.write(guild_id) as unit:
             found = await self._webhook(unit.tx, guild_id, webhook_id)
             unit.events.append(PendingEvent(TEST_EVENT, webhook_id=webhook_id))
@@ -337,6 +360,7 @@ class Webhooks:
         found = await tx.webhook(guild_id, webhook_id)
         if found is None:
             raise UserError(
-                f"there is no webhook #{webhook_id} in this server; see webhook list for ids"
+                N_("there is no webhook #{number} in this server; see webhook list for ids"),
+                number=webhook_id,
             )
         return found

@@ -30,7 +30,11 @@ Progress = Callable[[str, int, int], None]
 
 
 class TargetNotEmpty(Exception):  # noqa: N818 (a refusal the user reads)
-    """The target database already holds rows; nothing was copied."""
+    """The target database already holds rows (in `tables`); nothing was copied."""
+
+    def __init__(self, tables: list[str]) -> None:
+        super().__init__(f"the target database has rows in {', '.join(tables)}")
+        self.tables = tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +163,7 @@ async def copy_database(
         order = await tables(session)
         filled = [table.name for table in order if await _row_count(session, table.name)]
         if filled:
-            raise TargetNotEmpty(
-                f"the target database must be empty; it has rows in {', '.join(filled)}"
-            )
+            raise TargetNotEmpty(filled)
         counts = {table.name: await _row_count(reader, table.name) for table in order}
         total, done = sum(counts.values()), 0
         for table in order:

@@ -38,7 +38,7 @@ def test_each_action_applies_to_its_states_only(action: Action, allowed: set[str
         refusal = state_refusal(action, 7, status)
         assert (refusal is None) == (status in allowed)
         if refusal is not None:
-            assert refusal.startswith(f"match #7 is {status}; only a ")
+            assert str(refusal).startswith(f"match #7 is {status}; only a ")
             with pytest.raises(UserError, match=f"match #7 is {status}"):
                 check_state(action, 7, status)
         else:
@@ -85,7 +85,7 @@ def test_every_action_has_its_states() -> None:
     ],
 )
 def test_refusals_say_the_state(action: Action, status: MatchStatus, message: str) -> None:
-    assert state_refusal(action, 3, status) == message
+    assert str(state_refusal(action, 3, status)) == message
 
 
 @pytest.mark.parametrize("status", ["pending", "disputed"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from bot.services import Services, UserError
+from bot.services.errors import Notice
 from bot.services.queues import Queues
 from tests.services.conftest import Clock
 from tests.services.queue_helpers import GUILD, MOD, make, member
@@ -24,7 +25,10 @@ async def test_finding_5_a_ready_check_that_ran_out_during_downtime_dissolves_no
     clock.now += 2 * 3600  # down for 2 h: the ready check (30 s) ran out before lobby_hours
     assert await queues.run_due() == 1
     after = await queues.lobby(GUILD, lobby.lobby_id)
-    assert after.state == "dissolved" and after.notice == "dissolved: not everyone was ready"
+    assert (
+        after.state == "dissolved"
+        and str(Notice.load(after.notice or "")) == "dissolved: not everyone was ready"
+    )
     queue = await queues.queue(GUILD, queue_id)
     assert queue is not None and [w.user_id for w in queue.waiting] == [1]  # ready: back
     with pytest.raises(UserError, match="missed a ready check and cannot queue for 10 min"):
@@ -84,7 +88,7 @@ async def test_finding_4_leaving_the_ladder_while_waiting_leaves_every_queue(
     for queue_id, waiting in ((duel, []), (fours, [3])):
         queue = await queues.queue(GUILD, queue_id)
         assert queue is not None and [w.user_id for w in queue.waiting] == waiting
-        assert queue.notice == "<@1> left the ladder and the queue"
+        assert str(Notice.load(queue.notice or "")) == "<@1> left the ladder and the queue"
     assert not (await queues.join(GUILD, member(2), queue_id=duel)).lobbies  # nobody to pop
 
 
@@ -95,7 +99,7 @@ async def test_finding_4_leaving_the_server_while_waiting_leaves_every_queue(
     await queues.join(GUILD, member(1), queue_id=duel)
     left = await queues.left_server(GUILD, 1)
     assert [q.queue_id for q in left.left] == [duel] and not left.left[0].waiting
-    assert left.left[0].notice == "<@1> left the server and the queue"
+    assert str(Notice.load(left.left[0].notice or "")) == "<@1> left the server and the queue"
     assert not (await queues.left_server(GUILD, 1)).left  # twice: nothing more
     assert not (await queues.join(GUILD, member(2), queue_id=duel)).lobbies
 
@@ -112,7 +116,7 @@ async def test_finding_4_a_pop_leaves_out_a_member_who_may_no_longer_play(
     assert not (await queues.join(GUILD, member(2), queue_id=duel)).lobbies
     queue = await queues.queue(GUILD, duel)
     assert queue is not None and [w.user_id for w in queue.waiting] == [2]
-    assert queue.notice == "<@1> may not play now and left the queue"
+    assert str(Notice.load(queue.notice or "")) == "<@1> may not play now and left the queue"
     (lobby,) = (await queues.join(GUILD, member(3), queue_id=duel)).lobbies
     assert [p.user_id for p in lobby.players] == [2, 3]
 
@@ -128,4 +132,7 @@ async def test_finding_4_leaving_the_ladder_takes_the_members_party_out_with_the
     await services.members.leave(GUILD, member(2))
     queue = await queues.queue(GUILD, fours)
     assert queue is not None and [w.user_id for w in queue.waiting] == [3]
-    assert queue.notice == "<@2> left the ladder and the queue; their party (<@1>) left with them"
+    assert (
+        str(Notice.load(queue.notice or ""))
+        == "<@2> left the ladder and the queue; their party (<@1>) left with them"
+    )

@@ -9,6 +9,7 @@ import pytest
 
 from bot.config import GuildSettings
 from bot.services import Actor, MemberInfo, Services, UserError
+from bot.services.errors import Notice
 from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
@@ -180,7 +181,11 @@ async def test_expiry_substitute_cancel_and_lobby_timeout(
     clock.now += 300
     assert await queues.run_due() == 1
     queue = await queues.queue(GUILD, queue_id)
-    assert queue is not None and not queue.waiting and "<@1> left the queue" in str(queue.notice)
+    assert (
+        queue is not None
+        and not queue.waiting
+        and "<@1> left the queue" in str(Notice.load(queue.notice or ""))
+    )
     await queues.join(GUILD, member(1), queue_id=queue_id)
     (lobby,) = (await queues.join(GUILD, member(3), queue_id=queue_id)).lobbies
     sub = await queues.substitute(GUILD, MOD, lobby.lobby_id, 3, member(2))

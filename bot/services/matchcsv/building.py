@@ -14,7 +14,7 @@ import numpy as np
 
 from bot.config import GuildSettings
 from bot.ratings.ladder import outcome_codes, side_codes
-from bot.services.errors import UserError
+from bot.services.errors import N_, UserError
 from bot.services.matchcsv.parsed import CsvMatches
 from bot.services.matches import MAX_PARTICIPANTS, build_participants, check_lineup
 from bot.storage import Member, NewMatchColumns
@@ -97,7 +97,10 @@ def _refuse_first_faulty(
             build_participants(entries, members, settings, None)
         except UserError as error:
             raise UserError(
-                f"line {parsed.lines[match]} (match {parsed.labels[match]!r}): {error}"
+                N_("line {line} (match {label}): {problem}"),
+                line=parsed.lines[match],
+                label=repr(parsed.labels[match]),
+                problem=error,
             ) from None
 
 

@@ -13,7 +13,7 @@ import math
 from datetime import UTC, datetime
 from typing import Final, get_args
 
-from bot.services.errors import UserError, quoted
+from bot.services.errors import N_, Phrase, UserError, quoted
 from bot.services.lineup import GUEST_RULE, ID_RULE, NUMBER, Player, guest_name, parse_id
 from bot.storage import MatchStatus
 
@@ -33,15 +33,15 @@ FORMULA_MARK: Final = "'"
 
 LATEST_AHEAD: Final = 86_400.0
 """How far past now a played_at may be: one day (clocks and time zones disagree)."""
-PLAYED_AT_RULE: Final = (
-    "an ISO-8601 time from 1970-01-01 to one day after now, such as 2024-05-01T18:30:00Z"
+PLAYED_AT_RULE: Final = Phrase(
+    N_("an ISO-8601 time from 1970-01-01 to one day after now, such as 2024-05-01T18:30:00Z")
 )
-PLAYER_RULE: Final = f"a Discord user id ({ID_RULE}) or ~ and a guest name ({GUEST_RULE})"
 LABEL_LENGTH: Final = 64
-LABEL_RULE: Final = (
-    f"1 to {LABEL_LENGTH} printable characters, without control characters (no CR, LF, NUL)"
+LABEL_RULE: Final = Phrase(
+    N_("1 to 64 printable characters, without control characters (no CR, LF, NUL)")
 )
-"""SPEC 7's bound on the `match` label, the import key: stored, indexed, exported again."""
+"""SPEC 7's bound on the `match` label, the import key: stored, indexed, exported again
+(LABEL_LENGTH written out; a test checks they agree)."""
 NATIVE_MARK: Final = "#"
 
 
@@ -67,7 +67,9 @@ def parse_time(text: str, now: float) -> float:
     except (ValueError, OverflowError):
         moment = math.nan
     if not 0.0 <= moment <= now + LATEST_AHEAD:
-        raise UserError(f"played_at {quoted(text)} must be {PLAYED_AT_RULE}")
+        raise UserError(
+            N_("played_at {value} must be {rule}"), value=quoted(text), rule=PLAYED_AT_RULE
+        )
     return moment
 
 
@@ -81,14 +83,24 @@ def parse_player(text: str) -> Player:
     if text.startswith("~"):
         return Player(guest=guest_name(text[1:]))
     if text.isascii() and text.isdigit():
-        return Player(user_id=parse_id(text, "player"))
-    raise UserError(f"player {quoted(text)} must be {PLAYER_RULE}")
+        return Player(user_id=parse_id(text, N_("player")))
+    raise UserError(
+        N_(
+            "player {value} must be a Discord user id ({id_rule}) or ~ and a guest name "
+            "({guest_rule})"
+        ),
+        value=quoted(text),
+        id_rule=ID_RULE,
+        guest_rule=GUEST_RULE,
+    )
 
 
 def match_label(text: str) -> str:
     """`text` if it is a valid match label (SPEC 7, LABEL_RULE), else UserError quoting it."""
     if not (1 <= len(text) <= LABEL_LENGTH and text.isprintable()):
-        raise UserError(f"match label {quoted(text)} must be {LABEL_RULE}")
+        raise UserError(
+            N_("match label {value} must be {rule}"), value=quoted(text), rule=LABEL_RULE
+        )
     return text
 
 
@@ -129,6 +141,7 @@ def decoded(data: bytes | str) -> str:
         before = raw[: error.start]
         line = before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
         raise UserError(
-            f"line {line}: the bytes {raw[error.start : error.end]!r} are not UTF-8; "
-            "save the file as UTF-8"
+            N_("line {line}: the bytes {bytes} are not UTF-8; save the file as UTF-8"),
+            line=line,
+            bytes=repr(raw[error.start : error.end]),
         ) from None

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE, valid_minutes, valid_scores
-from bot.services.errors import UserError, quoted
+from bot.services.errors import N_, Counted, Phrase, UserError, quoted
 from bot.services.lineup import LineupEntry, side_label
 from bot.services.matchcsv.format import (
     IMPORT_COLUMNS,
@@ -49,47 +49,74 @@ def parse_csv(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSe
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(columns):
-            raise UserError(f"line {line}: {len(row)} fields, the header has {len(columns)}")
+            raise UserError(
+                N_("line {line}: {fields}, the header has {columns}"),
+                line=line,
+                fields=Counted("{count} field", "{count} fields", len(row)),
+                columns=len(columns),
+            )
         cells = {name: unmarked(row[position].strip()) for name, position in index.items()}
         label, status = cells["match"], cells.get("status", IMPORTED_STATUS)
         if not label:
-            raise UserError(f"line {line}: the match column is empty; give every match a label")
+            raise UserError(
+                N_("line {line}: the match column is empty; give every match a label"), line=line
+            )
         if label.startswith(SEASON_LABEL):
             season = parse_season(cells, line, now)
             if season.name in seasons:
                 raise UserError(
-                    f"line {line}: season {quoted(season.name)} is also on line "
-                    f"{seasons[season.name].line}; one row per season start"
+                    N_(
+                        "line {line}: season {name} is also on line {other}; one row per season "
+                        "start"
+                    ),
+                    line=line,
+                    name=quoted(season.name),
+                    other=seasons[season.name].line,
                 )
             seasons[season.name] = season
             continue
         try:
             match_label(label)
         except UserError as error:
-            raise UserError(f"line {line}: {error}") from None
+            raise UserError(N_("line {line}: {problem}"), line=line, problem=error) from None
         if status not in STATUSES:
             raise UserError(
-                f"line {line}: status {quoted(status)} must be one of {', '.join(STATUSES)}"
+                N_("line {line}: status {value} must be one of {choices}"),
+                line=line,
+                value=quoted(status),
+                choices=", ".join(STATUSES),
             )
         group = groups.setdefault(label, _Group(line, status))
         if status != group.status:
             raise UserError(
-                f"line {line}: match {quoted(label)} has status {quoted(status)}, but its "
-                f"first row (line {group.line}) has {quoted(group.status)}; one match, one status"
+                N_(
+                    "line {line}: match {label} has status {status}, but its first row (line "
+                    "{first}) has {first_status}; one match, one status"
+                ),
+                line=line,
+                label=quoted(label),
+                status=quoted(status),
+                first=group.line,
+                first_status=quoted(group.status),
             )
         if status != IMPORTED_STATUS:
             continue
         try:
             entry, played_at = _parse_row(cells, now)
         except UserError as error:
-            raise UserError(f"line {line}: {error}") from None
+            raise UserError(N_("line {line}: {problem}"), line=line, problem=error) from None
         if group.played_at is None:
             group.played_at = played_at
         elif group.played_at != played_at:
             raise UserError(
-                f"line {line}: match {quoted(label)} has played_at "
-                f"{quoted(cells['played_at'])}, but its first row (line {group.line}) has "
-                "another time; one match, one time"
+                N_(
+                    "line {line}: match {label} has played_at {value}, but its first row (line "
+                    "{first}) has another time; one match, one time"
+                ),
+                line=line,
+                label=quoted(label),
+                value=quoted(cells["played_at"]),
+                first=group.line,
             )
         group.entries.append(entry)
     matches = [
@@ -103,12 +130,17 @@ def parse_csv(data: bytes | str, now: float) -> tuple[list[CsvMatch], list[CsvSe
 def header_columns(header: Sequence[str]) -> tuple[list[str], dict[str, int]]:
     """The header's column names, and where each column the import reads is."""
     if not header:
-        raise UserError("line 1: the CSV file is empty; its header is " + ",".join(IMPORT_COLUMNS))
+        raise UserError(
+            N_("line 1: the CSV file is empty; its header is {header}"),
+            header=",".join(IMPORT_COLUMNS),
+        )
     columns = [name.strip().lower() for name in header]
     missing = [name for name in IMPORT_COLUMNS if name not in columns]
     if missing:
         raise UserError(
-            f"line 1: the header lacks {', '.join(missing)}; it needs {','.join(IMPORT_COLUMNS)}"
+            N_("line 1: the header lacks {missing}; it needs {header}"),
+            missing=", ".join(missing),
+            header=",".join(IMPORT_COLUMNS),
         )
     index: dict[str, int] = {
         name: columns.index(name) for name in (*IMPORT_COLUMNS, "status") if name in columns
@@ -123,14 +155,20 @@ def parse_season(cells: Mapping[str, str], line: int, now: float) -> CsvSeason:
         starts_at = parse_time(cells["played_at"], now)
         carry = parse_number(cells["score"])
         if not 0 <= carry <= 1:
-            raise UserError(f"carry (score) {quoted(cells['score'])} must be {CARRY_RULE}")
+            raise UserError(
+                N_("carry (score) {value} must be {rule}"),
+                value=quoted(cells["score"]),
+                rule=CARRY_RULE,
+            )
         for column in ("side", "player", "minutes"):
             if cells[column]:
                 raise UserError(
-                    f"{column} {quoted(cells[column])} must be empty on a season start row"
+                    N_("{column} {value} must be empty on a season start row"),
+                    column=column,
+                    value=quoted(cells[column]),
                 )
     except UserError as error:
-        raise UserError(f"line {line}: {error}") from None
+        raise UserError(N_("line {line}: {problem}"), line=line, problem=error) from None
     return CsvSeason(name, line, starts_at, carry)
 
 
@@ -144,7 +182,9 @@ def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
             yield start, row
             start = reader.line_num + 1
     except csv.Error as error:
-        raise UserError(f"line {reader.line_num}: {error}") from None
+        raise UserError(
+            N_("line {line}: {problem}"), line=reader.line_num, problem=str(error)
+        ) from None
 
 
 def _parse_row(cells: Mapping[str, str], now: float) -> tuple[LineupEntry, float]:
@@ -154,7 +194,15 @@ def _parse_row(cells: Mapping[str, str], now: float) -> tuple[LineupEntry, float
     player = parse_player(cells["player"])
     score, minutes = parse_number(cells["score"]), parse_number(cells["minutes"])
     if not valid_scores(score):
-        raise UserError(f"score {quoted(cells['score'])} must be {SCORE_RULE}")
+        raise UserError(
+            N_("score {value} must be {rule}"),
+            value=quoted(cells["score"]),
+            rule=Phrase(SCORE_RULE),
+        )
     if not valid_minutes(minutes):
-        raise UserError(f"minutes {quoted(cells['minutes'])} must be {MINUTES_RULE}")
+        raise UserError(
+            N_("minutes {value} must be {rule}"),
+            value=quoted(cells["minutes"]),
+            rule=Phrase(MINUTES_RULE),
+        )
     return LineupEntry(player, side, score, minutes), played_at
