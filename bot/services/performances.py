@@ -9,7 +9,9 @@ whole guild's performances take one pass per block of members and no per-game Py
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Final
 
@@ -27,6 +29,9 @@ RATING_ACCURACY = "ra"
 BLOCK_PAIRS: Final = 200_000
 """Members' games are computed in blocks of about this many: a whole guild's games at once
 would take gigabytes (SPEC 8.5), and performances are per member, so blocks change nothing."""
+WORKERS: Final = min(2, os.cpu_count() or 1)
+"""Threads computing blocks at once: two keep a second core busy (numpy's loops run without
+the GIL) without holding more than two blocks' games in memory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,13 +95,16 @@ def game_arrays(
 def performances(games: GameArrays, measure: str, bridge: EloBridge) -> list[Performance]:
     """Each segment's measure in ladder units: a variant's RP with its stability, or RA."""
     if measure == RATING_ACCURACY:
-        return [Performance(float(ra), math.nan, math.nan) for ra in rating_accuracy_arrays(games)]
+        return [
+            Performance(ra, math.nan, math.nan) for ra in rating_accuracy_arrays(games).tolist()
+        ]
     rating, up, down = stability_arrays(games, measure)
-    ladder = bridge.from_elo(rating)
     scale = bridge.points_per_elo
     return [
-        Performance(float(value), float(plus * scale), float(minus * scale))
-        for value, plus, minus in zip(ladder, up, down, strict=True)
+        Performance(value, plus * scale, minus * scale)
+        for value, plus, minus in zip(
+            np.asarray(bridge.from_elo(rating)).tolist(), up.tolist(), down.tolist(), strict=True
+        )
     ]
 
 
@@ -104,19 +112,27 @@ def measured(
     played: PlayedColumns, user_ids: Sequence[int], measures: Sequence[str], bridge: EloBridge
 ) -> dict[tuple[int, str], Performance]:
     """The measures of the members by (user id, measure), block by block of BLOCK_PAIRS
-    games: numpy work over up to a whole guild, so callers run it in a worker thread."""
+    games in WORKERS threads (numpy lets go of the GIL while it computes): numpy work over
+    up to a whole guild, so callers run it in a worker thread."""
     paired = pairing(played)
     games_of = game_arrays(played, paired, bridge)
-    found: dict[tuple[int, str], Performance] = {}
-    for block in paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS):
+
+    def block_measures(block: list[int]) -> list[tuple[tuple[int, str], Performance]]:
         games = games_of(block)
-        for measure in measures:
-            found.update(
-                ((user_id, measure), performance)
-                for user_id, performance in zip(
-                    block, performances(games, measure, bridge), strict=True
-                )
+        return [
+            ((user_id, measure), performance)
+            for measure in measures
+            for user_id, performance in zip(
+                block, performances(games, measure, bridge), strict=True
             )
+        ]
+
+    found: dict[tuple[int, str], Performance] = {}
+    with ThreadPoolExecutor(WORKERS) as pool:
+        for measures_of_block in pool.map(
+            block_measures, paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS)
+        ):
+            found.update(measures_of_block)
     return found
 
 
