@@ -5,10 +5,12 @@ command line prints) unchanged, its counts in the language's plural forms."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from bot.app.queue_views import queue_embed
 from bot.present.language import SHIPPED, refusal_text, words
 from bot.services import Actor, UserError
 from bot.services.core import must_moderate
@@ -18,6 +20,7 @@ from bot.services.match_rules import check_state
 from bot.services.matchcsv.format import LABEL_LENGTH, LABEL_RULE
 from bot.services.queue_rules import MAX_MAPS, parse_maps
 from bot.services.season_rules import NAME_LENGTH, NAME_RULE
+from tests.app.test_queue_views import queue
 
 SERVICES = Path(__file__).resolve().parents[2] / "bot" / "services"
 
@@ -72,6 +75,14 @@ def test_a_notice_is_stored_and_shown_in_the_servers_language() -> None:
     assert refusal_text(shown, words("ru")).startswith(
         "<@2>: выход из ладдера и очереди; пати (<@1>) вышла"
     )
+
+
+def test_a_queue_message_shows_its_notice_in_the_servers_language() -> None:
+    expired = Notice(
+        N_("{members} left the queue after waiting {wait}"), members="<@1>, <@2>", wait="30 min"
+    )
+    shown = queue_embed(replace(queue(waiting=2), notice=expired.stored()), said=words("de"))
+    assert "<@1>, <@2>: Queue nach 30 min Wartezeit verlassen" in str(shown.description)
 
 
 def test_a_notice_stored_before_notices_were_templates_shows_as_it_is() -> None:
