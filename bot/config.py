@@ -119,8 +119,8 @@ class Bound:
     def rule(self) -> str:
         kind = "a whole number" if self.whole else "a number"
         if self.low_included:
-            return f"must be {kind} from {_readable(self.low)} to {_readable(self.high)}"
-        return f"must be {kind} > {_readable(self.low)} and <= {_readable(self.high)}"
+            return f"must be {kind} from {readable(self.low)} to {readable(self.high)}"
+        return f"must be {kind} > {readable(self.low)} and <= {readable(self.high)}"
 
     def check(self, value: Any) -> float:
         """The value as a number within the bound, else SettingError stating the rule."""
@@ -128,7 +128,7 @@ class Bound:
         return _bounded(parse, self.__contains__, self.rule)(value)
 
 
-def _readable(number: float) -> str:
+def readable(number: float) -> str:
     """10000 as 10,000 (as SPEC 7 writes the bounds), 0.01 as 0.01."""
     return f"{int(number):,}" if float(number).is_integer() else f"{number:g}"
 

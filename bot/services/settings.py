@@ -8,7 +8,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Final
 
-from bot.config import RATING_CONSTANTS, GuildSettings, KeyedSettingError
+from bot.config import (
+    CONFIRM_MODES,
+    GUILD_SETTING_RULES,
+    LANGUAGE_SETTINGS,
+    RATING_CONSTANTS,
+    SETTING_BOUNDS,
+    VARIANTS,
+    GuildSettings,
+    KeyedSettingError,
+    readable,
+)
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, must_moderate
@@ -20,6 +30,55 @@ SETTING_NAMES: Final = tuple(field.name for field in fields(GuildSettings))
 LISTING_SETTINGS: Final = ("min_games", "provisional_games", "language")
 """Settings that change who is listed on leaderboards, or how (in which language), without
 a replay: the live boards are redrawn."""
+
+
+_BOUND_REFUSALS: Final = {
+    (True, True): N_("setting {key}: must be a whole number from {low} to {high}, got {value}"),
+    (True, False): N_("setting {key}: must be a whole number > {low} and <= {high}, got {value}"),
+    (False, True): N_("setting {key}: must be a number from {low} to {high}, got {value}"),
+    (False, False): N_("setting {key}: must be a number > {low} and <= {high}, got {value}"),
+}
+"""By (whole, low included): the refusal of a number setting outside its Bound."""
+_CHOICES: Final = {"variant": VARIANTS, "confirm": CONFIRM_MODES}
+
+
+def setting_refusal(key: str, changes: Mapping[str, object]) -> UserError:
+    """The refusal of a guild setting bot.config's rules refused (KeyedSettingError), as a
+    template the front ends translate; its English is bot.config's (a test checks each)."""
+    value = changes.get(key)
+    bound = SETTING_BOUNDS.get(key)
+    if key not in GUILD_SETTING_RULES:
+        return UserError(
+            N_("setting {key}: is not a known key (known: {known})"),
+            key=key,
+            known=", ".join(GUILD_SETTING_RULES),
+        )
+    if bound is not None:
+        return UserError(
+            _BOUND_REFUSALS[bound.whole, bound.low_included],
+            key=key,
+            low=readable(bound.low),
+            high=readable(bound.high),
+            value=repr(value),
+        )
+    if key in _CHOICES:
+        return UserError(
+            N_("setting {key}: must be one of {choices}, got {value}"),
+            key=key,
+            choices=", ".join(_CHOICES[key]),
+            value=repr(value),
+        )
+    if key == "language":
+        return UserError(
+            N_("setting {key}: must be one of {choices}, not {given}, got {value}"),
+            key=key,
+            choices=", ".join(LANGUAGE_SETTINGS),
+            given=repr(str(value)[:40]),
+            value=repr(value),
+        )
+    return UserError(
+        N_("setting {key}: must be true or false, got {value}"), key=key, value=repr(value)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +108,7 @@ class Settings:
             try:
                 changed = current.changed(changes)
             except KeyedSettingError as error:
-                raise UserError(
-                    N_("setting {key}: {problem}"), key=error.key, problem=str(error)
-                ) from None
+                raise setting_refusal(error.key, changes) from None
             await unit.tx.save_settings(guild_id, changed)
             differ = {
                 name for name in SETTING_NAMES if getattr(current, name) != getattr(changed, name)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.app.queue_views import queue_embed
+from bot.config import GUILD_SETTING_RULES, GuildSettings, KeyedSettingError
 from bot.present.language import SHIPPED, refusal_text, words
 from bot.services import Actor, UserError
 from bot.services.core import must_moderate
@@ -20,6 +21,7 @@ from bot.services.match_rules import check_state
 from bot.services.matchcsv.format import LABEL_LENGTH, LABEL_RULE
 from bot.services.queue_rules import MAX_MAPS, parse_maps
 from bot.services.season_rules import NAME_LENGTH, NAME_RULE
+from bot.services.settings import setting_refusal
 from tests.app.test_queue_views import queue
 
 SERVICES = Path(__file__).resolve().parents[2] / "bot" / "services"
@@ -97,6 +99,21 @@ def test_the_rules_written_out_agree_with_their_bounds(language: str) -> None:
     for rule, bound in ((ID_RULE, MAX_ID), (NAME_RULE, NAME_LENGTH), (LABEL_RULE, LABEL_LENGTH)):
         assert f" {bound} " in f" {rule} "
         assert str(bound) in said.gettext(rule)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [*((key, "bad") for key in GUILD_SETTING_RULES), ("t", 1e12), ("min_games", 5000), ("nope", 1)],
+)
+def test_a_refused_setting_says_bot_configs_rule_in_the_members_language(
+    key: str, value: object
+) -> None:
+    with pytest.raises(KeyedSettingError) as refused:
+        GuildSettings().changed({key: value})
+    refusal = setting_refusal(key, {key: value})
+    assert str(refusal) == f"setting {refused.value.key}: {refused.value}"
+    assert refusal_text(refusal, words("de")).startswith(f"Einstellung {key}: ")
+    assert refusal_text(refusal, words("de")) != f"Einstellung {key}: {refused.value}"
 
 
 def _templates(tree: ast.Module) -> set[str]:
