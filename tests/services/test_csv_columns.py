@@ -120,3 +120,27 @@ def test_a_clean_file_with_blank_lines_is_read_without_going_row_by_row(
     assert matches.labels == ["10", "1"]  # log order: played_at, then the label
     assert matches.lines == [3, 2]
     assert starts == [CsvSeason("next", 8, expected[1][0].starts_at, 0.5)]
+
+
+def test_a_file_without_quotes_is_read_by_arrow_with_its_line_numbers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = [
+        "2,2023-01-01T10:00:00Z,a,1,3,20",
+        "",
+        "2,2023-01-01T10:00:00Z,b,~bob,1,20",
+        " , , ,,,",
+        "1,2023-01-01,a,2,2.5,20",
+        "1,2023-01-01,b,3,1,20",
+    ]
+    text = "\r\n".join([HEADER, *rows])
+    expected = parse_csv(text, NOW)
+
+    def refused(*_: object) -> None:
+        raise AssertionError("not read by arrow")
+
+    monkeypatch.setattr(columns, "parse_csv", refused)
+    monkeypatch.setattr(columns, "_reader_columns", refused)
+    matches, _ = read_csv(text, NOW)
+    assert_same(matches, CsvMatches.of(expected[0]))
+    assert matches.lines == [6, 2]

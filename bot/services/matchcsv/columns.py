@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import repeat
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,48 @@ from bot.services.matchcsv.parsed import CsvMatches, CsvSeason, log_order
 from bot.services.matchcsv.rows import header_columns, parse_csv, parse_season
 from bot.storage.models import BoolArray, FloatArray, IntArray
 
-Columns = tuple[list[Sequence[str]], Sequence[int], dict[str, int]]
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    """One column's cells: each distinct cell once, and the code of every row's cell among
+    them (a column repeats its values - players, times - across 100,000s of rows)."""
+
+    cells: Sequence[str]
+    codes: IntArray
+
+    @classmethod
+    def of(cls, cells: Sequence[str]) -> _Column:
+        where = {cell: code for code, cell in enumerate(dict.fromkeys(cells))}
+        return cls(list(where), np.fromiter(map(where.__getitem__, cells), np.int64, len(cells)))
+
+    def picked(self, rows: IntArray) -> _Column:
+        """The cells at `rows`."""
+        return _Column(self.cells, self.codes[rows])
+
+    def cell(self, row: int) -> str:
+        return self.cells[int(self.codes[row])]
+
+    def table(self, parse: Callable[[str], Any]) -> list[Any]:
+        """`parse` of each distinct cell that a row holds, as the row-wise read cleans it
+        (stripped, unmarked), by code (None for a cell no row holds); _UncleanError when
+        one is refused."""
+        held = np.bincount(self.codes, minlength=len(self.cells)).astype(np.bool_).tolist()
+        try:
+            return [
+                parse(unmarked(cell.strip())) if used else None
+                for cell, used in zip(self.cells, held, strict=True)
+            ]
+        except UserError:
+            raise _UncleanError() from None
+
+    def values(self, table: Sequence[Any], dtype: type[Any]) -> npt.NDArray[Any]:
+        """Each row's value in `table` (by code), as an array."""
+        values = np.empty(len(table), dtype)
+        values[:] = table
+        return values[self.codes]
+
+
+Columns = tuple[list[_Column], Sequence[int], dict[str, int]]
 """The cells of each column of the header, the line of each row, where the columns the
 import reads are."""
 
@@ -53,26 +94,8 @@ class _UncleanError(Exception):
     """A cell or row the column-wise read leaves to parse_csv (which names it)."""
 
 
-def _cell_table(cells: Iterable[str], parse: Callable[[str], Any]) -> dict[str, Any]:
-    """`parse` of each distinct cell as the row-wise read cleans it (stripped, unmarked): a
-    column repeats its values (players, times) across 100,000s of rows. _UncleanError when
-    a cell is refused."""
-    values: dict[str, Any] = {}
-    try:
-        for cell in set(cells):
-            values[cell] = parse(unmarked(cell.strip()))
-    except UserError:
-        raise _UncleanError() from None
-    return values
-
-
-def _mapped(cells: Sequence[str], table: Mapping[str, Any], dtype: type[Any]) -> npt.NDArray[Any]:
-    """Each cell's value in `table`, as an array."""
-    return np.fromiter(map(table.__getitem__, cells), dtype, len(cells))
-
-
-def _numbers(cells: Sequence[str], valid: Callable[[FloatArray], BoolArray]) -> FloatArray:
-    values = _mapped(cells, _cell_table(cells, parse_number), np.float64)
+def _numbers(column: _Column, valid: Callable[[FloatArray], BoolArray]) -> FloatArray:
+    values = column.values(column.table(parse_number), np.float64)
     if not valid(values).all():
         raise _UncleanError()
     return values
@@ -85,44 +108,67 @@ def _label(text: str) -> str:
 
 def _by_columns(text: str, now: float) -> tuple[CsvMatches, list[CsvSeason]] | None:
     """The file read column by column (each distinct cell checked once, numbers as arrays);
-    None when any row is faulty or unusual (blank, a season start with a fault)."""
+    None when any row is faulty or unusual (a season start with a fault, an empty label)."""
     try:
-        quoted_cells = '"' in text or "\0" in text
-        columns, lines, index = (_reader_columns if quoted_cells else _split_columns)(text)
+        read = None if '"' in text or "\0" in text else _arrow_columns(text)
+        columns, lines, index = read or _reader_columns(text)
         return _read_columns(columns, lines, index, now)
     except (csv.Error, UserError, _UncleanError):
         return None
 
 
-def _split_columns(text: str) -> Columns:
-    """A file without quotes is lines of cells between commas: split as a whole, each
-    column a slice (what csv.reader reads from it, without a list per row)."""
+def _arrow_columns(text: str) -> Columns | None:
+    """A file without quotes is lines of cells between commas: read by pyarrow's CSV reader
+    (in C++, each column's distinct cells found there too), blank rows left out; None when
+    it refuses a row (another number of cells than the header: csv.reader reads the file
+    then, which skips a blank one)."""
+    import pyarrow as pa
+    from pyarrow import compute
+    from pyarrow import csv as arrow_csv
+
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    if not lines or not lines[0]:
-        raise _UncleanError()
-    header = lines[0].split(",")
-    width = len(header)
-    body = lines[1:]
-    numbers: Sequence[int] = range(2, len(body) + 2)
-    commas = np.fromiter(map(str.count, body, repeat(",")), np.int64, len(body))
-    odd = np.flatnonzero(commas != width - 1).tolist()
-    if odd:  # blank lines are skipped (as parse_csv skips them); any other is a faulty row
-        if any(body[line].replace(",", "").strip() for line in odd):
-            raise _UncleanError()
-        kept = np.delete(np.arange(len(body)), odd).tolist()
-        body, numbers = [body[line] for line in kept], [line + 2 for line in kept]
-    if max(map(len, body), default=0) > csv.field_size_limit():
-        raise _UncleanError()  # a cell csv.reader refuses
-    cells = ",".join(body).split(",") if body else []
-    return [cells[column::width] for column in range(width)], numbers, header_columns(header)[1]
+    header, _, body = text.partition("\n")
+    if not header or not body:
+        return None
+    index = header_columns(header.split(","))[1]
+    names = [str(column) for column in range(header.count(",") + 1)]
+    try:
+        table = arrow_csv.read_csv(
+            pa.py_buffer(body.encode("utf-8")),
+            read_options=arrow_csv.ReadOptions(column_names=names),
+            parse_options=arrow_csv.ParseOptions(quote_char=False, ignore_empty_lines=False),
+            convert_options=arrow_csv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.string())
+            ),
+        )
+    except pa.ArrowInvalid:
+        return None
+    if table.num_rows != body.count("\n") + (not body.endswith("\n")):
+        return None  # every line a row, or the line numbers would be wrong
+    columns = []
+    for name in names:
+        cells = table[name]
+        if compute.max(compute.utf8_length(cells)).as_py() > csv.field_size_limit():
+            raise _UncleanError()  # a cell csv.reader refuses
+        distinct = compute.unique(cells)
+        columns.append(
+            _Column(
+                distinct.to_pylist(),
+                compute.index_in(cells, value_set=distinct).to_numpy().astype(np.int64),
+            )
+        )
+    blank = np.ones(table.num_rows, dtype=np.bool_)
+    for column in columns:
+        blank &= np.array([not cell.strip() for cell in column.cells], np.bool_)[column.codes]
+    if not blank.any():
+        return columns, range(2, table.num_rows + 2), index
+    kept = np.flatnonzero(~blank)  # blank rows are skipped, as parse_csv skips them
+    return [column.picked(kept) for column in columns], (kept + 2).tolist(), index
 
 
 def _reader_columns(text: str) -> Columns:
-    """The cells of a file with quotes through csv.reader, row by row."""
+    """The cells of a file through csv.reader, row by row (quotes, rows of another length)."""
     reader = csv.reader(io.StringIO(text, newline=""))
     header, index = header_columns(next(reader, []))
     width = len(header)
@@ -136,40 +182,36 @@ def _reader_columns(text: str) -> Columns:
             rows.append(row)
             lines.append(start)  # the line the row starts on, as parse_csv names it
         start = reader.line_num + 1
-    return [list(column) for column in zip(*rows, strict=True)] or [[]] * width, lines, index
-
-
-def _picked(column: Sequence[str], rows: IntArray) -> Sequence[str]:
-    """The cells of a column at `rows` (the column itself when that is every row)."""
-    return column if len(rows) == len(column) else [column[row] for row in rows.tolist()]
+    cells = [list(column) for column in zip(*rows, strict=True)] or [[]] * width
+    return [_Column.of(column) for column in cells], lines, index
 
 
 def _read_columns(
-    columns: list[Sequence[str]], lines: Sequence[int], index: Mapping[str, int], now: float
+    columns: list[_Column], lines: Sequence[int], index: Mapping[str, int], now: float
 ) -> tuple[CsvMatches, list[CsvSeason]]:
     """_by_columns past the header; _UncleanError for anything parse_csv must name (a blank
     row or an empty label among them)."""
     named = {name: columns[where] for name, where in index.items()}
-    label_of = _cell_table(named["match"], _label)
+    label_of = named["match"].table(_label)
     seasons = _seasons(named, lines, label_of, now)
     match_rows = np.arange(len(lines), dtype=np.int64)
     if seasons:
-        season_cells = {cell: label.startswith(SEASON_LABEL) for cell, label in label_of.items()}
-        match_rows = np.flatnonzero(~_mapped(named["match"], season_cells, np.bool_))
+        starts = [label is not None and label.startswith(SEASON_LABEL) for label in label_of]
+        match_rows = np.flatnonzero(~named["match"].values(starts, np.bool_))
     group_of: dict[str, int] = {}
-    group_of_cell = {
-        cell: group_of.setdefault(label, len(group_of)) for cell, label in label_of.items()
-    }
-    label_cells = _picked(named["match"], match_rows)
-    groups = _mapped(label_cells, group_of_cell, np.int64)
+    group_of_code = [
+        -1 if label is None else group_of.setdefault(label, len(group_of)) for label in label_of
+    ]
+    label_cells = named["match"].picked(match_rows)
+    groups = label_cells.values(group_of_code, np.int64)
     applied = match_rows
     if "status" in named:
-        status_cells = _picked(named["status"], match_rows)
-        status_of = _cell_table(status_cells, str)
-        if not set(status_of.values()) <= set(STATUSES):
+        status_cells = named["status"].picked(match_rows)
+        status_of = status_cells.table(str)
+        if not {status for status in status_of if status is not None} <= set(STATUSES):
             raise _UncleanError()
-        codes = _mapped(
-            status_cells, {cell: STATUSES.index(s) for cell, s in status_of.items()}, np.int64
+        codes = status_cells.values(
+            [-1 if status is None else STATUSES.index(status) for status in status_of], np.int64
         )
         present, firsts = np.unique(groups, return_index=True)
         first_of_group = np.zeros(len(group_of), dtype=np.int64)
@@ -178,19 +220,17 @@ def _read_columns(
             raise _UncleanError()  # one match, two statuses
         keep = codes == STATUSES.index(IMPORTED_STATUS)
         applied, groups = match_rows[keep], groups[keep]
-    time_cells = _picked(named["played_at"], applied)
-    played_at = _mapped(
-        time_cells, _cell_table(time_cells, lambda cell: parse_time(cell, now)), np.float64
-    )
-    player_cells = _picked(named["player"], applied)
-    player_of = _cell_table(player_cells, parse_player)
-    side_cells = _picked(named["side"], applied)
-    scores = _numbers(_picked(named["score"], applied), valid_scores)
-    minutes = _numbers(_picked(named["minutes"], applied), valid_minutes)
+    time_cells = named["played_at"].picked(applied)
+    played_at = time_cells.values(time_cells.table(lambda cell: parse_time(cell, now)), np.float64)
+    player_cells = named["player"].picked(applied)
+    player_of = player_cells.table(parse_player)
+    side_cells = named["side"].picked(applied)
+    scores = _numbers(named["score"].picked(applied), valid_scores)
+    minutes = _numbers(named["minutes"].picked(applied), valid_minutes)
     _, first_rows, match_of_row = np.unique(groups, return_index=True, return_inverse=True)
     if (played_at != played_at[first_rows][match_of_row]).any():
         raise _UncleanError()  # one match, two times
-    labels = [label_of[named["match"][row]] for row in applied[first_rows].tolist()]
+    labels = [label_of[code] for code in named["match"].codes[applied[first_rows]].tolist()]
     order = _log_order(played_at[first_rows], labels, first_rows)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
@@ -202,11 +242,9 @@ def _read_columns(
             [lines[row] for row in applied[first_rows][order].tolist()],
             played_at[first_rows][order],
             np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-            _mapped(player_cells, {c: p.user_id or 0 for c, p in player_of.items()}, np.int64)[
-                row_order
-            ],
-            _mapped(player_cells, {c: p.guest for c, p in player_of.items()}, object)[row_order],
-            _mapped(side_cells, _cell_table(side_cells, side_label), object)[row_order],
+            player_cells.values([(p and p.user_id) or 0 for p in player_of], np.int64)[row_order],
+            player_cells.values([p and p.guest for p in player_of], object)[row_order],
+            side_cells.values(side_cells.table(side_label), object)[row_order],
             scores[row_order],
             minutes[row_order],
         ),
@@ -215,28 +253,25 @@ def _read_columns(
 
 
 def _seasons(
-    named: Mapping[str, Sequence[str]],
-    lines: Sequence[int],
-    label_of: Mapping[str, str],
-    now: float,
+    named: Mapping[str, _Column], lines: Sequence[int], label_of: Sequence[str | None], now: float
 ) -> list[CsvSeason]:
     """The season start rows (rare: each read as parse_csv reads it)."""
-    if not any(label.startswith(SEASON_LABEL) for label in label_of.values()):
+    starts = [label is not None and label.startswith(SEASON_LABEL) for label in label_of]
+    if not any(starts):
         return []
     seasons: dict[str, CsvSeason] = {}
-    for row, cell in enumerate(named["match"]):
-        if label_of[cell].startswith(SEASON_LABEL):
-            try:
-                season = parse_season(
-                    {name: unmarked(cells[row].strip()) for name, cells in named.items()},
-                    lines[row],
-                    now,
-                )
-            except UserError:
-                raise _UncleanError() from None
-            if season.name in seasons:
-                raise _UncleanError()
-            seasons[season.name] = season
+    for row in np.flatnonzero(named["match"].values(starts, np.bool_)).tolist():
+        try:
+            season = parse_season(
+                {name: unmarked(cells.cell(row).strip()) for name, cells in named.items()},
+                lines[row],
+                now,
+            )
+        except UserError:
+            raise _UncleanError() from None
+        if season.name in seasons:
+            raise _UncleanError()
+        seasons[season.name] = season
     return list(seasons.values())
 
 
