@@ -126,6 +126,24 @@ class Dialect(abc.ABC):
         return f"{column} IN (SELECT value FROM {self.list_table(parameter, 'listed', sql_type)})"
 
 
+ColumnSlices = Callable[[int, int], Sequence[Sequence[Any]]]
+"""Rows first..stop-1 of a bulk insert, as one sequence of Python values per column."""
+INSERT_SLICE_ROWS: Final = 20_000
+"""Rows of a bulk insert made into Python values at a time."""
+
+
+def row_slices(count: int, columns: ColumnSlices) -> Iterator[Callable[[], list[tuple[Any, ...]]]]:
+    """The rows of a bulk insert, INSERT_SLICE_ROWS at a time: each slice a call that makes
+    its rows."""
+    for first in range(0, count, INSERT_SLICE_ROWS):
+        stop = min(first + INSERT_SLICE_ROWS, count)
+        yield functools.partial(_rows_of, columns, first, stop)
+
+
+def _rows_of(columns: ColumnSlices, first: int, stop: int) -> list[tuple[Any, ...]]:
+    return list(zip(*columns(first, stop), strict=True))
+
+
 class Session(abc.ABC):
     """One connection's statements: inside a write transaction or a read snapshot, or plain
     reads."""
@@ -170,11 +188,12 @@ class Session(abc.ABC):
 
     @abc.abstractmethod
     async def insert_columns(
-        self, table: str, names: Sequence[str], columns: Callable[[], Sequence[Sequence[Any]]]
+        self, table: str, names: Sequence[str], count: int, columns: ColumnSlices
     ) -> None:
-        """Insert rows into `table`, one value per name from each of the columns (Python
-        values, None for NULL) that `columns` makes: a bulk insert whose per-row work runs
-        off the event loop."""
+        """Insert `count` rows into `table`, one value per name from each of the columns
+        (Python values, None for NULL) that `columns(first, stop)` makes of rows
+        first..stop-1, a slice at a time: a bulk insert whose per-row work runs off the event
+        loop, with the Python values of one slice in memory at a time."""
 
     async def one(self, sql: str, parameters: Parameters | None = None) -> Row | None:
         rows = await self.all(sql, parameters)

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
-import numpy.typing as npt
 
 from bot.storage import logchunks
 from bot.storage.engine import Row, Session, one_state
 from bot.storage.models import (
+    BoolArray,
     FloatArray,
     IntArray,
     KeyedMatch,
@@ -413,21 +413,22 @@ class MatchWrites(MatchReads):
         with the ids in order (from `new_match_ids`), and their entries into the log's
         chunks (no ratings yet). Their participants are written once, with the ratings
         the replay that follows gives them: `insert_imported_participants`."""
-        count = len(matches)
 
-        def match_columns() -> list[Sequence[Any]]:
+        def match_columns(first: int, stop: int) -> list[Sequence[Any]]:
+            count = stop - first
+            played_at = matches.played_at[first:stop].tolist()
             return [
-                list(ids),
+                ids[first:stop],
                 [guild_id] * count,
                 ["applied"] * count,
-                matches.played_at.tolist(),
+                played_at,
                 [matches.created_at] * count,
-                matches.played_at.tolist(),
-                matches.request_ids,
-                matches.import_keys,
+                played_at,
+                matches.request_ids[first:stop],
+                matches.import_keys[first:stop],
             ]
 
-        await self._session.insert_columns("matches", _IMPORTED_MATCH, match_columns)
+        await self._session.insert_columns("matches", _IMPORTED_MATCH, len(matches), match_columns)
         entries = await asyncio.to_thread(_imported_entries, matches, ids)
         await logchunks.merge(self._session, guild_id, entries)
 
@@ -438,26 +439,32 @@ class MatchWrites(MatchReads):
         one with its rating before and after from `rated` (match_id, position, before,
         after of at least every enabled participant)."""
 
-        def participant_columns() -> list[Sequence[Any]]:
-            sizes = np.diff(matches.firsts)
-            match_of_row = np.repeat(np.asarray(ids, dtype=np.int64), sizes)
-            position = np.arange(len(matches.user_ids)) - np.repeat(matches.firsts[:-1], sizes)
-            before, after = _ratings_of(rated, match_of_row, position, matches.enabled)
+        sizes = np.diff(matches.firsts)
+        match_of_row = np.repeat(np.asarray(ids, dtype=np.int64), sizes)
+        position = np.arange(len(matches.user_ids)) - np.repeat(matches.firsts[:-1], sizes)
+        enabled = matches.enabled.astype(bool)
+        before, after = await asyncio.to_thread(_ratings_of, rated, match_of_row, position, enabled)
+
+        def participant_columns(first: int, stop: int) -> list[Sequence[Any]]:
+            rows = slice(first, stop)
+            on = enabled[rows].tolist()
             return [
-                match_of_row.tolist(),
-                position.tolist(),
-                [user_id or None for user_id in matches.user_ids.tolist()],
-                matches.guests.tolist(),
-                matches.sides.tolist(),
-                matches.scores.tolist(),
-                matches.minutes.tolist(),
-                matches.enabled.tolist(),
-                matches.outcomes.tolist(),
-                before,
-                after,
+                match_of_row[rows].tolist(),
+                position[rows].tolist(),
+                [user_id or None for user_id in matches.user_ids[rows].tolist()],
+                matches.guests[rows].tolist(),
+                matches.sides[rows].tolist(),
+                matches.scores[rows].tolist(),
+                matches.minutes[rows].tolist(),
+                on,
+                matches.outcomes[rows].tolist(),
+                _where(before[rows].tolist(), on),
+                _where(after[rows].tolist(), on),
             ]
 
-        await self._session.insert_columns("participants", _NEW_PARTICIPANT, participant_columns)
+        await self._session.insert_columns(
+            "participants", _NEW_PARTICIPANT, len(match_of_row), participant_columns
+        )
         refresh = self._session.dialect.after_bulk_insert
         if refresh is not None and len(matches) >= BULK_MATCHES:
             await self._session.run(refresh)
@@ -607,27 +614,24 @@ _RatedEntries = tuple[IntArray, IntArray, FloatArray, FloatArray]
 
 
 def _ratings_of(
-    rated: _RatedEntries, match_id: IntArray, position: IntArray, enabled: npt.NDArray[Any]
-) -> tuple[list[float | None], list[float | None]]:
-    """The rating before and after of each (match_id, position) from `rated`; None for a
-    participant not enabled."""
+    rated: _RatedEntries, match_id: IntArray, position: IntArray, enabled: BoolArray
+) -> tuple[FloatArray, FloatArray]:
+    """The rating before and after of each (match_id, position) from `rated` (of at least
+    every enabled participant; any value for one not enabled)."""
     keys = rated[0] * 65_536 + rated[1]
     order = np.argsort(keys)
     wanted = match_id * 65_536 + position
     found = order[np.searchsorted(keys, wanted, sorter=order).clip(max=max(len(keys) - 1, 0))]
-    on = enabled.astype(bool)
-    if len(keys) and not (keys[found][on] == wanted[on]).all():
+    if len(keys) and not (keys[found][enabled] == wanted[enabled]).all():
         raise ValueError("an enabled participant of an imported match was not replayed")
-    ratings = []
-    for column in (rated[2], rated[3]):
-        values = np.full(len(wanted), np.nan) if not len(keys) else column[found]
-        ratings.append(
-            [
-                value if flag else None
-                for value, flag in zip(values.tolist(), on.tolist(), strict=True)
-            ]
-        )
-    return ratings[0], ratings[1]
+    if not len(keys):
+        return np.full(len(wanted), np.nan), np.full(len(wanted), np.nan)
+    return rated[2][found], rated[3][found]
+
+
+def _where(values: list[float], on: list[bool]) -> list[float | None]:
+    """Each value where `on`, else None (NULL)."""
+    return [value if flag else None for value, flag in zip(values, on, strict=True)]
 
 
 def _imported_entries(matches: NewMatchColumns, ids: Sequence[int]) -> logchunks.Entries:

@@ -52,6 +52,7 @@ import numpy.typing as npt
 from bot.storage.engine import (
     UNKNOWN_COMMIT,
     WRITE_WAIT_SECONDS,
+    ColumnSlices,
     ConnectionLost,
     DatabaseBusy,
     DatabaseUnavailable,
@@ -61,6 +62,7 @@ from bot.storage.engine import (
     Row,
     Session,
     joined_columns,
+    row_slices,
 )
 from bot.storage.schema import MIGRATIONS, migrate, newer_than_this_code
 
@@ -432,14 +434,20 @@ class _Connected(Session):
         await self.run(f"DROP TABLE bulk_{table}")
 
     async def insert_columns(
-        self, table: str, names: Sequence[str], columns: Callable[[], Sequence[Sequence[Any]]]
+        self, table: str, names: Sequence[str], count: int, columns: ColumnSlices
     ) -> None:
-        """Through COPY (asyncpg encodes the records, which a worker thread makes)."""
-        records = await asyncio.to_thread(lambda: list(zip(*columns(), strict=True)))
-        if not records:
+        """Through binary COPY: asyncpg encodes the records, which a worker thread makes a
+        slice at a time (the Python values of one slice exist at a time)."""
+
+        async def records() -> AsyncIterator[tuple[Any, ...]]:
+            for rows in row_slices(count, columns):
+                for record in await asyncio.to_thread(rows):
+                    yield record
+
+        if not count:
             return
         with _refused():
-            await self._target.copy_records_to_table(table, records=records, columns=list(names))
+            await self._target.copy_records_to_table(table, records=records(), columns=list(names))
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         """One row as a plain statement: asyncpg's executemany costs more than a round trip."""

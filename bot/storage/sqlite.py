@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
+from itertools import chain
 from typing import Any, Final
 
 import aiosqlite
@@ -25,6 +26,7 @@ import numpy.typing as npt
 
 from bot.storage.engine import (
     WRITE_WAIT_SECONDS,
+    ColumnSlices,
     DatabaseBusy,
     DatabaseUnavailable,
     Dialect,
@@ -34,6 +36,7 @@ from bot.storage.engine import (
     Session,
     joined_columns,
     label_codes,
+    row_slices,
 )
 from bot.storage.schema import MIGRATIONS, migrate, newer_than_this_code
 
@@ -212,19 +215,20 @@ class SqliteSession(Session):
                 await self._connection.executemany(statement, rows)
 
     async def insert_columns(
-        self, table: str, names: Sequence[str], columns: Callable[[], Sequence[Sequence[Any]]]
+        self, table: str, names: Sequence[str], count: int, columns: ColumnSlices
     ) -> None:
-        """Rows of positional parameters, made in a worker thread. Dirty pages stay in the
-        cache meanwhile: spilled to the WAL, an index's page is written again for each later
-        row it takes. More rows than the table holds go in without its plain indexes, which
-        are built again after: sorting once beats as many inserts at random places."""
-        rows = await asyncio.to_thread(lambda: list(zip(*columns(), strict=True)))
-        if not rows:
+        """Rows of positional parameters, made a slice at a time on the worker thread as
+        the one executemany takes them (the Python values of one slice exist at a time).
+        Dirty pages stay in the cache meanwhile: spilled to the WAL, an index's page is
+        written again for each later row it takes. More rows than the table holds go in
+        without its plain indexes, which are built again after: sorting once beats as many
+        inserts at random places."""
+        if not count:
             return
         await self._flush()
-        rebuilt = await self._plain_indexes(table) if len(rows) >= BULK_INSERT_ROWS else []
+        rebuilt = await self._plain_indexes(table) if count >= BULK_INSERT_ROWS else []
         held = await self.one(f"SELECT count(*) FROM {table}") if rebuilt else None
-        if held is None or held[0] > len(rows):
+        if held is None or held[0] > count:
             rebuilt = []
         with _refused():
             for name, _ in rebuilt:
@@ -234,7 +238,7 @@ class SqliteSession(Session):
                 await self._connection.executemany(
                     f"INSERT INTO {table} ({', '.join(names)}) "
                     f"VALUES ({', '.join('?' * len(names))})",
-                    rows,
+                    chain.from_iterable(rows() for rows in row_slices(count, columns)),
                 )
             finally:
                 await self._connection.execute("PRAGMA cache_spill = ON")

@@ -103,7 +103,10 @@ async def test_a_copy_waiting_on_a_full_socket_ends_when_its_connection_is_kille
         async def copy() -> None:
             async with database.write(GUILD) as tx:
                 await tx._session.insert_columns(
-                    "stall", ("id", "label"), lambda: [range(rows), ["x" * 40] * rows]
+                    "stall",
+                    ("id", "label"),
+                    rows,
+                    lambda first, stop: [range(first, stop), ["x" * 40] * (stop - first)],
                 )
 
         copying = asyncio.create_task(copy())
