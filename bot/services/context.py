@@ -112,12 +112,21 @@ class Unit:
             self.events.extend(change_events(change))
 
 
+Subscribed = Awaitable[Sequence[tuple[int, tuple[str, ...]]]]
+"""The guild's webhooks, (number, events) each, as a write began (read ahead)."""
+
+
 class Outbox(Protocol):
-    """Writes a write's webhook events to the outbox, in its transaction
-    (bot.services.webhooks)."""
+    """Writes a write's webhook events to the outbox, in its transaction, one delivery per
+    webhook of `subscribed` that takes the event (bot.services.webhooks)."""
 
     async def write(
-        self, tx: WriteTransaction, guild_id: int, events: Sequence[PendingEvent], now: float
+        self,
+        tx: WriteTransaction,
+        guild_id: int,
+        events: Sequence[PendingEvent],
+        now: float,
+        subscribed: Subscribed,
     ) -> None: ...
 
 
@@ -157,8 +166,12 @@ class ServiceContext:
         the live boards' catch-up at start); the Change is written to the change log in the
         same transaction (other processes hear it through their change feed,
         bot.services.feed), and so are its webhook events (the outbox); once committed, the
-        Change goes to `on_change`. A refusal or a rollback reports nothing."""
+        Change goes to `on_change`. A refusal or a rollback reports nothing. Who the events
+        go to is read as the write begins, ahead of need: on SQLite the read rides with the
+        transaction's next trip to the database instead of one of its own before the commit
+        (a write that adds or removes a webhook sends no event)."""
         async with self.db.write(guild_id) as tx:
+            subscribed = tx.subscribed(guild_id)
             unit = Unit(tx)
             yield unit
             if unit.change is not None and unit.change.changes_standings and not unit.stamped:
@@ -166,7 +179,7 @@ class ServiceContext:
             if unit.change is not None:
                 await record_change(tx, self.db.origin, unit.change, self.clock())
             if unit.events and self.outbox is not None:
-                await self.outbox.write(tx, guild_id, unit.events, self.clock())
+                await self.outbox.write(tx, guild_id, unit.events, self.clock(), subscribed)
         if unit.change is not None and self.on_change is not None:
             try:
                 self.on_change(unit.change)

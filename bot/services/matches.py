@@ -253,7 +253,7 @@ class Matches:
             if settings.confirm == "none" or actor.is_moderator:
                 applied_at, ratings = self._ratings(settings, newest, participants, known)
                 new = new.rated(ratings)
-                await tx.add_applied_match(guild_id, new, match_id, applied_at)
+                await tx.add_applied_match(guild_id, new, slot, applied_at)
                 match = new.stored(match_id, guild_id, "applied", applied_at, names)
             else:
                 await tx.insert_matches(guild_id, [new], "pending", [match_id])

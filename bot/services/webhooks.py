@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 
 from bot.services import season_rules
 from bot.services.changes import Change
-from bot.services.context import ServiceContext, use_cases
+from bot.services.context import ServiceContext, Subscribed, use_cases
 from bot.services.core import Actor, ladder_rating, must_moderate
 from bot.services.errors import N_, UserError, quoted
 from bot.services.events import EVENTS, TEST_EVENT, PendingEvent
@@ -206,9 +206,14 @@ class EventOutbox:
     subscribed webhook, its body made from the facts the transaction holds."""
 
     async def write(
-        self, tx: WriteTransaction, guild_id: int, events: Sequence[PendingEvent], now: float
+        self,
+        tx: WriteTransaction,
+        guild_id: int,
+        events: Sequence[PendingEvent],
+        now: float,
+        webhooks: Subscribed,
     ) -> None:
-        subscribed = await tx.subscribed(guild_id)
+        subscribed = await webhooks
         if not subscribed:
             return
         deliveries: list[NewDelivery] = []

@@ -28,7 +28,7 @@ from bot.config import POSTGRES_SCHEMES, SQLITE_URL, GuildSettings
 from bot.storage import logchunks
 from bot.storage.changes import ChangeReads, ChangeWrites
 from bot.storage.community import CommunityReads, CommunityWrites
-from bot.storage.engine import DatabaseUnavailable, Engine, Session
+from bot.storage.engine import Ahead, DatabaseUnavailable, Engine, Row, Session
 from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, settings_from
 from bot.storage.matches import NEWEST_ENTRY, MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
@@ -195,6 +195,8 @@ class ReportSlot:
     """The end of the guild's log (None: empty)."""
     match_id: int
     """The id the new match takes (see Dialect.next_match_id)."""
+    log_end: Ahead[list[Row]]
+    """The end of the guild's log in chunks, read ahead for `add_applied_match`."""
 
 
 class WriteTransaction(
@@ -220,7 +222,8 @@ class WriteTransaction(
         the next match id. The same statement marks the guild changed at `now` when the
         report applies at once (by a moderator, or the guild's confirm setting is "none")
         and is no retry (a retry changes nothing); a report that is then refused rolls
-        back, and the mark with it."""
+        back, and the mark with it. The end of the log's chunks is read ahead with it."""
+        log_end = logchunks.log_end(self._session, guild_id)
         row = await self._session.one(
             "UPDATE guilds SET changed_at = CASE WHEN (:by_moderator OR confirm = 'none') "
             f"AND {_REQUESTED} IS NULL THEN :now ELSE changed_at END WHERE guild_id = :guild_id "
@@ -238,15 +241,18 @@ class WriteTransaction(
         if row is None:
             return None
         newest = None if row["newest"] is None else (row["newest_at"], row["newest"])
-        return ReportSlot(settings_from(row), row["existing"], newest, int(row["next_id"]))
+        return ReportSlot(settings_from(row), row["existing"], newest, int(row["next_id"]), log_end)
 
     async def add_applied_match(
-        self, guild_id: int, new: NewMatch, match_id: int, applied_at: float
+        self, guild_id: int, new: NewMatch, slot: ReportSlot, applied_at: float
     ) -> None:
-        """Insert a match (id from `report_slot`) applied at once at the end of the log (its
-        rated participants carry their ratings before and after). Each rated member's rating
-        becomes `after` and its record counts one more game."""
-        await self.insert_matches(guild_id, [new], "applied", [match_id], [applied_at])
+        """Insert a match in its slot (`report_slot`, read since the log last changed)
+        applied at once at the end of the log (its rated participants carry their ratings
+        before and after). Each rated member's rating becomes `after` and its record counts
+        one more game."""
+        await self.insert_matches(
+            guild_id, [new], "applied", [slot.match_id], [applied_at], slot.log_end
+        )
         await self.count_game(
             guild_id,
             [

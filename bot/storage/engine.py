@@ -10,9 +10,17 @@ from __future__ import annotations
 import abc
 import copy
 import functools
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Concatenate, Final, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, Final, Generic, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -144,6 +152,29 @@ def _rows_of(columns: ColumnSlices, first: int, stop: int) -> list[tuple[Any, ..
     return list(zip(*columns(first, stop), strict=True))
 
 
+_Read = TypeVar("_Read")
+_Made = TypeVar("_Made")
+
+
+class Ahead(Generic[_Read]):
+    """A read asked for ahead of need (`Session.read_ahead`), or what is made of its rows
+    (`then`): awaited when wanted, or never."""
+
+    __slots__ = ("_fetch",)
+
+    def __init__(self, fetch: Callable[[], Awaitable[_Read]]) -> None:
+        self._fetch = fetch
+
+    def __await__(self) -> Generator[Any, None, _Read]:
+        return self._fetch().__await__()
+
+    def then(self, make: Callable[[_Read], _Made]) -> Ahead[_Made]:
+        async def made() -> _Made:
+            return make(await self)
+
+        return Ahead(made)
+
+
 class Session(abc.ABC):
     """One connection's statements: inside a write transaction or a read snapshot, or plain
     reads."""
@@ -194,6 +225,12 @@ class Session(abc.ABC):
         (Python values, None for NULL) that `columns(first, stop)` makes of rows
         first..stop-1, a slice at a time: a bulk insert whose per-row work runs off the event
         loop, with the Python values of one slice in memory at a time."""
+
+    def read_ahead(self, sql: str, parameters: Parameters | None = None) -> Ahead[list[Row]]:
+        """The rows of a read wanted later in the transaction, which no statement in between
+        changes: SQLite runs it with the statements it sends to its worker thread next, at
+        no trip of its own; the other engines when the rows are awaited (or never)."""
+        return Ahead(lambda: self.all(sql, parameters))
 
     async def one(self, sql: str, parameters: Parameters | None = None) -> Row | None:
         rows = await self.all(sql, parameters)

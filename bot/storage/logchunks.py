@@ -22,7 +22,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from bot.storage.engine import Row, Session
+from bot.storage.engine import Ahead, Row, Session
 from bot.storage.models import FloatArray, IntArray, LogColumns, LogKey, PlayedColumns
 
 CHUNK_ENTRIES: Final = 16_384
@@ -356,19 +356,28 @@ def _merged_at_end(sizes: Sequence[int], added: int) -> int:
     return taken
 
 
-async def merge(session: Session, guild_id: int, new: Entries) -> None:
-    """Add the entries of matches new to the log (in log order), wherever they fall. At the
-    end (a report), a chunk of their own, merged with the last chunks when they complete a
-    run of MERGED_AT_ONCE of one size class (two statements for most reports); inside the
-    log (an import), the chunks from the one they fall in on are merged with them and
-    written again."""
-    if not len(new):
-        return
-    tails = await session.all(
+def log_end(session: Session, guild_id: int) -> Ahead[list[Row]]:
+    """The keys and sizes of the guild's last TAIL_LOOK chunks, newest first (what `merge`
+    looks at), read ahead (Session.read_ahead)."""
+    return session.read_ahead(
         "SELECT first_at, first_id, last_at, last_id, entries FROM log_chunks "
         "WHERE guild_id = :guild_id ORDER BY first_at DESC, first_id DESC LIMIT :count",
         {"guild_id": guild_id, "count": TAIL_LOOK},
     )
+
+
+async def merge(
+    session: Session, guild_id: int, new: Entries, end: Ahead[list[Row]] | None = None
+) -> None:
+    """Add the entries of matches new to the log (in log order), wherever they fall. At the
+    end (a report), a chunk of their own, merged with the last chunks when they complete a
+    run of MERGED_AT_ONCE of one size class (two statements for most reports); inside the
+    log (an import), the chunks from the one they fall in on are merged with them and
+    written again. `end`: the log's end (`log_end`) read ahead since the log last changed,
+    else it is read now."""
+    if not len(new):
+        return
+    tails = await (log_end(session, guild_id) if end is None else end)
     if not tails or (tails[0]["last_at"], tails[0]["last_id"]) < new.first_key():
         taken = _merged_at_end([row["entries"] for row in tails], len(new))
         merged = []

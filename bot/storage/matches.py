@@ -17,7 +17,7 @@ from typing import Any, Final
 import numpy as np
 
 from bot.storage import logchunks
-from bot.storage.engine import Row, Session, one_state
+from bot.storage.engine import Ahead, Row, Session, one_state
 from bot.storage.models import (
     BoolArray,
     FloatArray,
@@ -368,9 +368,11 @@ class MatchWrites(MatchReads):
         status: MatchStatus,
         ids: Sequence[int],
         applied_at: Sequence[float | None] | None = None,
+        log_end: Ahead[list[Row]] | None = None,
     ) -> list[int]:
         """Insert matches with their participants in bulk, with the ids in order (from
-        `new_match_ids` or `report_slot`); returns the ids."""
+        `new_match_ids` or `report_slot`); returns the ids. `log_end`: the end of the log
+        read ahead (logchunks.merge)."""
         stamps = applied_at if applied_at is not None else [None] * len(matches)
         await self._session.run_many(
             "INSERT INTO matches (id, guild_id, status, reporter_id, created_at, played_at, "
@@ -400,7 +402,7 @@ class MatchWrites(MatchReads):
                 if len(matches) == 1
                 else await asyncio.to_thread(_new_entries, matches, ids, stamps)
             )
-            await logchunks.merge(self._session, guild_id, entries)
+            await logchunks.merge(self._session, guild_id, entries, log_end)
         refresh = self._session.dialect.after_bulk_insert
         if refresh is not None and len(matches) >= BULK_MATCHES:
             await self._session.run(refresh)

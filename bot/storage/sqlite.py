@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from itertools import chain
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import aiosqlite
 import numpy as np
@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from bot.storage.engine import (
     WRITE_WAIT_SECONDS,
+    Ahead,
     ColumnSlices,
     DatabaseBusy,
     DatabaseUnavailable,
@@ -110,8 +111,15 @@ def _refusal(error: sqlite3.Error) -> DatabaseBusy | DatabaseUnavailable | None:
     return None if message is None else DatabaseUnavailable(message)
 
 
-_Statement = tuple[str, Any, bool]
-"""A statement held for the worker thread: SQL, its parameters, executemany or not."""
+class _Statement(NamedTuple):
+    """A statement held for the worker thread."""
+
+    sql: str
+    arguments: Any
+    many: bool = False
+    """executemany: `arguments` is a sequence of parameter rows."""
+    rows: list[list[Row]] | None = None
+    """A read ahead's (SqliteSession.read_ahead): where its rows go."""
 
 
 def _executed(
@@ -119,11 +127,13 @@ def _executed(
 ) -> list[Row]:
     """On aiosqlite's worker thread: the statements held, in order, then the one whose rows
     are wanted (if any)."""
-    for statement, arguments, many in held:
-        if many:
-            connection.executemany(statement, arguments)
+    for statement in held:
+        if statement.many:
+            connection.executemany(statement.sql, statement.arguments)
+        elif statement.rows is None:
+            connection.execute(statement.sql, statement.arguments)
         else:
-            connection.execute(statement, arguments)
+            statement.rows.append(connection.execute(statement.sql, statement.arguments).fetchall())
     return [] if sql is None else list(connection.execute(sql, parameters).fetchall())
 
 
@@ -140,7 +150,7 @@ class SqliteSession(Session):
     def hold_from(self, first: str) -> None:
         """From now on (a write transaction begins with `first`), hold the statements whose
         rows nobody reads."""
-        self._held = [(first, (), False)]
+        self._held = [_Statement(first, ())]
 
     def stop_holding(self) -> None:
         self._held = None
@@ -165,7 +175,22 @@ class SqliteSession(Session):
         if self._held is None:
             await self.all(sql, parameters)
         else:
-            self._held.append((sql, parameters or {}, False))
+            self._held.append(_Statement(sql, parameters or {}))
+
+    def read_ahead(self, sql: str, parameters: Parameters | None = None) -> Ahead[list[Row]]:
+        """In a write transaction, held with the statements whose rows nobody reads: the
+        next hop runs it in its place among them."""
+        if self._held is None:
+            return super().read_ahead(sql, parameters)
+        found: list[list[Row]] = []
+        self._held.append(_Statement(sql, parameters or {}, rows=found))
+
+        async def rows() -> list[Row]:
+            if not found:
+                await self._flush()
+            return found[0]
+
+        return Ahead(rows)
 
     async def columns(
         self, sql: str, parameters: Parameters, dtypes: Sequence[np.dtype[Any]]
@@ -258,7 +283,7 @@ class SqliteSession(Session):
         if not rows:
             return
         if self._held is not None:
-            self._held.append((sql, rows, True))
+            self._held.append(_Statement(sql, rows, many=True))
             return
         with _refused():
             await self._connection.executemany(sql, rows)
@@ -266,9 +291,9 @@ class SqliteSession(Session):
     async def commit(self) -> None:
         """End a write transaction: the statements held, then COMMIT, in one hop."""
         if self._held is not None:
-            self._held.append(("COMMIT", (), False))
+            self._held.append(_Statement("COMMIT", ()))
         else:
-            self._held = [("COMMIT", (), False)]
+            self._held = [_Statement("COMMIT", ())]
         try:
             await self._flush()
         finally:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.storage.engine import Row, Session
+from bot.storage.engine import Ahead, Row, Session
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,14 +120,19 @@ class WebhookReads:
         )
         return None if row is None else (row["url"], row["secret"])
 
-    async def subscribed(self, guild_id: int) -> list[tuple[int, tuple[str, ...]]]:
-        """(number, events) of each of the guild's webhooks: who an event goes to."""
-        rows = await self._session.all(
+    def subscribed(self, guild_id: int) -> Ahead[list[tuple[int, tuple[str, ...]]]]:
+        """(number, events) of each of the guild's webhooks: who an event goes to, as the
+        transaction stands when asked (a read ahead, Session.read_ahead)."""
+        rows = self._session.read_ahead(
             "SELECT webhook_id, events FROM webhooks WHERE guild_id = :guild_id "
             "AND removed_at IS NULL ORDER BY webhook_id",
             {"guild_id": guild_id},
         )
-        return [(int(row["webhook_id"]), tuple(row["events"].split(","))) for row in rows]
+        return rows.then(
+            lambda found: [
+                (int(row["webhook_id"]), tuple(row["events"].split(","))) for row in found
+            ]
+        )
 
     async def waiting_webhooks(self, guild_id: int | None = None) -> list[tuple[int, int]]:
         """(guild, webhook) of every webhook (of the guild; None: of every guild) with
