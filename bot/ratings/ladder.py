@@ -392,6 +392,46 @@ def rating_changes(
     return batch_rating_changes(ratings_[None], terms, settings).ravel()
 
 
+def duel_changes(
+    ratings: Sequence[float],
+    scores: Sequence[float],
+    minutes: Sequence[float],
+    settings: LadderSettings = DEFAULT_SETTINGS,
+) -> tuple[float, float] | None:
+    """rating_changes of a duel (two participants on different sides), bit for bit, in
+    plain floats: the same operations in the same order, tanh through numpy (whose tanh is
+    not libm's), without numpy's cost per call on two-element arrays, which is most of the
+    time a report takes to apply its match. None for a duel that breaks a rule of
+    validate_match (rating_changes then says which)."""
+    r_p, r_q, s_p, s_q, m_p, m_q = map(float, (*ratings, *scores, *minutes))
+    if not (
+        all(map(math.isfinite, (r_p, r_q)))
+        and 0.0 <= min(s_p, s_q) <= max(s_p, s_q) <= MAX_SCORE
+        and MIN_MINUTES <= min(m_p, m_q) <= max(m_p, m_q) <= MAX_MINUTES
+    ):
+        return None
+    g = settings.game_mult
+    # pair_terms of the one pair (p, q)
+    capped_p, capped_q = min(m_p, settings.max_game_length), min(m_q, settings.max_game_length)
+    half = 0.5 * g
+    weight = min(half * capped_p, half * capped_q)
+    difference = s_p * m_q - s_q * m_p
+    won = (1.0 if difference > 0 else -1.0 if difference < 0 else 0.0) * weight
+    # _unlimited_offsets: the seat sums add to 0.0, +x for p and -x for q
+    pull = float(np.tanh((r_p - r_q) * (0.5 / settings.t))) * weight
+    offsets = ((0.0 + won) - (0.0 + pull), (0.0 - won) - (0.0 - pull))
+    # _limited: h has the largest |offset|; within 1e-9 the fewest minutes, then the larger
+    magnitude = (abs(offsets[0]), abs(offsets[1]))
+    tied = [size >= max(magnitude) - OFFSET_TIE_TOLERANCE for size in magnitude]
+    fewest = min(m for m, is_tied in zip((m_p, m_q), tied, strict=True) if is_tied)
+    chosen = [is_tied and m == fewest for m, is_tied in zip((m_p, m_q), tied, strict=True)]
+    top = max(size if is_chosen else 0.0 for size, is_chosen in zip(magnitude, chosen, strict=True))
+    caps = (capped_p * g, capped_q * g)
+    limit = min(cap for cap, is_chosen in zip(caps, chosen, strict=True) if is_chosen)
+    scale = limit / max(top, limit)
+    return offsets[0] * scale, offsets[1] * scale
+
+
 # --- SPEC 2.4: reports without scores ---------------------------------------------------
 
 

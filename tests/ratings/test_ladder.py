@@ -10,7 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.ratings.ladder import (
+    MAX_MINUTES,
+    MAX_SCORE,
+    MIN_MINUTES,
     LadderSettings,
+    duel_changes,
     duel_scores,
     ladder_expected_score,
     match_minutes,
@@ -242,6 +246,44 @@ def test_a_duel_win_never_lowers_a_rating(
     changes = rating_changes([winner, loser], "wl", [high, low], list(minutes))
     if high * minutes[1] > low * minutes[0]:
         assert changes[0] >= 0.0 >= changes[1]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    ratings=st.tuples(ratings_st, ratings_st) | ratings_st.map(lambda rating: (rating, rating)),
+    scores=st.tuples(st.integers(0, 50).map(float), st.integers(0, 50).map(float))
+    | st.tuples(st.floats(0.0, MAX_SCORE), st.floats(0.0, MAX_SCORE)),
+    minutes=st.tuples(st.sampled_from([5.0, 20.0, 30.0]) | minutes_st, minutes_st)
+    | st.sampled_from([(20.0, 20.0), (MIN_MINUTES, MAX_MINUTES), (3.0, 3.0)]),
+    ladder=settings_st,
+)
+def test_a_duel_s_light_update_is_rating_changes_bit_for_bit(
+    ratings: tuple[float, float],
+    scores: tuple[float, float],
+    minutes: tuple[float, float],
+    ladder: LadderSettings,
+) -> None:
+    expected = rating_changes(list(ratings), ["a", "b"], list(scores), list(minutes), ladder)
+    assert duel_changes(ratings, scores, minutes, ladder) == tuple(expected.tolist())
+
+
+@pytest.mark.parametrize(
+    ("ratings", "scores", "minutes"),
+    [
+        ((500.0, math.nan), (1.0, 0.0), (20.0, 20.0)),
+        ((500.0, 500.0), (1.0, -1.0), (20.0, 20.0)),
+        ((500.0, 500.0), (math.nan, 0.0), (20.0, 20.0)),
+        ((500.0, 500.0), (MAX_SCORE * 2, 0.0), (20.0, 20.0)),
+        ((500.0, 500.0), (1.0, 0.0), (0.0, 20.0)),
+        ((500.0, 500.0), (1.0, 0.0), (20.0, math.inf)),
+    ],
+)
+def test_a_duel_that_breaks_a_rule_gets_no_light_update(
+    ratings: tuple[float, float], scores: tuple[float, float], minutes: tuple[float, float]
+) -> None:
+    assert duel_changes(ratings, scores, minutes) is None
+    with pytest.raises(ValueError, match="must be"):
+        rating_changes(list(ratings), ["a", "b"], list(scores), list(minutes))
 
 
 # --- SPEC 2.4 ------------------------------------------------------------------------------
