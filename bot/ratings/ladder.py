@@ -392,6 +392,12 @@ def rating_changes(
     return batch_rating_changes(ratings_[None], terms, settings).ravel()
 
 
+def _duel_order(s_p: float, m_p: float, s_q: float, m_q: float) -> float:
+    """rate_order of a duel's pair (p, q) in plain floats."""
+    difference = s_p * m_q - s_q * m_p
+    return 1.0 if difference > 0 else -1.0 if difference < 0 else 0.0
+
+
 def duel_changes(
     ratings: Sequence[float],
     scores: Sequence[float],
@@ -415,8 +421,7 @@ def duel_changes(
     capped_p, capped_q = min(m_p, settings.max_game_length), min(m_q, settings.max_game_length)
     half = 0.5 * g
     weight = min(half * capped_p, half * capped_q)
-    difference = s_p * m_q - s_q * m_p
-    won = (1.0 if difference > 0 else -1.0 if difference < 0 else 0.0) * weight
+    won = _duel_order(s_p, m_p, s_q, m_q) * weight
     # _unlimited_offsets: the seat sums add to 0.0, +x for p and -x for q
     pull = float(np.tanh((r_p - r_q) * (0.5 / settings.t))) * weight
     offsets = ((0.0 + won) - (0.0 + pull), (0.0 - won) - (0.0 - pull))
@@ -439,7 +444,12 @@ def match_outcomes(
     sides: Sequence[Hashable], scores: ArrayLike, minutes: ArrayLike
 ) -> list[Outcome]:
     """Each rated participant's record of the match: the mean of its pairwise results
-    (step 4) against the participants on other sides; above ½ a win, below a loss."""
+    (step 4) against the participants on other sides; above ½ a win, below a loss. A
+    duel's one pair is compared in plain floats (numpy's cost per call is most of it)."""
+    if len(sides) == 2 and sides[0] != sides[1]:
+        (s_p, s_q), (m_p, m_q) = np.asarray(scores, np.float64), np.asarray(minutes, np.float64)
+        order = int(_duel_order(float(s_p), float(m_p), float(s_q), float(m_q)))
+        return [OUTCOMES[order], OUTCOMES[-order]]
     codes = outcome_codes(
         side_codes(sides)[None], np.asarray(scores, np.float64)[None], np.asarray(minutes)[None]
     )

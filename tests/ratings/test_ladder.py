@@ -13,12 +13,14 @@ from bot.ratings.ladder import (
     MAX_MINUTES,
     MAX_SCORE,
     MIN_MINUTES,
+    OUTCOMES,
     LadderSettings,
     duel_changes,
     duel_scores,
     ladder_expected_score,
     match_minutes,
     match_outcomes,
+    outcome_codes,
     placement_scores,
     rating_changes,
     team_scores,
@@ -335,3 +337,17 @@ def test_match_outcomes_are_the_mean_pairwise_result_against_other_sides() -> No
     ]
     # teammates are not compared; 10 points in 20 minutes equals 5 in 10 minutes
     assert match_outcomes(["x", "x", "y"], [10, 0, 5], [20, 20, 10]) == ["draw", "loss", "win"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    scores=st.tuples(st.integers(0, 5).map(float), st.integers(0, 5).map(float))
+    | st.tuples(st.floats(0.0, MAX_SCORE), st.floats(0.0, MAX_SCORE)),
+    minutes=st.tuples(st.sampled_from([5.0, 10.0, 20.0]), st.sampled_from([5.0, 10.0, 20.0]))
+    | st.tuples(minutes_st, minutes_st),
+)
+def test_a_duel_s_outcomes_are_those_of_every_match(
+    scores: tuple[float, float], minutes: tuple[float, float]
+) -> None:
+    codes = outcome_codes(np.array([[0, 1]]), np.array([scores]), np.array([minutes]))
+    assert match_outcomes(["a", "b"], scores, minutes) == [OUTCOMES[c] for c in codes[0].tolist()]
