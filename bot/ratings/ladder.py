@@ -46,6 +46,17 @@ def valid_minutes(minutes: ArrayLike) -> BoolArray:
     return np.isfinite(values) & (values >= MIN_MINUTES) & (values <= MAX_MINUTES)
 
 
+def valid_score(score: float) -> bool:
+    """valid_scores of one number, in plain floats (numpy's cost per call is most of a
+    check of one report)."""
+    return math.isfinite(score) and 0.0 <= score <= MAX_SCORE
+
+
+def valid_time(minutes: float) -> bool:
+    """valid_minutes of one number, in plain floats."""
+    return math.isfinite(minutes) and MIN_MINUTES <= minutes <= MAX_MINUTES
+
+
 OFFSET_TIE_TOLERANCE: Final = 1e-9
 """|offset| values this close count as equally large when choosing h (step 7)."""
 
@@ -411,9 +422,12 @@ def duel_changes(
     validate_match (rating_changes then says which)."""
     r_p, r_q, s_p, s_q, m_p, m_q = map(float, (*ratings, *scores, *minutes))
     if not (
-        all(map(math.isfinite, (r_p, r_q)))
-        and 0.0 <= min(s_p, s_q) <= max(s_p, s_q) <= MAX_SCORE
-        and MIN_MINUTES <= min(m_p, m_q) <= max(m_p, m_q) <= MAX_MINUTES
+        math.isfinite(r_p)
+        and math.isfinite(r_q)
+        and valid_score(s_p)
+        and valid_score(s_q)
+        and valid_time(m_p)
+        and valid_time(m_q)
     ):
         return None
     g = settings.game_mult
@@ -473,7 +487,7 @@ def match_minutes(minutes: float | None, settings: LadderSettings = DEFAULT_SETT
     """The minutes of a score-less report: as given, else max_game_length."""
     if minutes is None:
         return settings.max_game_length
-    if not valid_minutes(minutes):
+    if not valid_time(minutes):
         raise ValueError(f"minutes must be {MINUTES_RULE}, not {minutes!r}")
     return float(minutes)
 

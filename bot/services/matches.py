@@ -13,8 +13,8 @@ from bot.ratings.ladder import (
     SCORE_RULE,
     match_minutes,
     match_outcomes,
-    valid_minutes,
-    valid_scores,
+    valid_score,
+    valid_time,
 )
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, Unit, not_found, use_cases
@@ -110,7 +110,7 @@ a refusal gives the rule as a Phrase, translated by its text (a test keeps them 
 
 def check_lineup(lineup: Lineup, minutes: float | None) -> None:
     """The refusals that need no database: size, duplicates, numbers out of range."""
-    if minutes is not None and not valid_minutes(minutes):
+    if minutes is not None and not valid_time(minutes):
         raise UserError(
             N_("minutes {value} must be {rule}"), value=repr(minutes), rule=Phrase(MINUTES_RULE)
         )
@@ -128,14 +128,14 @@ def check_lineup(lineup: Lineup, minutes: float | None) -> None:
                 N_("{player} appears twice in the match; list every player once"), player=label
             )
         seen.add(label)
-        if not valid_scores(entry.score):
+        if not valid_score(entry.score):
             raise UserError(
                 N_("{player}: score {value} must be {rule}"),
                 player=label,
                 value=repr(entry.score),
                 rule=Phrase(SCORE_RULE),
             )
-        if entry.minutes is not None and not valid_minutes(entry.minutes):
+        if entry.minutes is not None and not valid_time(entry.minutes):
             raise UserError(
                 N_("{player}: minutes {value} must be {rule}"),
                 player=label,

@@ -191,8 +191,8 @@ def _decoded(data: bytes, count: int) -> Entries:
 def _pieces(entries: Entries) -> list[Entries]:
     """The entries cut into chunks of at most CHUNK_ENTRIES, at match boundaries."""
     count = len(entries)
-    if not count:
-        return []
+    if count <= CHUNK_ENTRIES:  # a report's match: nothing to cut
+        return [entries] if count else []
     match_id = entries["match_id"]
     firsts = np.flatnonzero(np.r_[True, match_id[1:] != match_id[:-1]])
     cuts = [0]
