@@ -26,10 +26,10 @@ from bot.ratings.replay import records as season_records
 from bot.services.progress import stage
 from bot.storage import (
     LOG_START,
+    ImportedMatches,
     LogColumns,
     LogKey,
     MemberColumns,
-    NewMatchColumns,
     Season,
     WriteTransaction,
 )
@@ -339,17 +339,17 @@ async def replay_guild(
     start: LogKey | None,
     seed: Mapping[int, float] | None = None,
     touched: Collection[int] = (),
-    unwritten: tuple[NewMatchColumns, Sequence[int]] | None = None,
+    unwritten: ImportedMatches | None = None,
 ) -> Replayed:
     """Replay the applied matches from `start` (None: the whole guild) and store what
     differs. A member's start rating: `seed`, else the rating_before of their first match in
     the replayed part, else their current rating (or initial_rating). `touched`: the members
     whose matches were added, voided or edited; their cached measures go, and a partial
     replay recounts their records (a whole-guild one counts everyone's). `unwritten`:
-    matches just imported whose participants the replay's write inserts with their
-    ratings (each row written once)."""
+    matches just imported, read from memory, whose participants and log entries the
+    replay's write inserts with their ratings (each written once, nothing read back)."""
     stage("reading the log")
-    log = await tx.log_columns(guild_id, LOG_START if start is None else start)
+    log = await tx.log_columns(guild_id, LOG_START if start is None else start, unwritten)
     crossed = await tx.seasons_from(guild_id, LOG_START if start is None else start)
     members = await tx.member_columns(guild_id)
     seasons = boundaries(log, crossed)

@@ -96,10 +96,11 @@ class Transfers:
             # New season starts, or a log that was empty: the whole guild is replayed.
             whole_guild = bool(starts) or await tx.newest_log_key(guild_id) is None
             ids: list[int] = []
+            imported = None
             if len(new):
                 stage(f"storing the matches ({len(new):,})")
                 ids = await tx.new_match_ids(len(new))
-                await tx.insert_imported_matches(guild_id, new, ids)
+                imported = await tx.insert_imported_matches(guild_id, new, ids)
             replayed = await replay_guild(
                 tx,
                 guild_id,
@@ -107,7 +108,7 @@ class Transfers:
                 None if whole_guild else (float(new.played_at[0]), ids[0]),
                 {},
                 touched=await asyncio.to_thread(member_ids, new.user_ids[new.enabled]),
-                unwritten=(new, ids) if len(new) else None,
+                unwritten=imported,
             )
             unit.change = Change(
                 guild_id,

@@ -8,7 +8,7 @@ from bot.storage.engine import (
     DatabaseUnavailable,
 )
 from bot.storage.guilds import WebStamp
-from bot.storage.matches import LOG_START
+from bot.storage.matches import LOG_START, ImportedMatches
 from bot.storage.models import (
     KeyedMatch,
     LiveBoard,
@@ -37,6 +37,7 @@ __all__ = [
     "Database",
     "DatabaseBusy",
     "DatabaseUnavailable",
+    "ImportedMatches",
     "KeyedMatch",
     "LiveBoard",
     "LogColumns",

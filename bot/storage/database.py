@@ -30,7 +30,7 @@ from bot.storage.changes import ChangeReads, ChangeWrites
 from bot.storage.community import CommunityReads, CommunityWrites
 from bot.storage.engine import Ahead, DatabaseUnavailable, Engine, Row, Session
 from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, settings_from
-from bot.storage.matches import NEWEST_ENTRY, MatchReads, MatchWrites
+from bot.storage.matches import NEWEST_ENTRY, ImportedMatches, MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
 from bot.storage.models import (
     FloatArray,
@@ -39,7 +39,6 @@ from bot.storage.models import (
     Match,
     MatchEdit,
     NewMatch,
-    NewMatchColumns,
     NewParticipant,
     Outcome,
 )
@@ -299,20 +298,22 @@ class WriteTransaction(
         changed: tuple[IntArray, IntArray, FloatArray, FloatArray],
         ratings: Mapping[int, float | None],
         records: Mapping[int, tuple[int, int, int, int]],
-        unwritten: tuple[NewMatchColumns, Sequence[int]] | None = None,
+        unwritten: ImportedMatches | None = None,
     ) -> None:
         """Store what a replay changed (bot.services.replaying decides what): `replayed`,
         the log key it started at and the ratings before and after of every entry from
         there (the log's chunks take them); `changed`, the entries whose ratings differ
         (match_id, position, before, after); members' ratings (None: no rated match left)
         and records; `unwritten`, matches just imported (insert_imported_matches) whose
-        participants are inserted here, once, with their ratings. The caller marks the
-        guild changed and drops the cached performances that no longer hold."""
+        participants and log entries are written here, once, with their ratings. The caller
+        marks the guild changed and drops the cached performances that no longer hold."""
         match_id, position, before, after = changed
         if unwritten is not None:
-            fresh = np.isin(match_id, np.asarray(unwritten[1], np.int64))
+            fresh = np.isin(match_id, np.asarray(unwritten.ids, np.int64))
             await self.insert_imported_participants(
-                *unwritten, (match_id[fresh], position[fresh], before[fresh], after[fresh])
+                guild_id,
+                unwritten,
+                (match_id[fresh], position[fresh], before[fresh], after[fresh]),
             )
             kept = ~fresh
             match_id, position, before, after = (

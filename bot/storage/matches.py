@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
 
+from bot.ratings.ladder import side_codes
 from bot.storage import logchunks
 from bot.storage.engine import Ahead, Row, Session, one_state
 from bot.storage.models import (
@@ -112,6 +114,32 @@ def _looked_up(keys: IntArray, values: FloatArray, wanted: IntArray) -> FloatArr
     order = np.argsort(keys)
     found: FloatArray = values[order[np.searchsorted(keys, wanted, sorter=order)]]
     return found
+
+
+_RatedEntries = tuple[IntArray, IntArray, FloatArray, FloatArray]
+"""match_id, position, rating before, rating after of log entries."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedMatches:
+    """Matches an import inserted (`MatchWrites.insert_imported_matches`) whose participants
+    and log entries the replay that follows writes, once, with their ratings."""
+
+    matches: NewMatchColumns
+    ids: Sequence[int]
+    entries: logchunks.Entries
+    """Their log entries, in log order, without ratings."""
+
+    def rated_entries(self, rated: _RatedEntries) -> logchunks.Entries:
+        """The entries with their ratings before and after from `rated` (worker-thread
+        work)."""
+        entries = self.entries
+        before, after = _ratings_of(
+            rated, entries["match_id"], entries["position"], np.ones(len(entries), np.bool_)
+        )
+        return logchunks.Entries(
+            {**entries.columns, "rating_before": before, "rating_after": after}
+        )
 
 
 class MatchReads:
@@ -294,11 +322,23 @@ class MatchReads:
         return PlayedColumns(columns[0], entry_played_at, *columns[1:])
 
     @one_state
-    async def log_columns(self, guild_id: int, start: LogKey = LOG_START) -> LogColumns:
+    async def log_columns(
+        self, guild_id: int, start: LogKey = LOG_START, imported: ImportedMatches | None = None
+    ) -> LogColumns:
         """Enabled participants of the applied matches from `start` on, in log order: from
-        the log's chunks (bot.storage.logchunks)."""
-        found = await logchunks.entries_from(self._session, guild_id, start, logchunks.LOG_FIELDS)
-        return found.log()
+        the log's chunks (bot.storage.logchunks), and the entries of `imported` (matches
+        inserted from `start` on, not yet in the chunks) held in memory."""
+        if imported is None:
+            found = await logchunks.entries_from(
+                self._session, guild_id, start, logchunks.LOG_FIELDS
+            )
+            return found.log()
+        found = await logchunks.entries_from(self._session, guild_id, start)
+        if not len(found):
+            return imported.entries.log()
+        return await asyncio.to_thread(
+            lambda: logchunks.in_log_order(logchunks.joined([found, imported.entries])).log()
+        )
 
     @one_state
     async def log_entries(self, guild_id: int, start: LogKey = LOG_START) -> logchunks.Entries:
@@ -410,11 +450,12 @@ class MatchWrites(MatchReads):
 
     async def insert_imported_matches(
         self, guild_id: int, matches: NewMatchColumns, ids: Sequence[int]
-    ) -> None:
+    ) -> ImportedMatches:
         """Insert applied matches in bulk from columns (an import: applied_at = played_at),
-        with the ids in order (from `new_match_ids`), and their entries into the log's
-        chunks (no ratings yet). Their participants are written once, with the ratings
-        the replay that follows gives them: `insert_imported_participants`."""
+        with the ids in order (from `new_match_ids`). Their participants and log entries
+        are written once, with the ratings the replay that follows gives them
+        (`WriteTransaction.write_replay`); until then the replay reads them from the
+        ImportedMatches returned (`log_columns`)."""
 
         def match_columns(first: int, stop: int) -> list[Sequence[Any]]:
             count = stop - first
@@ -431,15 +472,17 @@ class MatchWrites(MatchReads):
             ]
 
         await self._session.insert_columns("matches", _IMPORTED_MATCH, len(matches), match_columns)
-        entries = await asyncio.to_thread(_imported_entries, matches, ids)
-        await logchunks.merge(self._session, guild_id, entries)
+        return ImportedMatches(
+            matches, ids, await asyncio.to_thread(_imported_entries, matches, ids)
+        )
 
     async def insert_imported_participants(
-        self, matches: NewMatchColumns, ids: Sequence[int], rated: _RatedEntries
+        self, guild_id: int, imported: ImportedMatches, rated: _RatedEntries
     ) -> None:
-        """The participants of matches inserted by `insert_imported_matches`, each enabled
-        one with its rating before and after from `rated` (match_id, position, before,
-        after of at least every enabled participant)."""
+        """The participants and log entries of matches inserted by
+        `insert_imported_matches`, each enabled one with its rating before and after from
+        `rated` (match_id, position, before, after of at least every enabled participant)."""
+        matches, ids = imported.matches, imported.ids
 
         sizes = np.diff(matches.firsts)
         match_of_row = np.repeat(np.asarray(ids, dtype=np.int64), sizes)
@@ -466,6 +509,9 @@ class MatchWrites(MatchReads):
 
         await self._session.insert_columns(
             "participants", _NEW_PARTICIPANT, len(match_of_row), participant_columns
+        )
+        await logchunks.merge(
+            self._session, guild_id, await asyncio.to_thread(imported.rated_entries, rated)
         )
         refresh = self._session.dialect.after_bulk_insert
         if refresh is not None and len(matches) >= BULK_MATCHES:
@@ -611,10 +657,6 @@ def _new_entries(
     )
 
 
-_RatedEntries = tuple[IntArray, IntArray, FloatArray, FloatArray]
-"""match_id, position, rating before, rating after of log entries."""
-
-
 def _ratings_of(
     rated: _RatedEntries, match_id: IntArray, position: IntArray, enabled: BoolArray
 ) -> tuple[FloatArray, FloatArray]:
@@ -644,16 +686,7 @@ def _imported_entries(matches: NewMatchColumns, ids: Sequence[int]) -> logchunks
     played_at = np.repeat(matches.played_at, sizes)
     enabled = matches.enabled.astype(bool)
     nothing = np.full(int(np.count_nonzero(enabled)), np.nan)
-    codes: dict[tuple[int, Any], int] = {}
-    side = np.fromiter(
-        (
-            codes.setdefault(pair, len(codes))
-            for pair in zip(
-                match_of_row[enabled].tolist(), matches.sides[enabled].tolist(), strict=True
-            )
-        ),
-        np.int64,
-    )
+    side = side_codes(matches.sides[enabled])  # equal labels, equal codes: so in each match
     return logchunks.entries_of(
         {
             "match_id": match_of_row[enabled],
