@@ -227,14 +227,13 @@ class Matches:
             players = {entry.player.user_id for entry in lineup}
             tx = unit.tx
             slot = await tx.report_slot(
-                guild_id, request_id, actor.is_moderator, self.context.clock()
+                guild_id,
+                request_id,
+                actor.is_moderator,
+                self.context.clock(),
+                self.context.defaults,
+                members,
             )
-            if slot is None:  # the guild's first write
-                await tx.ensure_guild(guild_id, self.context.defaults)
-                slot = await tx.report_slot(
-                    guild_id, request_id, actor.is_moderator, self.context.clock()
-                )
-                assert slot is not None
             if slot.existing is not None:
                 retried = await self.context.load(tx, guild_id, slot.existing)
                 return ReportResult(retried, retried.status == "applied", created=False)
@@ -244,8 +243,7 @@ class Matches:
                 raise UserError(
                     N_("you can only report matches you played in (moderators can report any)")
                 )
-            upserted = await tx.upsert_members(guild_id, members)
-            known = await _known_members(tx, guild_id, [lineup], upserted)
+            known = await _known_members(tx, guild_id, [lineup], slot.members)
             participants = build_participants(lineup, known, settings, minutes)
             now = self.context.clock()
             new = NewMatch(actor.user_id, now, now, request_id, participants)

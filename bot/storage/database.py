@@ -14,10 +14,10 @@ import asyncio
 import os
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -38,6 +38,8 @@ from bot.storage.models import (
     LogKey,
     Match,
     MatchEdit,
+    Member,
+    MemberInfo,
     NewMatch,
     NewParticipant,
     Outcome,
@@ -196,6 +198,8 @@ class ReportSlot:
     """The id the new match takes (see Dialect.next_match_id)."""
     log_end: Ahead[list[Row]]
     """The end of the guild's log in chunks, read ahead for `add_applied_match`."""
+    members: list[Member]
+    """The members the front end told about, as stored."""
 
 
 class WriteTransaction(
@@ -214,33 +218,54 @@ class WriteTransaction(
     aggregates (a match applied, a replay stored) are here."""
 
     async def report_slot(
-        self, guild_id: int, request_id: str, by_moderator: bool, now: float
-    ) -> ReportSlot | None:
-        """A report's slot in one statement (None: no such guild yet): the guild's
-        settings, the match an earlier request with this id recorded, the end of the log and
-        the next match id. The same statement marks the guild changed at `now` when the
-        report applies at once (by a moderator, or the guild's confirm setting is "none")
-        and is no retry (a retry changes nothing); a report that is then refused rolls
-        back, and the mark with it. The end of the log's chunks is read ahead with it."""
+        self,
+        guild_id: int,
+        request_id: str,
+        by_moderator: bool,
+        now: float,
+        defaults: GuildSettings,
+        members: Iterable[MemberInfo],
+    ) -> ReportSlot:
+        """A report's slot, read in one statement (the guild made with `defaults` on its
+        first write): the guild's settings, the match an earlier request with this id
+        recorded, the end of the log and the next match id. The same statement marks the
+        guild changed at `now` when the report applies at once (by a moderator, or the
+        guild's confirm setting is "none") and is no retry (a retry changes nothing); a
+        report that is then refused rolls back, and the mark with it. The members the front
+        end told about are upserted after it and the end of the log's chunks read ahead: on
+        SQLite one trip to the worker thread does all of it."""
         log_end = logchunks.log_end(self._session, guild_id)
-        row = await self._session.one(
-            "UPDATE guilds SET changed_at = CASE WHEN (:by_moderator OR confirm = 'none') "
-            f"AND {_REQUESTED} IS NULL THEN :now ELSE changed_at END WHERE guild_id = :guild_id "
+        applies = by_moderator or defaults.confirm == "none"
+        found = await self._session.run_ahead(
+            f"INSERT INTO guilds (guild_id, {', '.join(SETTING_COLUMNS)}, changed_at) "
+            f"VALUES (:guild_id, {', '.join(f':{name}' for name in SETTING_COLUMNS)}, :made) "
+            "ON CONFLICT (guild_id) DO UPDATE SET changed_at = CASE WHEN "
+            f"(:by_moderator OR guilds.confirm = 'none') AND {_REQUESTED} IS NULL THEN :now "
+            "ELSE guilds.changed_at END "
             f"RETURNING {', '.join(SETTING_COLUMNS)}, {_REQUESTED} AS existing, "
             f"{self._session.dialect.next_match_id} AS next_id, "
             f"(SELECT applied_at FROM ({NEWEST_ENTRY}) AS entry) AS newest_at, "
             f"(SELECT id FROM ({NEWEST_ENTRY}) AS entry) AS newest",
             {
+                **asdict(defaults),
                 "guild_id": guild_id,
                 "request_id": request_id,
                 "by_moderator": by_moderator,
                 "now": now,
+                "made": now if applies else None,
             },
         )
-        if row is None:
-            return None
+        upserted = await self.upsert_members_ahead(guild_id, members)
+        (row,) = await found
         newest = None if row["newest"] is None else (row["newest_at"], row["newest"])
-        return ReportSlot(settings_from(row), row["existing"], newest, int(row["next_id"]), log_end)
+        return ReportSlot(
+            settings_from(row),
+            row["existing"],
+            newest,
+            int(row["next_id"]),
+            log_end,
+            await upserted,
+        )
 
     async def add_applied_match(
         self, guild_id: int, new: NewMatch, slot: ReportSlot, applied_at: float

@@ -232,6 +232,17 @@ class Session(abc.ABC):
         no trip of its own; the other engines when the rows are awaited (or never)."""
         return Ahead(lambda: self.all(sql, parameters))
 
+    async def run_ahead(self, sql: str, parameters: Parameters | None = None) -> Ahead[list[Row]]:
+        """A statement that changes rows, whose rows (RETURNING) are wanted later: SQLite
+        holds it with the statements whose rows nobody reads, for its next trip to the
+        worker thread; the other engines run it now."""
+        rows = await self.all(sql, parameters)
+
+        async def ran() -> list[Row]:
+            return rows
+
+        return Ahead(ran)
+
     async def one(self, sql: str, parameters: Parameters | None = None) -> Row | None:
         rows = await self.all(sql, parameters)
         return rows[0] if rows else None

@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from bot.storage.engine import Row, Session
+from bot.storage.engine import Ahead, Row, Session
 from bot.storage.models import Member, MemberColumns, MemberInfo, Outcome
 
 MEMBER_COLUMNS: Final = (
@@ -130,8 +130,14 @@ class MemberWrites(MemberReads):
     async def upsert_members(self, guild_id: int, members: Iterable[MemberInfo]) -> list[Member]:
         """Record display names and bot flags as the front end sees them; returns those
         members as stored (in no particular order)."""
+        return await (await self.upsert_members_ahead(guild_id, members))
+
+    async def upsert_members_ahead(
+        self, guild_id: int, members: Iterable[MemberInfo]
+    ) -> Ahead[list[Member]]:
+        """upsert_members, the members as stored wanted later (Session.run_ahead)."""
         infos = list(members)
-        stored: list[Member] = []
+        returned: list[Ahead[list[Row]]] = []
         for start in range(0, len(infos), _UPSERT_CHUNK):
             chunk = infos[start : start + _UPSERT_CHUNK]
             parameters: dict[str, Any] = {"guild_id": guild_id}
@@ -139,15 +145,20 @@ class MemberWrites(MemberReads):
                 parameters[f"u{index}"] = info.user_id
                 parameters[f"n{index}"] = info.name
                 parameters[f"b{index}"] = info.is_bot
-            rows = await self._session.all(
-                "INSERT INTO members (guild_id, user_id, name, is_bot) VALUES "
-                + ", ".join(f"(:guild_id, :u{i}, :n{i}, :b{i})" for i in range(len(chunk)))
-                + " ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name, "
-                f"is_bot = excluded.is_bot RETURNING {_MEMBER}",
-                parameters,
+            returned.append(
+                await self._session.run_ahead(
+                    "INSERT INTO members (guild_id, user_id, name, is_bot) VALUES "
+                    + ", ".join(f"(:guild_id, :u{i}, :n{i}, :b{i})" for i in range(len(chunk)))
+                    + " ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name, "
+                    f"is_bot = excluded.is_bot RETURNING {_MEMBER}",
+                    parameters,
+                )
             )
-            stored.extend(member_from(row) for row in rows)
-        return stored
+
+        async def stored() -> list[Member]:
+            return [member_from(row) for rows in returned for row in await rows]
+
+        return Ahead(stored)
 
     async def add_members(self, guild_id: int, user_ids: Iterable[int]) -> list[Member]:
         """Make sure members exist (name = their id until the front end tells us more);

@@ -182,8 +182,19 @@ class SqliteSession(Session):
         next hop runs it in its place among them."""
         if self._held is None:
             return super().read_ahead(sql, parameters)
+        return self._held_rows(self._held, sql, parameters)
+
+    async def run_ahead(self, sql: str, parameters: Parameters | None = None) -> Ahead[list[Row]]:
+        """In a write transaction, held as a read ahead is."""
+        if self._held is None:
+            return await super().run_ahead(sql, parameters)
+        return self._held_rows(self._held, sql, parameters)
+
+    def _held_rows(
+        self, held: list[_Statement], sql: str, parameters: Parameters | None
+    ) -> Ahead[list[Row]]:
         found: list[list[Row]] = []
-        self._held.append(_Statement(sql, parameters or {}, rows=found))
+        held.append(_Statement(sql, parameters or {}, rows=found))
 
         async def rows() -> list[Row]:
             if not found:
