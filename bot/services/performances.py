@@ -130,13 +130,13 @@ def measured(
             )
         ]
 
-    found: dict[tuple[int, str], Performance] = {}
-    with ThreadPoolExecutor(WORKERS) as pool:
-        for measures_of_block in pool.map(
-            block_measures, paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS)
-        ):
-            found.update(measures_of_block)
-    return found
+    blocks = paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS)
+    if len(blocks) > 1:
+        with ThreadPoolExecutor(WORKERS) as pool:
+            parts = list(pool.map(block_measures, blocks))
+    else:  # a card's or a small guild's: starting a thread would cost more (~0.4 ms)
+        parts = [block_measures(block) for block in blocks]
+    return {key: performance for part in parts for key, performance in part}
 
 
 def game_list(rows: GameRows, bridge: EloBridge, now: float) -> list[Game]:
