@@ -10,8 +10,8 @@ from typing import Any
 from bot.cli.common import on_the_database, print_json, print_lines, with_services
 from bot.cli.parsing import Parser
 from bot.services import Services
+from bot.services.errors import wait_text
 from bot.services.matchcsv.format import format_time
-from bot.services.queue_rules import wait_text
 from bot.services.queues import Queue
 from bot.services.shapes import lobby_object
 

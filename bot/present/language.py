@@ -27,7 +27,7 @@ from babel.support import NullTranslations, Translations
 
 from bot.config import SHIPPED_LANGUAGES
 from bot.services.errors import N_ as N_  # the one marker, shared with the services
-from bot.services.errors import Counted, Notice, Phrase, UserError
+from bot.services.errors import Counted, Duration, Notice, Phrase, UserError, wait_text
 
 SOURCE: Final = "en-US"
 """The language the code is written in: its messages are the catalogs' ids."""
@@ -137,6 +137,10 @@ class Words:
             return "+inf" if value > 0 else "-inf"
         return self.decimal(value, places)
 
+    def duration(self, seconds: float) -> str:
+        """A wait in the language's short units: 12 min, 3 Std., 5 Min."""
+        return wait_text(seconds, babel_code(self.language))
+
     def time(self, moment: datetime) -> str:
         """A date and time as the language writes them (medium length)."""
         return format_datetime(moment, "medium", locale=self.locale)
@@ -144,7 +148,7 @@ class Words:
 
 def refusal_text(error: UserError | Notice, said: Words) -> str:
     """A refusal (or a notice of a queue or lobby) in a language: its template's translation
-    with its params, those that are phrases of the code, counts or refusals themselves
+    with its params, those that are phrases of the code, counts, waits or refusals themselves
     translated too."""
     return said.gettext(error.template, **{n: _param(v, said) for n, v in error.params.items()})
 
@@ -156,6 +160,8 @@ def _param(value: object, said: Words) -> object:
         return said.gettext(value)
     if isinstance(value, Counted):
         return said.ngettext(value.singular, value.plural, value.count)
+    if isinstance(value, Duration):
+        return said.duration(value.seconds)
     return value
 
 

@@ -4,8 +4,12 @@ lobby messages, and how both quote input; each a template the front ends transla
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Final
+
+from babel.lists import format_list
+from babel.units import format_unit
 
 
 class UserError(ValueError):
@@ -48,6 +52,36 @@ class Counted:
         return (self.singular if self.count == 1 else self.plural).format(count=self.count)
 
 
+class Duration:
+    """A wait (seconds) that a refusal or notice fills in, as a param: `12 min`, `3 hr 5 min`;
+    the front end writes it in its language's units (`wait_text`)."""
+
+    __slots__ = ("seconds",)
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __str__(self) -> str:
+        return wait_text(self.seconds)
+
+
+def wait_text(seconds: float, locale: str = "en_US") -> str:
+    """A duration as a person reads it, in a Babel locale's short units: 45 sec, 12 min,
+    3 hr 5 min (`3 Std., 5 Min.` in German); seconds and minutes rounded up."""
+    if seconds < 60:
+        return _unit(max(0, math.ceil(seconds)), "second", locale)
+    minutes = math.ceil(seconds / 60)
+    if minutes < 60:
+        return _unit(minutes, "minute", locale)
+    hours, minutes = divmod(minutes, 60)
+    parts = [_unit(hours, "hour", locale)] + ([_unit(minutes, "minute", locale)] if minutes else [])
+    return format_list(parts, style="unit-narrow", locale=locale)
+
+
+def _unit(count: int, unit: str, locale: str) -> str:
+    return format_unit(count, f"duration-{unit}", length="short", locale=locale)
+
+
 class Notice:
     """What a queue's or lobby's message says happened (a member left, a lobby dissolved):
     a template with params like a refusal's, so the front end shows it in the server's
@@ -55,7 +89,9 @@ class Notice:
 
     __slots__ = ("params", "template")
 
-    def __init__(self, template: str, /, **params: str | int | Phrase | Counted | Notice) -> None:
+    def __init__(
+        self, template: str, /, **params: str | int | Phrase | Counted | Duration | Notice
+    ) -> None:
         self.template = template
         self.params = params
 
@@ -68,12 +104,12 @@ class Notice:
     @staticmethod
     def load(text: str) -> Notice:
         """The notice `stored()` wrote; text stored before notices were templates (plain
-        English) comes back as a template without params, shown as it is."""
+        English, or text someone typed) comes back as a template without params, shown as it
+        is."""
         try:
-            tree = json.loads(text)
-        except ValueError:
+            return _notice(json.loads(text))
+        except (ValueError, TypeError, KeyError, AttributeError):
             return Notice(text)
-        return _notice(tree) if isinstance(tree, dict) else Notice(text)
 
 
 def _tree(value: object) -> Any:
@@ -83,6 +119,8 @@ def _tree(value: object) -> Any:
         return {"phrase": str(value)}
     if isinstance(value, Counted):
         return {"counted": [value.singular, value.plural, value.count]}
+    if isinstance(value, Duration):
+        return {"duration": value.seconds}
     return value
 
 
@@ -90,13 +128,15 @@ def _notice(tree: dict[str, Any]) -> Notice:
     return Notice(tree["notice"], **{k: _param(v) for k, v in tree["params"].items()})
 
 
-def _param(tree: Any) -> str | int | Phrase | Counted | Notice:
+def _param(tree: Any) -> str | int | Phrase | Counted | Duration | Notice:
     if not isinstance(tree, dict):
         return tree  # type: ignore[no-any-return]
     if "phrase" in tree:
         return Phrase(tree["phrase"])
     if "counted" in tree:
         return Counted(*tree["counted"])
+    if "duration" in tree:
+        return Duration(tree["duration"])
     return _notice(tree)
 
 

@@ -15,7 +15,6 @@ Decisions the spec leaves open:
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -467,11 +466,3 @@ def result_lineup(
         LineupEntry(Player(p.user_id, None), side, score, None)
         for p, side, score in zip(players, sides, scores, strict=True)
     )
-
-
-def wait_text(seconds: float) -> str:
-    """A duration as a person reads it: 45 s, 12 min, 3 h 5 min."""
-    if seconds < 60:
-        return f"{max(0, math.ceil(seconds))} s"
-    minutes = math.ceil(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"

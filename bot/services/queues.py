@@ -53,7 +53,7 @@ from bot.config import GuildSettings
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, Unit, use_cases
 from bot.services.core import Actor, elo_bridge, ladder_rating, must_moderate
-from bot.services.errors import N_, Counted, Notice, UserError, quoted
+from bot.services.errors import N_, Counted, Duration, Notice, UserError, quoted
 from bot.services.events import PendingEvent
 from bot.services.matches import Matches, ReportResult
 from bot.services.queue_rules import (
@@ -74,7 +74,6 @@ from bot.services.queue_rules import (
     result_lineup,
     team_letter,
     vote_winner,
-    wait_text,
     window,
     with_captains,
 )
@@ -545,12 +544,12 @@ class Queues:
                     "more"
                 ),
                 member=mention,
-                wait=wait_text(until - now),
+                wait=Duration(until - now),
             )
         if until is not None:
             raise UserError(
                 N_("you missed a ready check and cannot queue for {wait} more"),
-                wait=wait_text(until - now),
+                wait=Duration(until - now),
             )
 
     async def _party_joining(self, tx: WriteTransaction, queue: Queue, user_id: int) -> list[int]:
@@ -1399,7 +1398,7 @@ class Queues:
             notice = Notice(
                 N_("{members} left the queue after waiting {wait}"),
                 members=_mentions(due),
-                wait=wait_text(limit),
+                wait=Duration(limit),
             )
             await tx.set_queue_notice(guild_id, queue_id, notice.stored())
             self._changed(unit, guild_id, None)
@@ -1416,9 +1415,8 @@ class Queues:
             popped: tuple[Lobby, ...] = ()
             step = _step_deadline(lobby)
             if lobby.close_deadline <= now and (step is None or lobby.close_deadline < step):
-                notice = Notice(
-                    N_("cancelled: no result after {hours} h"), hours=f"{settings.lobby_hours:g}"
-                )
+                limit = Duration(settings.lobby_hours * 3600)
+                notice = Notice(N_("cancelled: no result after {wait}"), wait=limit)
                 after = await self._store(
                     tx,
                     lobby,

@@ -15,7 +15,7 @@ from bot.config import GUILD_SETTING_RULES, GuildSettings, KeyedSettingError
 from bot.present.language import SHIPPED, refusal_text, words
 from bot.services import Actor, UserError
 from bot.services.core import must_moderate
-from bot.services.errors import N_, Notice
+from bot.services.errors import N_, Duration, Notice
 from bot.services.lineup import ID_RULE, MAX_ID
 from bot.services.match_rules import check_state
 from bot.services.matchcsv.format import LABEL_LENGTH, LABEL_RULE
@@ -81,10 +81,37 @@ def test_a_notice_is_stored_and_shown_in_the_servers_language() -> None:
 
 def test_a_queue_message_shows_its_notice_in_the_servers_language() -> None:
     expired = Notice(
-        N_("{members} left the queue after waiting {wait}"), members="<@1>, <@2>", wait="30 min"
+        N_("{members} left the queue after waiting {wait}"),
+        members="<@1>, <@2>",
+        wait=Duration(2 * 3600 + 1800),
     )
+    assert str(expired) == "<@1>, <@2> left the queue after waiting 2 hr 30 min"
     shown = queue_embed(replace(queue(waiting=2), notice=expired.stored()), said=words("de"))
-    assert "<@1>, <@2>: Queue nach 30 min Wartezeit verlassen" in str(shown.description)
+    assert "<@1>, <@2>: Queue nach 2 Std., 30 Min. Wartezeit verlassen" in str(shown.description)
+
+
+@pytest.mark.parametrize(
+    ("language", "wait"),
+    [("de", "noch 12 Min. nicht"), ("ru", "ещё 12 мин"), ("fr", "encore 12\u00a0min")],
+)
+def test_a_wait_in_a_refusal_is_written_in_the_language(language: str, wait: str) -> None:
+    refused = UserError(
+        N_("you missed a ready check and cannot queue for {wait} more"), wait=Duration(11 * 60 + 5)
+    )
+    assert str(refused) == "you missed a ready check and cannot queue for 12 min more"
+    assert wait in refusal_text(refused, words(language))
+
+
+@pytest.mark.parametrize(
+    ("seconds", "english", "german"),
+    [
+        (44.2, "45 sec", "45 Sek."),
+        (3600, "1 hr", "1 Std."),
+        (3 * 3600 + 300, "3 hr 5 min", "3 Std., 5 Min."),
+    ],
+)
+def test_a_wait_rounds_up_to_its_unit(seconds: float, english: str, german: str) -> None:
+    assert (str(Duration(seconds)), words("de").duration(seconds)) == (english, german)
 
 
 def test_a_notice_stored_before_notices_were_templates_shows_as_it_is() -> None:
