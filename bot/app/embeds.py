@@ -15,6 +15,7 @@ from babel.numbers import format_percent
 
 from bot.app.members import shown_name
 from bot.config import GuildSettings, WebConfig
+from bot.present.evaluation import evaluation_table, tuning_table, tuning_verdict, verdict
 from bot.present.language import ENGLISH, N_, Words
 from bot.present.words import (
     OUTCOME_WORDS,
@@ -613,10 +614,10 @@ def balance_embed(found: TeamBalance, said: Words = ENGLISH) -> discord.Embed:
 def evaluation_embed(found: GuildEvaluation, said: Words = ENGLISH) -> discord.Embed:
     """Every measure's figures as a table, which predicts best against the server's variant,
     and (tuned) the best ladder constants tried; its words in `said`'s language (the table
-    and the verdicts are the evaluation's own)."""
+    and the verdicts too)."""
     _ = said.gettext
     evaluation = found.evaluation
-    table = "\n".join(found.table())
+    table = "\n".join(evaluation_table(found, said))
     lead = said.ngettext(
         "The last {count} match: each pair's result predicted from what was known before the "
         "match ({pairs} ordered pairs). Lower log-loss is better; a coin toss scores {coin}.",
@@ -635,12 +636,14 @@ def evaluation_embed(found: GuildEvaluation, said: Words = ENGLISH) -> discord.E
         colour=discord.Colour.blurple(),
     )
     embed.add_field(
-        name=_(N_("Best measure")), value=found.verdict(discord_settings_command), inline=False
+        name=_(N_("Best measure")),
+        value=verdict(found, discord_settings_command, said),
+        inline=False,
     )
-    tuning = found.tuning_verdict(discord_settings_command)
+    tuning = tuning_verdict(found, discord_settings_command, said)
     if tuning is not None:
         embed.add_field(name=_(N_("Ladder constants")), value=tuning, inline=False)
-        grid = "```\n" + "\n".join(found.tuning_table()) + "\n```"
+        grid = "```\n" + "\n".join(tuning_table(found, said)) + "\n```"
         if len(grid) <= FIELD_VALUE_LIMIT:
             embed.add_field(
                 name=_(N_("Ladder log-loss: t down, game_mult across")), value=grid, inline=False

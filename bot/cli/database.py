@@ -20,6 +20,8 @@ from bot.cli.common import (
     with_services,
 )
 from bot.cli.parsing import EXIT_OK, GAME_LIST_HELP, Parser, Streams, UsageError
+from bot.present.evaluation import evaluation_table, tuning_table, tuning_verdict, verdict
+from bot.present.language import ENGLISH
 from bot.present.lines import (
     card_lines,
     leaderboard_line,
@@ -209,12 +211,16 @@ def run_evaluate(arguments: argparse.Namespace, streams: Streams) -> int:
     settings_command = command_line_settings(arguments.guild)
     lines = [
         f"evaluated the last {found.evaluation.matches:,} matches ({pairs:,} ordered pairs)",
-        *found.table(),
-        found.verdict(settings_command),
+        *evaluation_table(found, ENGLISH),
+        verdict(found, settings_command, ENGLISH),
     ]
-    tuning = found.tuning_verdict(settings_command)
+    tuning = tuning_verdict(found, settings_command, ENGLISH)
     if tuning is not None:
-        lines += ["ladder log-loss, t down, game_mult across:", *found.tuning_table(), tuning]
+        lines += [
+            "ladder log-loss, t down, game_mult across:",
+            *tuning_table(found, ENGLISH),
+            tuning,
+        ]
     print("\n".join(lines), file=streams.stdout)
     return EXIT_OK
 

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Final
 
 from bot import PROGRAM
+from bot.present.evaluation import SettingsCommand
 from bot.present.language import N_, NC_, Words
 from bot.ratings.gamelist import Game, format_games
 from bot.ratings.ladder import Outcome
@@ -27,7 +28,6 @@ from bot.services.changes import COMMAND_LINE_ID
 from bot.services.errors import plural as plural  # the one plural, shared with the services
 from bot.services.errors import quoted as quoted  # the one quote of user input
 from bot.services.errors import shorten as shorten  # the one cut of long text
-from bot.services.evaluation import SettingsCommand
 from bot.services.replaying import Replayed
 
 INFINITY_TEXT: Final = {True: "+inf", False: "-inf"}

@@ -11,6 +11,8 @@ import pytest
 
 from bot.app.embeds import evaluation_embed
 from bot.config import GuildSettings
+from bot.present.evaluation import tuning_table, tuning_verdict, verdict
+from bot.present.language import ENGLISH, words
 from bot.present.words import discord_settings_command
 from bot.ratings.evaluation import (
     MEASURES,
@@ -108,43 +110,43 @@ def test_the_largest_embed_fits_discord() -> None:
     ids=["yours-best", "another-variant", "ladder-yours-next", "ladder-another-next", "coin"],
 )
 def test_verdicts_say_what_to_do(losses: dict[str, float], variant: str, expected: str) -> None:
-    assert found(losses, variant).verdict(discord_settings_command) == expected
+    assert verdict(found(losses, variant), discord_settings_command, ENGLISH) == expected
 
 
 def test_tuning_verdicts_name_the_command() -> None:
-    better = found(LOSSES, tuned=True).tuning_verdict(discord_settings_command)
+    better = tuning_verdict(found(LOSSES, tuned=True), discord_settings_command, ENGLISH)
     assert better == (
         "Best of the 5 pairs of ladder constants tried: t 600, game_mult 0.25 (ladder log-loss "
         "0.4900, 0.0300 lower than with the current t 120, game_mult 2). Nothing was changed: "
         "/admin settings t:600 game_mult:0.25 applies them and replays every rating."
     )
-    current = found({"ladder": 0.4}, tuned=True).tuning_verdict(discord_settings_command)
+    current = tuning_verdict(found({"ladder": 0.4}, tuned=True), discord_settings_command, ENGLISH)
     assert current == (
         "The current constants (t 120, game_mult 2) are the best of the 5 pairs of ladder "
         "constants tried (ladder log-loss 0.4000). Nothing was changed."
     )
-    assert found(LOSSES).tuning_verdict(discord_settings_command) is None
+    assert tuning_verdict(found(LOSSES), discord_settings_command, ENGLISH) is None
 
 
 def test_a_lead_within_chance_advises_no_switch() -> None:
     """A lead within two standard errors is called chance; beyond them the command is named."""
-    assert found(LOSSES, error=0.006).verdict(discord_settings_command) == (
+    assert verdict(found(LOSSES, error=0.006), discord_settings_command, ENGLISH) == (
         "p3 predicts best (log-loss 0.5000); this server's variant p8 has 0.5100 (0.0100 ± "
         "0.0060 more). That is within chance: no reason to switch yet."
     )
-    assert (
-        found(LOSSES, error=0.004)
-        .verdict(discord_settings_command)
-        .endswith("/admin settings variant:p3 makes it the default.")
+    assert verdict(found(LOSSES, error=0.004), discord_settings_command, ENGLISH).endswith(
+        "/admin settings variant:p3 makes it the default."
     )
-    ladder_ahead = found({"ladder": 0.45, "p8": 0.5, "p6": 0.48}, error=0.02).verdict(
-        discord_settings_command
+    ladder_ahead = verdict(
+        found({"ladder": 0.45, "p8": 0.5, "p6": 0.48}, error=0.02),
+        discord_settings_command,
+        ENGLISH,
     )
     assert ladder_ahead.endswith(
         "The best performance rating is p6 (0.4800, 0.0200 ± 0.0200 below p8). That is within "
         "chance: no reason to switch yet."
     )
-    tuned = found(LOSSES, tuned=True, error=0.02).tuning_verdict(discord_settings_command)
+    tuned = tuning_verdict(found(LOSSES, tuned=True, error=0.02), discord_settings_command, ENGLISH)
     assert tuned is not None and tuned.endswith(
         "(ladder log-loss 0.4900, 0.0300 ± 0.0200 lower than with the current t 120, "
         "game_mult 2). Nothing was changed: the gain is within chance, no reason to change "
@@ -157,11 +159,28 @@ def test_a_lead_within_chance_advises_no_switch() -> None:
 def test_the_tuning_table_has_a_row_per_t_and_a_column_per_game_mult() -> None:
     """The grid's points in place, the best marked *, the current constants (not a point of
     this grid) on a line of their own marked <."""
-    assert found(LOSSES, tuned=True).tuning_table() == [
+    assert tuning_table(found(LOSSES, tuned=True), ENGLISH) == [
         "    t   0.25       8",
         "   30 0.5470  0.5470",
         "  600 0.4900* 0.4900",
         "current (t 120, game_mult 2): 0.5200<",
         "* best   < current",
     ]
-    assert found(LOSSES).tuning_table() == []
+    assert tuning_table(found(LOSSES), ENGLISH) == []
+
+
+def test_the_embed_speaks_the_members_language() -> None:
+    """The table's header and marks, the verdicts and the numbers in German; the measures
+    and the command keep their names."""
+    embed = evaluation_embed(found(LOSSES, tuned=True, error=0.004), words("de")).to_dict()
+    table = embed["description"].split("```")[1].strip().splitlines()
+    assert table[0].split() == ["Kennzahl", "Log-Loss", "Brier", "Trefferquote"]
+    assert table[4].split() == ["p3", "0,5000", "0,2500", "50,0%", "(beste)"]
+    assert embed["fields"][0]["value"] == (
+        "p3 sagt am besten vorher (Log-Loss 0,5000); die Variante dieses Servers, p8, hat "
+        "0,5100 (0,0100 ± 0,0040 mehr). /admin settings variant:p3 macht sie zum Standard."
+    )
+    assert embed["fields"][1]["value"].startswith(
+        "Beste der 5 getesteten Paare von Ladder-Konstanten: t 600, game_mult 0,25"
+    )
+    assert "aktuell (t 120, game_mult 2): 0,5200<" in embed["fields"][2]["value"]

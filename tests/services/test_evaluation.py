@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from bot.config import GuildSettings
+from bot.present.evaluation import verdict
+from bot.present.language import ENGLISH
 from bot.present.words import discord_settings_command
 from bot.ratings.evaluation import MEASURES, evaluate
 from bot.services import Actor, Services, UserError
@@ -60,7 +62,7 @@ async def test_guild_evaluation_equals_the_log_evaluated(services: Services) -> 
         found.evaluation.score_of("ladder").log_loss
     )}  # fmt: skip
     assert shape["tuning"]["current"] in shape["tuning"]["grid"]
-    assert "p8" in found.verdict(discord_settings_command)
+    assert "p8" in verdict(found, discord_settings_command, ENGLISH)
 
 
 async def test_refusals(services: Services) -> None:
