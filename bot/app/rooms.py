@@ -26,6 +26,7 @@ from bot.app.bot import LadderBot
 from bot.app.workers import GuildWorkers
 from bot.present.language import N_, Words
 from bot.services import UserError
+from bot.services.errors import Notice, Phrase
 from bot.services.queue_rules import team_letter
 from bot.services.queues import Lobby, Queue
 from bot.services.rooms import Room, Rooms
@@ -38,13 +39,13 @@ PLAYER = discord.PermissionOverwrite(
 HIDDEN = discord.PermissionOverwrite(view_channel=False, connect=False)
 
 
-def missing_permission(guild: discord.Guild, rooms: str) -> str | None:
+def missing_permission(guild: discord.Guild, rooms: str) -> Phrase | None:
     """The permission the bot lacks to give lobbies `rooms` (None: it has what they need)."""
     allowed = guild.me.guild_permissions
     if rooms != "none" and not allowed.manage_channels:
-        return "Manage Channels"
+        return Phrase(N_("Manage Channels"))
     if rooms == "voice" and not allowed.move_members:
-        return "Move Members"
+        return Phrase(N_("Move Members"))
     return None
 
 
@@ -121,7 +122,9 @@ class RoomKeeper:
     async def _make(self, guild: discord.Guild, lobby: Lobby) -> None:
         missing = missing_permission(guild, lobby.rooms)
         if missing is not None:
-            await self.rooms.failed(lobby, f"the bot lacks the {missing} permission")
+            await self.rooms.failed(
+                lobby, Notice(N_("the bot lacks the {permission} permission"), permission=missing)
+            )
             return
         parent = guild.get_channel(lobby.channel_id)
         category = parent.category if isinstance(parent, discord.abc.GuildChannel) else None
@@ -167,8 +170,10 @@ class RoomKeeper:
         except discord.HTTPException as error:
             for channel_id in made:  # no half room left behind
                 await self._delete_channel(channel_id)
-            why = "Discord refused the channels" + (
-                " (missing permissions)" if isinstance(error, discord.Forbidden) else f" ({error})"
+            why = (
+                Notice(N_("Discord refused the channels (missing permissions)"))
+                if isinstance(error, discord.Forbidden)
+                else Notice(N_("Discord refused the channels ({error})"), error=str(error))
             )
             await self.rooms.failed(lobby, why)
             return

@@ -51,7 +51,9 @@ class Change:
     actor_id: int | None = None
     """Who made the change: a Discord user, COMMAND_LINE_ID, or None (the bot itself)."""
     detail: str = ""
-    """One line for the mod log (a void's reason, the changed settings, …)."""
+    """One line for the mod log: a Notice's `stored()` text (why a lobby got no room, an
+    edit's old lineup, …), or plain text shown as it is (a void's reason, the changed
+    settings)."""
 
     @property
     def changes_standings(self) -> bool:

@@ -33,7 +33,7 @@ from typing import Final, Protocol
 
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
-from bot.services.errors import UserError
+from bot.services.errors import N_, Duration, Notice, UserError
 from bot.services.webhooks import Resolve, checked_target, system_resolve
 from bot.storage.webhooks import Delivery
 
@@ -277,26 +277,39 @@ class WebhookDelivery:
                 await tx.remove_webhook(delivery.guild_id, delivery.webhook_id, now)
                 unit.change = self._told(
                     delivery,
-                    f"webhook #{delivery.webhook_id} ({url}) answered 410 Gone and was removed",
+                    Notice(
+                        N_("webhook #{number} ({url}) answered 410 Gone and was removed"),
+                        number=delivery.webhook_id,
+                        url=url,
+                    ),
                 )
             elif now - delivery.created_at >= self.timing.give_up_after:
                 await tx.deliveries_done(
                     delivery.guild_id, delivery.webhook_id, [delivery.seq], status, now
                 )
-                hours = self.timing.give_up_after / 3600.0
                 unit.change = self._told(
                     delivery,
-                    f"webhook #{delivery.webhook_id} ({url}) dropped {delivery.event} "
-                    f"{delivery.delivery_id} after {hours:g} hours of failures (last: {status})",
+                    Notice(
+                        N_(
+                            "webhook #{number} ({url}) dropped {event} {delivery} after {wait} of "
+                            "failures (last: {status})"
+                        ),
+                        number=delivery.webhook_id,
+                        url=url,
+                        event=delivery.event,
+                        delivery=delivery.delivery_id,
+                        wait=Duration(self.timing.give_up_after),
+                        status=status,
+                    ),
                 )
             else:
                 wait = retry_wait(delivery.attempts + 1, self.timing)
                 await tx.delivery_failed(delivery, status, now, now + wait)
 
     @staticmethod
-    def _told(delivery: Delivery, detail: str) -> Change:
+    def _told(delivery: Delivery, detail: Notice) -> Change:
         """The mod log's change for a delivery given up or a webhook removed."""
-        return Change(delivery.guild_id, "webhook_dropped", detail=detail)
+        return Change(delivery.guild_id, "webhook_dropped", detail=detail.stored())
 
     async def _post(self, url: str, secret: str, delivery: Delivery) -> str:
         """One attempt: the answer's HTTP status, or what went wrong instead."""

@@ -83,9 +83,10 @@ def _unit(count: int, unit: str, locale: str) -> str:
 
 
 class Notice:
-    """What a queue's or lobby's message says happened (a member left, a lobby dissolved):
-    a template with params like a refusal's, so the front end shows it in the server's
-    language (SPEC 13); str() is the English. The storage holds it as `stored()` text."""
+    """What a queue's or lobby's message says happened (a member left, a lobby dissolved), or
+    a mod log line's detail (why a lobby got no room): a template with params like a
+    refusal's, so the front end shows it in the server's language (SPEC 13); str() is the
+    English. The storage holds it as `stored()` text."""
 
     __slots__ = ("params", "template")
 
@@ -151,8 +152,8 @@ QUOTE_LIMIT: Final = 80
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """`1 game`, `2 games`, `0 games`; bot.present.words gives it to the front ends, the
-    services' own sentences (refusals, mod log details) use it."""
+    """`1 game`, `2 games`, `0 games`: the command line's English (bot.present.words gives
+    it to the front ends; the services' sentences count with Counted)."""
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 

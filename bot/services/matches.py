@@ -25,7 +25,7 @@ from bot.services.core import (
     log_end_stamp,
     must_moderate,
 )
-from bot.services.errors import N_, Phrase, UserError, free_text
+from bot.services.errors import N_, Notice, Phrase, UserError, free_text
 from bot.services.events import PendingEvent
 from bot.services.lineup import Lineup, lineup_text
 from bot.services.match_rules import check_cancel, check_state
@@ -442,7 +442,7 @@ class Matches:
                 replayed.member_ids,
                 match_id=match_id,
                 actor_id=actor.user_id,
-                detail=f"was {old}",
+                detail=Notice(N_("was {lineup}"), lineup=old).stored(),
             )
             edited = await self.context.load(tx, guild_id, match_id)
         return EditResult(edited, old, replayed.matches)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from bot.services.changes import Change
 from bot.services.context import ServiceContext
+from bot.services.errors import N_, Notice
 from bot.storage import Queries
 from bot.storage.queues import Lobby, Room
 
@@ -100,14 +101,15 @@ class Rooms:
         await self._put(room)
         return room
 
-    async def failed(self, lobby: Lobby, why: str) -> None:
+    async def failed(self, lobby: Lobby, why: Notice) -> None:
         """No room could be made; the mod log says why (SPEC 10.5)."""
         room = Room(lobby.guild_id, lobby.lobby_id, "failed", None, (), (), None, None)
         async with self.context.write(lobby.guild_id) as unit:
             await unit.tx.put_room(room)
-            unit.change = Change(
-                lobby.guild_id, "room_failed", detail=f"lobby #{lobby.lobby_id} has no room: {why}"
+            detail = Notice(
+                N_("lobby #{number} has no room: {why}"), number=lobby.lobby_id, why=why
             )
+            unit.change = Change(lobby.guild_id, "room_failed", detail=detail.stored())
 
     async def synced(self, room: Room, lobby: Lobby) -> None:
         await self._put(replace(room, members=tuple(p.user_id for p in lobby.players)))

@@ -8,7 +8,7 @@ from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, log_end_stamp, must_moderate
-from bot.services.errors import N_, quoted
+from bot.services.errors import N_, Notice, quoted
 from bot.storage import Season
 
 
@@ -48,7 +48,11 @@ class Seasons:
                 "season_started",
                 everyone=True,
                 actor_id=actor.user_id,
-                detail=f"season {quoted(chosen)} started (carry {kept:g})",
+                detail=Notice(
+                    N_("season {name} started (carry {carry})"),
+                    name=quoted(chosen),
+                    carry=f"{kept:g}",
+                ).stored(),
             )
         return season
 

@@ -16,7 +16,7 @@ from bot.services import season_rules
 from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.core import Actor, must_moderate
-from bot.services.errors import N_, UserError, plural, quoted
+from bot.services.errors import N_, Counted, Notice, UserError, quoted
 from bot.services.lineup import Lineup
 from bot.services.matchcsv.building import imported_columns, member_ids
 from bot.services.matchcsv.columns import read_csv
@@ -116,9 +116,7 @@ class Transfers:
                 replayed.member_ids,
                 everyone=bool(starts),
                 actor_id=actor.user_id,
-                detail=f"{plural(len(new), 'match', 'matches')} imported"
-                + (f", {plural(len(starts), 'season start')}" if starts else "")
-                + f", {replayed.matches} replayed",
+                detail=_imported(len(new), len(starts), replayed.matches).stored(),
             )
         return ImportResult(len(new), replayed.matches, len(starts), skipped)
 
@@ -190,3 +188,16 @@ def _new_starts(starts: Sequence[CsvSeason], taken: Sequence[Season]) -> list[Cs
                 name=quoted(start.name),
             )
     return fresh
+
+
+def _imported(matches: int, seasons: int, replayed: int) -> Notice:
+    """The mod log's detail of an import: the matches (and season starts) it brought and the
+    matches replayed."""
+    brought = Counted("{count} match imported", "{count} matches imported", matches)
+    again = Counted("{count} replayed", "{count} replayed", replayed)
+    if not seasons:
+        return Notice(N_("{matches}, {replayed}"), matches=brought, replayed=again)
+    starts = Counted("{count} season start", "{count} season starts", seasons)
+    return Notice(
+        N_("{matches}, {seasons}, {replayed}"), matches=brought, seasons=starts, replayed=again
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 import bot.services.replaying as replaying_module
 import bot.services.standings as standings_module
 from bot.config import GuildSettings
+from bot.present.language import refusal_text, words
 from bot.services import (
     Actor,
     Change,
@@ -23,6 +25,7 @@ from bot.services import (
     UserError,
     parse_lineup,
 )
+from bot.services.errors import Notice
 from tests.services.conftest import Clock
 
 GUILD = 5
@@ -136,12 +139,13 @@ async def test_import_reports_the_replayed_members(
         "m,2020-01-01T00:00:00Z,a,3,1,20\nm,2020-01-01T00:00:00Z,b,4,0,20\n"
     )
     result = await services.transfers.import_csv(GUILD, MOD, csv)
-    assert changes[-1] == Change(
-        GUILD,
-        "imported",
-        frozenset({1, 2, 3, 4}),
-        actor_id=MOD.user_id,
-        detail=f"1 match imported, {result.replayed} replayed",
+    assert replace(changes[-1], detail="") == Change(
+        GUILD, "imported", frozenset({1, 2, 3, 4}), actor_id=MOD.user_id
+    )
+    detail = Notice.load(changes[-1].detail)
+    assert str(detail) == f"1 match imported, {result.replayed} replayed"
+    assert (
+        refusal_text(detail, words("de")) == f"1 Match importiert, {result.replayed} neu berechnet"
     )
 
 

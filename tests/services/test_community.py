@@ -16,6 +16,7 @@ from bot.ratings.ranks import rank_ladder, rank_role
 from bot.services import Actor, ServiceContext, Services, UserError, parse_lineup
 from bot.services.changes import Change
 from bot.services.community import RoleCall
+from bot.services.errors import Notice
 from bot.storage import Database
 
 GUILD = 7
@@ -177,7 +178,9 @@ async def test_edit_replaces_the_lineup_keeps_the_old_one_and_replays(services: 
     edits = await services.matches.edits(GUILD, first.id)
     assert [(e.editor_id, e.old_lineup) for e in edits] == [(MOD.user_id, result.old_lineup)]
     assert parse_lineup(result.old_lineup)  # the history reads back as lineup text
-    assert seen[-2].kind == "edited" and seen[-2].detail == f"was {result.old_lineup}"
+    assert seen[-2].kind == "edited" and str(Notice.load(seen[-2].detail)) == (
+        f"was {result.old_lineup}"
+    )
 
 
 async def test_edit_refuses_void_and_disputed_matches_saying_their_state(

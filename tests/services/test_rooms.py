@@ -8,7 +8,11 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from bot.app.cogs.community import modlog_line
+from bot.present.language import words
 from bot.services import Actor, MemberInfo, Services
+from bot.services.changes import Change
+from bot.services.errors import N_, Notice
 from bot.services.queues import Queues
 from bot.storage.queues import QueueSettings
 from tests.services.conftest import Clock
@@ -59,7 +63,25 @@ async def test_a_failed_room_is_never_made_again(services: Services) -> None:
     for user in (1, 2):
         result = await queues.join(GUILD, MemberInfo(user, f"p{user}"), "v")
     (lobby,) = result.lobbies
-    await services.rooms.failed(lobby, "the bot lacks the Manage Channels permission")
+    heard: list[Change] = []
+    services.context.on_change = heard.append
+    await services.rooms.failed(
+        lobby, Notice(N_("Discord refused the channels (missing permissions)"))
+    )
     assert not (await services.rooms.work(GUILD)).make
     failed = await services.rooms.room(GUILD, lobby.lobby_id)
     assert failed is not None and failed.state == "failed" and failed.text_id is None
+    number = lobby.lobby_id
+    assert modlog_line(heard[-1]) == (
+        f"Match rooms: lobby #{number} has no room: Discord refused the channels (missing "
+        "permissions)."
+    )
+    assert modlog_line(heard[-1], words("de")) == (
+        f"Match-Räume: Lobby #{number} hat keinen Raum: Discord hat die Kanäle abgelehnt "
+        "(fehlende Berechtigungen)."
+    )
+
+
+def test_a_detail_stored_in_english_before_shows_as_it_is() -> None:
+    stored = Change(GUILD, "room_failed", detail="lobby #3 has no room: Discord refused")
+    assert modlog_line(stored, words("de")) == "Match-Räume: lobby #3 has no room: Discord refused."

@@ -13,9 +13,11 @@ import pytest
 from bot.app.cogs.community import modlog_line
 from bot.app.webhook_posts import HttpPoster
 from bot.config import GuildSettings
+from bot.present.language import words
 from bot.services import Actor, MemberInfo, ServiceContext, Services
 from bot.services.changes import Change
 from bot.services.delivery import Timing, WebhookDelivery
+from bot.services.errors import Notice
 from bot.services.events import EVENTS
 from bot.services.lineup import parse_lineup
 from bot.services.shapes import match_object
@@ -198,6 +200,9 @@ async def test_500_then_200_410_slow_and_redirect(
     assert modlog_line(dropped) == (
         f"Webhooks: webhook #2 ({fresh.url('/gone')}) answered 410 Gone and was removed."
     )
+    assert modlog_line(dropped, words("fr")) == (
+        f"Webhooks: le webhook n°2 ({fresh.url('/gone')}) a répondu 410 Gone et a été retiré."
+    )
 
 
 async def test_given_up_after_the_window_and_the_mod_log_told(
@@ -213,7 +218,8 @@ async def test_given_up_after_the_window_and_the_mod_log_told(
     (hook,) = await services.webhooks.list(GUILD)
     assert hook.waiting == 0 and hook.last_status == "500"
     (dropped,) = [c for c in told.changes if c.kind == "webhook_dropped"]
-    assert "dropped season.started" in dropped.detail and "(last: 500)" in dropped.detail
+    detail = str(Notice.load(dropped.detail))
+    assert "dropped season.started" in detail and "after 1 sec of failures (last: 500)" in detail
     fresh.plans["/broken"] = []
     await services.seasons.start(GUILD, MOD, "Found")  # the next one still goes
     await deliver(delivery)

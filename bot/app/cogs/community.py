@@ -20,11 +20,12 @@ from bot.app.members import actor, guild_of, refuse_unpostable, resolve_members
 from bot.app.options import MatchId
 from bot.app.replies import CONTENT_LIMIT, defer, member_words, note_stored
 from bot.app.roles import RankRoles
-from bot.present.language import ENGLISH, N_, Words
+from bot.present.language import ENGLISH, N_, Words, refusal_text
 from bot.present.words import actor_text, replayed_text, shorten
 from bot.services import UserError, parse_lineup
 from bot.services.changes import COMMAND_LINE_ID, Change
 from bot.services.community import RoleCall
+from bot.services.errors import Notice
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,8 @@ confirmation made there in its channel; one made on the command line is seen now
 
 def modlog_line(change: Change, said: Words = ENGLISH) -> str | None:
     """The mod log's line for a change, or None for kinds it does not report; in the
-    server's language (the change's detail is the services' data, as they wrote it)."""
+    server's language, its detail too (a stored Notice; text someone typed, a setting's
+    value or a detail stored before details were notices shows as it is)."""
     template = MODLOG_LINES.get(change.kind)
     if template is None and change.actor_id == COMMAND_LINE_ID:
         template = COMMAND_LINE_LINES.get(change.kind)
@@ -59,7 +61,7 @@ def modlog_line(change: Change, said: Words = ENGLISH) -> str | None:
         template,
         match=change.match_id,
         actor=said.gettext(actor_text(change.actor_id)),
-        detail=f": {change.detail}" if change.detail else "",
+        detail=f": {refusal_text(Notice.load(change.detail), said)}" if change.detail else "",
     )
 
 
