@@ -14,12 +14,12 @@ from __future__ import annotations
 import functools
 import io
 import math
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
 from babel import Locale
-from babel.dates import format_datetime
+from babel.dates import format_skeleton
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
@@ -142,8 +142,11 @@ class Words:
         return wait_text(seconds, babel_code(self.language))
 
     def time(self, moment: datetime) -> str:
-        """A date and time as the language writes them (medium length)."""
-        return format_datetime(moment, "medium", locale=self.locale)
+        """A moment in UTC as the language writes a date and a 24-hour time, saying UTC:
+        `Dec 6, 2025, 06:21 UTC`, `6 déc. 2025, 06:21 UTC`."""
+        date = format_skeleton("yMMMd", moment, tzinfo=UTC, locale=self.locale)
+        time = format_skeleton("Hm", moment, tzinfo=UTC, locale=self.locale)
+        return f"{self.locale.datetime_formats['medium'].format(time, date)} UTC"
 
 
 def refusal_text(error: UserError | Notice, said: Words) -> str:

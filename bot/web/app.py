@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from importlib import resources
 from typing import Any, Final
 
@@ -236,9 +236,9 @@ class WebSite:
             ("outcome", _outcome),
             ("status", _status),
             ("sides", _sides),
+            ("when", _when),
         ):
             self.templates.filters[name] = in_language(worded)
-        self.templates.filters["when"] = _when
         self.templates.filters["isolated"] = _isolated
         self.static: dict[str, tuple[bytes, str, str]] = {}
         for name, kind in STATIC_FILES.items():
@@ -624,13 +624,13 @@ def _status(status: str, *, said: Words = ENGLISH) -> str:
     return said.gettext(STATUS_WORDS[status])
 
 
-def _when(moment: str) -> str:
-    """An ISO-8601 UTC time as people read it: 2025-12-06 06:21 UTC."""
+def _when(moment: str, *, said: Words = ENGLISH) -> str:
+    """An ISO-8601 UTC time as the page's language writes it: Dec 6, 2025, 06:21 UTC."""
     try:
         parsed = datetime.fromisoformat(moment)
     except ValueError:
         return moment
-    return parsed.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return said.time(parsed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ async def test_the_leaderboard_page_follows_the_servers_language(
 ) -> None:
     english = await (await client.get(f"/g/{GUILD}")).text()
     assert '<html lang="en-US">' in english and ">Leaderboard</h1>" in english
+    assert ">Nov 14, 2023, 22:13 UTC</time>" in english
     await services.settings.change(GUILD, MODERATOR, {"language": "fr"})
     french = await (await client.get(f"/g/{GUILD}")).text()
     assert '<html lang="fr">' in french
@@ -38,6 +39,7 @@ async def test_match_states_sides_moves_and_the_chart_speak_the_servers_language
     assert '<span class="status status-applied">validé</span>' in match
     assert '<bdi>Équipe A</bdi> <span class="outcome outcome-won">a gagné</span>' in match
     assert ">500,0 → 480,0 (-20,0)</td>" in match
+    assert ">14 nov. 2023, 22:13 UTC</time>" in match  # the clock's 1,700,000,000 s
     listed = await (await client.get(f"/g/{GUILD}/matches")).text()
     assert ">contesté</span>" in listed and ">en attente</span>" in listed
     assert ">invalidé</span>" in listed
