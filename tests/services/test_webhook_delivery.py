@@ -201,7 +201,7 @@ async def test_500_then_200_410_slow_and_redirect(
         f"Webhooks: webhook #2 ({fresh.url('/gone')}) answered 410 Gone and was removed."
     )
     assert modlog_line(dropped, words("fr")) == (
-        f"Webhooks: le webhook n°2 ({fresh.url('/gone')}) a répondu 410 Gone et a été retiré."
+        f"Webhooks : le webhook n°2 ({fresh.url('/gone')}) a répondu 410 Gone et a été retiré."
     )
 
 

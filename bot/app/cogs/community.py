@@ -61,7 +61,11 @@ def modlog_line(change: Change, said: Words = ENGLISH) -> str | None:
         template,
         match=change.match_id,
         actor=said.gettext(actor_text(change.actor_id)),
-        detail=f": {refusal_text(Notice.load(change.detail), said)}" if change.detail else "",
+        detail=(
+            said.gettext(N_(": {detail}"), detail=refusal_text(Notice.load(change.detail), said))
+            if change.detail
+            else ""
+        ),
     )
 
 
