@@ -87,11 +87,11 @@ def queue_embed(queue: Queue, deleted: bool = False, said: Words = ENGLISH) -> d
         )  # fmt: skip
         return discord.Embed(title=title, description=shorten(text, DESCRIPTION_LIMIT))
     ready = (
-        _(N_("ready check {seconds} s"), seconds=spec.ready_seconds)
+        _(N_("ready check {wait}"), wait=said.duration(spec.ready_seconds))
         if spec.ready_seconds
         else _(N_("ready check off"))
     )
-    leaves = _(N_("leaves after {minutes} min"), minutes=spec.expire_minutes)
+    leaves = _(N_("leaves after {wait}"), wait=said.duration(spec.expire_minutes * 60))
     head = f"{queue_kind(queue, said)} · {ready} · {leaves}"
     if spec.rating_range:
         head += f"\n{range_text(queue, said)}"

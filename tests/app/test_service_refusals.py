@@ -88,6 +88,7 @@ def test_a_queue_message_shows_its_notice_in_the_servers_language() -> None:
     assert str(expired) == "<@1>, <@2> left the queue after waiting 2 hr 30 min"
     shown = queue_embed(replace(queue(waiting=2), notice=expired.stored()), said=words("de"))
     assert "<@1>, <@2>: Queue nach 2 Std., 30 Min. Wartezeit verlassen" in str(shown.description)
+    assert "· Ready-Check 1 Min. · raus nach 1 Std.\n" in str(shown.description)  # 60 s, 60 min
 
 
 @pytest.mark.parametrize(
