@@ -187,7 +187,7 @@ class Queries(
 
 @dataclass(frozen=True, slots=True)
 class ReportSlot:
-    """What a new report needs to know, read in one statement (`WriteTransaction.report_slot`)."""
+    """What a new report needs to know (`WriteTransaction.report_slot`)."""
 
     settings: GuildSettings
     existing: int | None
@@ -232,8 +232,9 @@ class WriteTransaction(
         guild changed at `now` when the report applies at once (by a moderator, or the
         guild's confirm setting is "none") and is no retry (a retry changes nothing); a
         report that is then refused rolls back, and the mark with it. The members the front
-        end told about are upserted after it and the end of the log's chunks read ahead: on
-        SQLite one trip to the worker thread does all of it."""
+        end told about are upserted after it (a retry leaves the stored ones be) and the end
+        of the log's chunks read ahead: on SQLite one trip to the worker thread does all of
+        it."""
         log_end = logchunks.log_end(self._session, guild_id)
         applies = by_moderator or defaults.confirm == "none"
         found = await self._session.run_ahead(
@@ -255,7 +256,7 @@ class WriteTransaction(
                 "made": now if applies else None,
             },
         )
-        upserted = await self.upsert_members_ahead(guild_id, members)
+        upserted = await self.upsert_members_ahead(guild_id, members, request_id)
         (row,) = await found
         newest = None if row["newest"] is None else (row["newest_at"], row["newest"])
         return ReportSlot(

@@ -133,14 +133,25 @@ class MemberWrites(MemberReads):
         return await (await self.upsert_members_ahead(guild_id, members))
 
     async def upsert_members_ahead(
-        self, guild_id: int, members: Iterable[MemberInfo]
+        self, guild_id: int, members: Iterable[MemberInfo], request_id: str | None = None
     ) -> Ahead[list[Member]]:
-        """upsert_members, the members as stored wanted later (Session.run_ahead)."""
+        """upsert_members, the members as stored wanted later (Session.run_ahead). Given the
+        `request_id` of a report, a member already stored keeps its name and flag when a
+        match with that id is stored (a retried report changes nothing), and is then not
+        returned."""
         infos = list(members)
         returned: list[Ahead[list[Row]]] = []
+        unless = (
+            ""
+            if request_id is None
+            else " WHERE NOT EXISTS (SELECT 1 FROM matches WHERE guild_id = :guild_id "
+            "AND request_id = :request_id)"
+        )
         for start in range(0, len(infos), _UPSERT_CHUNK):
             chunk = infos[start : start + _UPSERT_CHUNK]
             parameters: dict[str, Any] = {"guild_id": guild_id}
+            if request_id is not None:
+                parameters["request_id"] = request_id
             for index, info in enumerate(chunk):
                 parameters[f"u{index}"] = info.user_id
                 parameters[f"n{index}"] = info.name
@@ -150,7 +161,7 @@ class MemberWrites(MemberReads):
                     "INSERT INTO members (guild_id, user_id, name, is_bot) VALUES "
                     + ", ".join(f"(:guild_id, :u{i}, :n{i}, :b{i})" for i in range(len(chunk)))
                     + " ON CONFLICT (guild_id, user_id) DO UPDATE SET name = excluded.name, "
-                    f"is_bot = excluded.is_bot RETURNING {_MEMBER}",
+                    f"is_bot = excluded.is_bot{unless} RETURNING {_MEMBER}",
                     parameters,
                 )
             )
