@@ -13,8 +13,9 @@ from bot.ratings.variants import VARIANTS
 from tests.test_cli import REPOSITORY
 
 HEAVY = ("discord", "numpy", "aiosqlite", "asyncpg", "matplotlib", "aiohttp", "jinja2")
-"""Third-party modules that cost start-up time, and the bot's own heavy layers."""
+"""Third-party modules that cost start-up time."""
 LAYERS = ("bot.services", "bot.storage", "bot.config", "bot.app", "bot.web")
+"""The bot's layers below the command line, each a few dozen modules."""
 
 
 def loaded_after(*commands: list[str]) -> dict[str, object]:

@@ -150,7 +150,7 @@ def id_argument(what: str) -> Callable[[str], int]:
     return parse
 
 
-def on_the_database(command: Parser, handler: Handler) -> Parser:
+def on_the_database(command: Parser, handler: Handler) -> None:
     """A command that works on one guild of the database: --guild, --db, --config."""
     command.add_argument("--guild", type=id_argument("guild id"), required=True, metavar="ID")
     command.add_argument(
@@ -160,7 +160,6 @@ def on_the_database(command: Parser, handler: Handler) -> Parser:
         "--config", metavar="PATH", help=f"config file ({DEFAULT_CONFIG}, if present)"
     )
     command.set_defaults(handler=handler)
-    return command
 
 
 def print_lines(lines: Iterable[str], streams: Streams) -> int:

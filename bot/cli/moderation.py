@@ -17,7 +17,7 @@ from bot.cli.common import (
     whole_argument,
     with_services,
 )
-from bot.cli.parsing import EXIT_OK, Parser, Streams, UsageError
+from bot.cli.parsing import EXIT_OK, Handler, Parser, Streams, UsageError
 from bot.config import (
     GuildSettings,
     SettingError,
@@ -183,6 +183,12 @@ def run_season_list(arguments: argparse.Namespace, streams: Streams) -> int:
     return print_lines(map(season_line, found), streams)
 
 
+def _on_a_match(command: Parser, handler: Handler) -> None:
+    """A command on one match of the guild: its ID first."""
+    on_the_database(command, handler)
+    command.add_argument("match", type=_match_id, metavar="ID")
+
+
 def define_matches(command: Parser) -> None:
     on_the_database(command, run_matches)
     command.add_argument("--member", metavar="M", help="only this member's (user id or name)")
@@ -191,25 +197,21 @@ def define_matches(command: Parser) -> None:
 
 
 def define_match(command: Parser) -> None:
-    on_the_database(command, run_match)
-    command.add_argument("match", type=_match_id, metavar="ID")
+    _on_a_match(command, run_match)
     command.add_argument("--json", action="store_true", help="one JSON object")
 
 
 def define_void(command: Parser) -> None:
-    on_the_database(command, run_void)
-    command.add_argument("match", type=_match_id, metavar="ID")
+    _on_a_match(command, run_void)
     command.add_argument("--reason", metavar="TEXT", help="why (shown on the match)")
 
 
 def define_confirm(command: Parser) -> None:
-    on_the_database(command, run_confirm)
-    command.add_argument("match", type=_match_id, metavar="ID")
+    _on_a_match(command, run_confirm)
 
 
 def define_edit(command: Parser) -> None:
-    on_the_database(command, run_edit)
-    command.add_argument("match", type=_match_id, metavar="ID")
+    _on_a_match(command, run_edit)
     command.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
 
 
