@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 import discord
 
@@ -27,11 +28,16 @@ def actor(interaction: discord.Interaction[Any]) -> Actor:
     return Actor(user_id=interaction.user.id, is_moderator=is_moderator(interaction))
 
 
+MARKDOWN_SYMBOL: Final = re.compile(r"([\\*_~`|>#\[\]\-])")
+"""The characters Discord's Markdown may read as markup; a backslash before one shows it as
+it is (discord.utils.escape_markdown leaves a backslash before `]` unescaped)."""
+
+
 def shown_name(name: str) -> str:
     """A name as a message shows it: Markdown escaped, and a zero-width space after each
     `@` and `<`, so it reads literally and can never become a mention (@everyone, <@id>),
     a channel link or a timestamp."""
-    escaped = discord.utils.escape_markdown(name, ignore_links=False)
+    escaped = MARKDOWN_SYMBOL.sub(r"\\\1", name)
     return escaped.replace("@", "@\u200b").replace("<", "<\u200b")
 
 

@@ -26,6 +26,7 @@ NASTY = [
     "[click](https://example.com)",
     "# heading",
     "back\\slash*",
+    "[\\](0)",  # a backslash before `]`: escape_markdown left it to escape the bracket
 ]
 MARKDOWN = "*_~`|"
 
