@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 import numpy as np
 
@@ -21,7 +21,11 @@ from bot.ratings import games as column_games
 from bot.ratings.arrays import FloatArray, IntArray
 from bot.ratings.elo import EloBridge
 from bot.ratings.gamelist import Game
-from bot.ratings.performance import rating_accuracy_arrays, stability_arrays
+from bot.ratings.performance import (
+    performance_arrays,
+    rating_accuracy_arrays,
+    stability_arrays,
+)
 from bot.ratings.variants import GameArrays
 from bot.storage import Performance, PlayedColumns
 
@@ -35,6 +39,8 @@ of system time for 50,000 members (0.1-0.2 s in these)."""
 WORKERS: Final = min(2, os.cpu_count() or 1)
 """Threads computing blocks at once: two keep a second core busy (numpy's loops run without
 the GIL) without holding more than two blocks' games in memory."""
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,17 +117,38 @@ def performances(games: GameArrays, measure: str, bridge: EloBridge) -> list[Per
     ]
 
 
+def _by_blocks(
+    played: PlayedColumns,
+    user_ids: Sequence[int],
+    bridge: EloBridge,
+    compute: Callable[[GameArrays, list[int]], list[tuple[K, V]]],
+) -> dict[K, V]:
+    """`compute` over the members' games, block by block of BLOCK_PAIRS games in WORKERS
+    threads (numpy lets go of the GIL while it computes): numpy work over up to a whole
+    guild, so callers run it in a worker thread."""
+    paired = pairing(played)
+    games_of = game_arrays(played, paired, bridge)
+    blocks = paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS)
+
+    def block_results(block: list[int]) -> list[tuple[K, V]]:
+        return compute(games_of(block), block)
+
+    if len(blocks) > 1:
+        with ThreadPoolExecutor(WORKERS) as pool:
+            parts = list(pool.map(block_results, blocks))
+    else:  # a card's or a small guild's: starting a thread would cost more (~0.4 ms)
+        parts = [block_results(block) for block in blocks]
+    return {key: value for part in parts for key, value in part}
+
+
 def measured(
     played: PlayedColumns, user_ids: Sequence[int], measures: Sequence[str], bridge: EloBridge
 ) -> dict[tuple[int, str], Performance]:
-    """The measures of the members by (user id, measure), block by block of BLOCK_PAIRS
-    games in WORKERS threads (numpy lets go of the GIL while it computes): numpy work over
-    up to a whole guild, so callers run it in a worker thread."""
-    paired = pairing(played)
-    games_of = game_arrays(played, paired, bridge)
+    """The measures of the members by (user id, measure), with the stability of each RP."""
 
-    def block_measures(block: list[int]) -> list[tuple[tuple[int, str], Performance]]:
-        games = games_of(block)
+    def block_measures(
+        games: GameArrays, block: list[int]
+    ) -> list[tuple[tuple[int, str], Performance]]:
         return [
             ((user_id, measure), performance)
             for measure in measures
@@ -130,13 +157,24 @@ def measured(
             )
         ]
 
-    blocks = paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS)
-    if len(blocks) > 1:
-        with ThreadPoolExecutor(WORKERS) as pool:
-            parts = list(pool.map(block_measures, blocks))
-    else:  # a card's or a small guild's: starting a thread would cost more (~0.4 ms)
-        parts = [block_measures(block) for block in blocks]
-    return {key: performance for part in parts for key, performance in part}
+    return _by_blocks(played, user_ids, bridge, block_measures)
+
+
+def ranking_values(
+    played: PlayedColumns, user_ids: Sequence[int], measure: str, bridge: EloBridge
+) -> dict[int, float]:
+    """The members' `measure` alone, in ladder units, by user id: what a leaderboard ranks
+    by. Without the stability, whose extended lists would double the solving."""
+
+    def block_values(games: GameArrays, block: list[int]) -> list[tuple[int, float]]:
+        values = (
+            rating_accuracy_arrays(games)
+            if measure == RATING_ACCURACY
+            else np.asarray(bridge.from_elo(performance_arrays(games, measure)))
+        )
+        return list(zip(block, values.tolist(), strict=True))
+
+    return _by_blocks(played, user_ids, bridge, block_values)
 
 
 def game_list(rows: GameRows, bridge: EloBridge, now: float) -> list[Game]:

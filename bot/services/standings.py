@@ -31,6 +31,7 @@ from bot.services.performances import (
     game_rows,
     measured,
     pairing,
+    ranking_values,
 )
 from bot.storage import DatabaseBusy, LiveBoard, Member, Performance, PlayedColumns, Season
 
@@ -139,7 +140,7 @@ def _best_first(
     measured: Sequence[tuple[Member, Performance | None]],
     settings: GuildSettings,
     by: str,
-    computed: Mapping[tuple[int, str], Performance],
+    computed: Mapping[int, float],
 ) -> list[BoardEntry]:
     """The members' leaderboard entries, best value of `by` first (undefined last), then
     more games, then lower user id."""
@@ -147,7 +148,7 @@ def _best_first(
     values = (
         ratings
         if by == "ladder"
-        else [(cached or computed[member.user_id, by]).value for member, cached in measured]
+        else [cached.value if cached else computed[member.user_id] for member, cached in measured]
     )
     value = np.array(values, dtype=np.float64)
     undefined = np.isnan(value)
@@ -267,21 +268,45 @@ class Standings:
         they were when read (their versions)."""
         bridge = elo_bridge(await self.context.settings(guild_id))
         user_ids = [member.user_id for member in members]
-        versions = {member.user_id: (member.rating, member.games) for member in members}
         played = await self._played(guild_id, user_ids)
         computed = await asyncio.to_thread(measured, played, user_ids, measures, bridge)
         if self.context.fill_cache and computed:
-            self.context.in_background(self._fill_cache(guild_id, computed, versions))
+            self.context.in_background(self._fill_cache(guild_id, members, computed))
         return computed
+
+    async def _ranking_values(
+        self, guild_id: int, members: Sequence[Member], by: str
+    ) -> dict[int, float]:
+        """The members' `by` values alone, by user id, for a leaderboard to rank by: without
+        their stability, which the cache fill computes afterwards, off the read's path."""
+        bridge = elo_bridge(await self.context.settings(guild_id))
+        user_ids = [member.user_id for member in members]
+        played = await self._played(guild_id, user_ids)
+        values = await asyncio.to_thread(ranking_values, played, user_ids, by, bridge)
+        if self.context.fill_cache and values:
+            self.context.in_background(self._measure_and_fill(guild_id, members, played, by))
+        return values
+
+    async def _measure_and_fill(
+        self, guild_id: int, members: Sequence[Member], played: PlayedColumns, by: str
+    ) -> None:
+        """Compute the members' `by` with its stability from the participants a leaderboard
+        read, and cache it."""
+        bridge = elo_bridge(await self.context.settings(guild_id))
+        user_ids = [member.user_id for member in members]
+        computed = await asyncio.to_thread(measured, played, user_ids, [by], bridge)
+        await self._fill_cache(guild_id, members, computed)
 
     async def _fill_cache(
         self,
         guild_id: int,
+        members: Sequence[Member],
         computed: Mapping[tuple[int, str], Performance],
-        versions: Mapping[int, tuple[float | None, int]],
     ) -> None:
-        """Cache what a read computed, off its path; members whose rating or record changed
-        since are skipped (their games changed), and a busy database just skips it all."""
+        """Cache what a read computed, off its path, for the members as the read saw them:
+        those whose rating or record changed since are skipped (their games changed), and a
+        busy database just skips it all."""
+        versions = {member.user_id: (member.rating, member.games) for member in members}
         with contextlib.suppress(DatabaseBusy):
             async with self.context.write(guild_id) as unit:
                 await unit.tx.store_performances(guild_id, computed, versions)
@@ -309,9 +334,7 @@ class Standings:
         listed = await self.context.db.read.members_measured(guild_id, by)
         measured, missing = await asyncio.to_thread(_on_board, listed, settings, active)
         computed = (
-            await self._compute_performances(guild_id, missing, [by])
-            if missing and by != "ladder"
-            else {}
+            await self._ranking_values(guild_id, missing, by) if missing and by != "ladder" else {}
         )
         return await asyncio.to_thread(_best_first, measured, settings, by, computed)
 

@@ -54,3 +54,22 @@ def test_measured_in_blocks_equals_each_members_own_list(
         p8 = found[member, "p8"]
         assert (p8.value, p8.up, p8.down) == pytest.approx(expected, abs=1e-6)
         assert found[member, "ra"].value == pytest.approx(rating_accuracy(games))
+
+
+@settings(max_examples=40, deadline=None)
+@given(applied_matches(), st.integers(1, 40), st.sampled_from(["p1", "p5", "p8", "ra"]))
+def test_a_boards_ranking_values_are_the_measures_bit_for_bit(
+    matches: list[MatchRecord], pairs: int, measure: str
+) -> None:
+    """What a leaderboard ranks by (the values without their stability) is exactly the
+    value the cache fill stores after it."""
+    members = list(USER_IDS)
+    played = played_columns(matches)
+    with mock.patch.object(performances, "BLOCK_PAIRS", pairs):
+        values = performances.ranking_values(played, members, measure, BRIDGE)
+        found = performances.measured(played, members, [measure], BRIDGE)
+    assert np.array_equal(
+        [values[member] for member in members],
+        [found[member, measure].value for member in members],
+        equal_nan=True,
+    )

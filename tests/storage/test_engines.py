@@ -204,7 +204,7 @@ async def test_reads_store_nothing_and_the_bot_fills_the_cache_after_answering(
     for request, lineup in enumerate(("<@1> 1 | <@2> 0", "<@2> 1 | <@3> 0", "<@1> 2 | <@3> 2")):
         await quiet.matches.report(GUILD, MOD, parse_lineup(lineup), request_id=str(request))
     cold = await quiet.standings.leaderboard(GUILD, by="p8")
-    await quiet.standings.rating_card(GUILD, 1)
+    cards = [await quiet.standings.rating_card(GUILD, user_id) for user_id in (1, 2, 3)]
     assert await database.read.performances(GUILD, [1, 2, 3], ["p8", "ra"]) == {}
     bot = Services.build(ServiceContext(database, GuildSettings(), fill_cache=True))
     assert await bot.standings.leaderboard(GUILD, by="p8") == cold
@@ -213,6 +213,11 @@ async def test_reads_store_nothing_and_the_bot_fills_the_cache_after_answering(
     assert [cached[row.user_id, "p8"].value for row in cold.rows] == [
         row.value for row in cold.rows
     ]
+    # The board ranks by the values alone; the fill after it stores each one's stability too.
+    assert [
+        (cached[card.member.user_id, "p8"].up, cached[card.member.user_id, "p8"].down)
+        for card in cards
+    ] == [(card.up, card.down) for card in cards]
     assert await bot.standings.leaderboard(GUILD, by="p8") == cold  # now from the cache
 
 
