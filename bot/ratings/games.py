@@ -34,6 +34,31 @@ def whole_days_between(earlier: datetime, later: datetime) -> int:
     return max(0, (as_utc(later) - as_utc(earlier)) // ONE_DAY)
 
 
+def match_order(match_id: IntArray, played_at: FloatArray, user_id: IntArray) -> IntArray:
+    """The entries in match order: a match's entries together, newest match first (by when
+    it was played, then by id), each match's users ascending; as
+    `np.lexsort((user_id, -match_id, -played_at))`, but sorting matches rather than entries
+    (a tenth as many): the entries are grouped by match (the log's own order already is:
+    a stable sort finds it sorted), the matches are sorted, then each match's few users
+    side by side in a table, one row per match."""
+    grouped = np.argsort(match_id, kind="stable")
+    matches = match_id[grouped]
+    count = len(matches)
+    firsts = np.flatnonzero(np.diff(matches, prepend=matches[:1] - 1))
+    sizes = np.diff(np.append(firsts, count))
+    newest_first = np.lexsort((-matches[firsts], -played_at[grouped[firsts]]))
+    row_of_match = np.empty(len(firsts), dtype=np.int64)
+    row_of_match[newest_first] = np.arange(len(firsts))
+    table = np.full((len(firsts), int(sizes.max(initial=0))), np.iinfo(np.int64).max)
+    table[np.repeat(row_of_match, sizes), np.arange(count) - np.repeat(firsts, sizes)] = user_id[
+        grouped
+    ]
+    places = np.argsort(table, axis=1, kind="stable") + firsts[newest_first, None]
+    filled = np.arange(table.shape[1]) < sizes[newest_first, None]
+    ordered: IntArray = grouped[places[filled]]
+    return ordered
+
+
 class Pairing:
     """Enabled participants of applied matches (one entry each, in any order) sorted once so
     that any members' games are index pairs found without a sort per pair: the members'
@@ -42,8 +67,7 @@ class Pairing:
     def __init__(
         self, match_id: IntArray, played_at: FloatArray, user_id: IntArray, side: IntArray
     ) -> None:
-        # Match order: a match's entries together, newest match first, users ascending.
-        self._by_match: IntArray = np.lexsort((user_id, -match_id, -played_at))
+        self._by_match = match_order(match_id, played_at, user_id)
         matches = match_id[self._by_match]
         size = len(matches)
         firsts = np.flatnonzero(np.diff(matches, prepend=matches[:1] - 1))

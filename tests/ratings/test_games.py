@@ -19,6 +19,7 @@ from bot.ratings.games import (
     Pairing,
     game_list,
     game_results,
+    match_order,
     whole_days_between,
 )
 from bot.ratings.variants import GameArrays
@@ -308,3 +309,30 @@ def test_blocks_split_the_members_without_changing_their_games(
         np.concatenate(whole).tolist()
         == np.concatenate([part[0] for part in parts] + [part[1] for part in parts]).tolist()
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 30),  # match id: equal ids are one match, in any order
+            st.sets(st.integers(1, 2**62), min_size=1, max_size=32),  # its users
+        ),
+        max_size=25,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_match_order_sorts_as_the_lexsort_of_every_entry(
+    matches: list[tuple[int, set[int]]], shuffler: Random
+) -> None:
+    """Sorting matches, then each match's users in a table, orders the entries exactly as
+    sorting every entry by (newest played, newest id, user) does; played times tie."""
+    played = {match_id: float(match_id % 4) for match_id, _ in matches}
+    users = {match_id: sorted(members) for match_id, members in reversed(matches)}
+    entries = [(match_id, user) for match_id, members in users.items() for user in members]
+    shuffler.shuffle(entries)
+    match_id = np.array([match for match, _ in entries], dtype=np.int64)
+    user_id = np.array([user for _, user in entries], dtype=np.int64)
+    played_at = np.array([played[match] for match, _ in entries], dtype=np.float64)
+    expected = np.lexsort((user_id, -match_id, -played_at))
+    assert match_order(match_id, played_at, user_id).tolist() == expected.tolist()
