@@ -39,8 +39,7 @@ of system time for 50,000 members (0.1-0.2 s in these)."""
 WORKERS: Final = min(2, os.cpu_count() or 1)
 """Threads computing blocks at once: two keep a second core busy (numpy's loops run without
 the GIL) without holding more than two blocks' games in memory."""
-K = TypeVar("K")
-V = TypeVar("V")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,24 +120,24 @@ def _by_blocks(
     played: PlayedColumns,
     user_ids: Sequence[int],
     bridge: EloBridge,
-    compute: Callable[[GameArrays, list[int]], list[tuple[K, V]]],
-) -> dict[K, V]:
-    """`compute` over the members' games, block by block of BLOCK_PAIRS games in WORKERS
-    threads (numpy lets go of the GIL while it computes): numpy work over up to a whole
-    guild, so callers run it in a worker thread."""
+    compute: Callable[[GameArrays, list[int]], T],
+) -> list[T]:
+    """`compute` over the members' games (ascending ids), block by block of BLOCK_PAIRS
+    games in WORKERS threads (numpy lets go of the GIL while it computes): each block's
+    result, in block order. Numpy work over up to a whole guild, so callers run it in a
+    worker thread."""
     paired = pairing(played)
     games_of = game_arrays(played, paired, bridge)
     blocks = paired.blocks(sorted(set(user_ids)), BLOCK_PAIRS)
 
-    def block_results(block: list[int]) -> list[tuple[K, V]]:
+    def block_result(block: list[int]) -> T:
         return compute(games_of(block), block)
 
     if len(blocks) > 1:
         with ThreadPoolExecutor(WORKERS) as pool:
-            parts = list(pool.map(block_results, blocks))
-    else:  # a card's or a small guild's: starting a thread would cost more (~0.4 ms)
-        parts = [block_results(block) for block in blocks]
-    return {key: value for part in parts for key, value in part}
+            return list(pool.map(block_result, blocks))
+    # a card's or a small guild's: starting a thread would cost more (~0.4 ms)
+    return [block_result(block) for block in blocks]
 
 
 def measured(
@@ -157,24 +156,24 @@ def measured(
             )
         ]
 
-    return _by_blocks(played, user_ids, bridge, block_measures)
+    parts = _by_blocks(played, user_ids, bridge, block_measures)
+    return {key: performance for part in parts for key, performance in part}
 
 
 def ranking_values(
     played: PlayedColumns, user_ids: Sequence[int], measure: str, bridge: EloBridge
-) -> dict[int, float]:
-    """The members' `measure` alone, in ladder units, by user id: what a leaderboard ranks
-    by. Without the stability, whose extended lists would double the solving."""
+) -> FloatArray:
+    """The members' `measure` alone, in ladder units, by ascending user id: what a
+    leaderboard ranks by. Without the stability, whose extended lists would double the
+    solving."""
 
-    def block_values(games: GameArrays, block: list[int]) -> list[tuple[int, float]]:
-        values = (
-            rating_accuracy_arrays(games)
-            if measure == RATING_ACCURACY
-            else np.asarray(bridge.from_elo(performance_arrays(games, measure)))
-        )
-        return list(zip(block, values.tolist(), strict=True))
+    def block_values(games: GameArrays, _: list[int]) -> FloatArray:
+        if measure == RATING_ACCURACY:
+            return rating_accuracy_arrays(games)
+        return np.asarray(bridge.from_elo(performance_arrays(games, measure)))
 
-    return _by_blocks(played, user_ids, bridge, block_values)
+    parts = _by_blocks(played, user_ids, bridge, block_values)
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def game_list(rows: GameRows, bridge: EloBridge, now: float) -> list[Game]:

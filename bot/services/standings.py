@@ -14,7 +14,8 @@ from typing import Final
 import numpy as np
 
 from bot.config import VARIANTS, GuildSettings
-from bot.ratings.elo import elo_expected_score
+from bot.ratings.arrays import BoolArray, FloatArray, IntArray
+from bot.ratings.elo import EloBridge, elo_expected_score
 from bot.ratings.gamelist import Game
 from bot.ratings.ladder import ladder_expected_score
 from bot.ratings.performance import performance_arrays
@@ -33,7 +34,15 @@ from bot.services.performances import (
     pairing,
     ranking_values,
 )
-from bot.storage import DatabaseBusy, LiveBoard, Member, Performance, PlayedColumns, Season
+from bot.storage import (
+    DatabaseBusy,
+    LiveBoard,
+    MeasuredColumns,
+    Member,
+    Performance,
+    PlayedColumns,
+    Season,
+)
 
 BoardEntry = tuple[int, str, float, float, int, int, int, int, bool]
 """A leaderboard row before its rank: user id, name, value, rating, games, wins, draws,
@@ -121,61 +130,49 @@ def _provisional(member: Member, settings: GuildSettings) -> bool:
     return member.games < settings.provisional_games
 
 
+@dataclass(frozen=True, slots=True)
+class _Ranking:
+    """Everyone on a leaderboard, best first, as columns: a page's rows are made from its
+    slice and the members read for it."""
+
+    user_id: IntArray
+    value: FloatArray
+    rating: FloatArray
+    games: IntArray
+
+
 def _on_board(
-    listed: Sequence[tuple[Member, Performance | None]],
-    settings: GuildSettings,
-    active: Set[int] | None,
-) -> tuple[list[tuple[Member, Performance | None]], list[Member]]:
-    """The listed members on the leaderboard (`active`: those who played lately; None: all)
-    with their cached measure, and those whose measure is not cached."""
-    measured = [
-        (member, cached)
-        for member, cached in listed
-        if _on_leaderboard(member, settings) and (active is None or member.user_id in active)
-    ]
-    return measured, [member for member, cached in measured if cached is None]
+    columns: MeasuredColumns, settings: GuildSettings, active: Set[int] | None
+) -> BoolArray:
+    """Which members are on the leaderboard (`_on_leaderboard`, member by member), of those
+    who played lately (`active`; None: all)."""
+    chosen = columns.rankable & (columns.games >= settings.min_games)
+    if active is not None:
+        chosen &= np.isin(columns.user_id, np.fromiter(active, np.int64, len(active)))
+    return chosen
 
 
 def _best_first(
-    measured: Sequence[tuple[Member, Performance | None]],
-    settings: GuildSettings,
-    by: str,
-    computed: Mapping[int, float],
-) -> list[BoardEntry]:
-    """The members' leaderboard entries, best value of `by` first (undefined last), then
-    more games, then lower user id."""
-    ratings = [ladder_rating(member, settings) for member, _ in measured]
-    values = (
-        ratings
-        if by == "ladder"
-        else [cached.value if cached else computed[member.user_id] for member, cached in measured]
-    )
-    value = np.array(values, dtype=np.float64)
+    columns: MeasuredColumns, on_board: BoolArray, values: FloatArray, ratings: FloatArray
+) -> _Ranking:
+    """The members on the board, best value first (undefined last), then more games, then
+    lower user id."""
+    user_id, games, value = columns.user_id[on_board], columns.games[on_board], values[on_board]
     undefined = np.isnan(value)
-    order = np.lexsort(
-        (
-            np.array([member.user_id for member, _ in measured], dtype=np.int64),
-            -np.array([member.games for member, _ in measured], dtype=np.int64),
-            np.where(undefined, 0.0, -value),
-            undefined,
+    order = np.lexsort((user_id, -games, np.where(undefined, 0.0, -value), undefined))
+    return _Ranking(user_id[order], value[order], ratings[on_board][order], games[order])
+
+
+def _versions(
+    user_id: IntArray, rating: FloatArray, games: IntArray
+) -> dict[int, tuple[float | None, int]]:
+    """Members' (rating, games) as the cache fill checks them (nan: no rating, None)."""
+    return {
+        member: (None if math.isnan(value) else value, count)
+        for member, value, count in zip(
+            user_id.tolist(), rating.tolist(), games.tolist(), strict=True
         )
-    )
-    return [
-        (
-            member.user_id,
-            member.name,
-            value,
-            rating,
-            member.games,
-            member.wins,
-            member.draws,
-            member.losses,
-            _provisional(member, settings),
-        )
-        for member, value, rating in (
-            (measured[i][0], values[i], ratings[i]) for i in order.tolist()
-        )
-    ]
+    }
 
 
 def _season_moves(
@@ -271,42 +268,53 @@ class Standings:
         played = await self._played(guild_id, user_ids)
         computed = await asyncio.to_thread(measured, played, user_ids, measures, bridge)
         if self.context.fill_cache and computed:
-            self.context.in_background(self._fill_cache(guild_id, members, computed))
+            versions = {member.user_id: (member.rating, member.games) for member in members}
+            self.context.in_background(self._fill_cache(guild_id, computed, versions))
         return computed
 
     async def _ranking_values(
-        self, guild_id: int, members: Sequence[Member], by: str
-    ) -> dict[int, float]:
-        """The members' `by` values alone, by user id, for a leaderboard to rank by: without
-        their stability, which the cache fill computes afterwards, off the read's path."""
+        self, guild_id: int, columns: MeasuredColumns, chosen: BoolArray, by: str
+    ) -> FloatArray:
+        """The chosen members' `by` values alone, by ascending user id, for a leaderboard to
+        rank by: without their stability, which the cache fill computes afterwards, off the
+        read's path."""
         bridge = elo_bridge(await self.context.settings(guild_id))
-        user_ids = [member.user_id for member in members]
+        user_ids = columns.user_id[chosen].tolist()
         played = await self._played(guild_id, user_ids)
         values = await asyncio.to_thread(ranking_values, played, user_ids, by, bridge)
-        if self.context.fill_cache and values:
-            self.context.in_background(self._measure_and_fill(guild_id, members, played, by))
+        if self.context.fill_cache:
+            self.context.in_background(
+                self._measure_and_fill(guild_id, columns, chosen, played, by, bridge)
+            )
         return values
 
     async def _measure_and_fill(
-        self, guild_id: int, members: Sequence[Member], played: PlayedColumns, by: str
+        self,
+        guild_id: int,
+        columns: MeasuredColumns,
+        chosen: BoolArray,
+        played: PlayedColumns,
+        by: str,
+        bridge: EloBridge,
     ) -> None:
-        """Compute the members' `by` with its stability from the participants a leaderboard
-        read, and cache it."""
-        bridge = elo_bridge(await self.context.settings(guild_id))
-        user_ids = [member.user_id for member in members]
+        """Compute the chosen members' `by` with its stability from the participants a
+        leaderboard read, and cache it for the members as that read saw them."""
+        user_ids = columns.user_id[chosen].tolist()
         computed = await asyncio.to_thread(measured, played, user_ids, [by], bridge)
-        await self._fill_cache(guild_id, members, computed)
+        versions = await asyncio.to_thread(
+            _versions, columns.user_id[chosen], columns.rating[chosen], columns.games[chosen]
+        )
+        await self._fill_cache(guild_id, computed, versions)
 
     async def _fill_cache(
         self,
         guild_id: int,
-        members: Sequence[Member],
         computed: Mapping[tuple[int, str], Performance],
+        versions: Mapping[int, tuple[float | None, int]],
     ) -> None:
-        """Cache what a read computed, off its path, for the members as the read saw them:
-        those whose rating or record changed since are skipped (their games changed), and a
-        busy database just skips it all."""
-        versions = {member.user_id: (member.rating, member.games) for member in members}
+        """Cache what a read computed, off its path, for the members as the read saw them
+        (`versions`): those whose rating or record changed since are skipped (their games
+        changed), and a busy database just skips it all."""
         with contextlib.suppress(DatabaseBusy):
             async with self.context.write(guild_id) as unit:
                 await unit.tx.store_performances(guild_id, computed, versions)
@@ -320,7 +328,7 @@ class Standings:
             rows = game_rows(await self._played(guild_id, [user_id]), [user_id])
         return game_list(rows, elo_bridge(settings), self.context.clock())
 
-    async def _ranked(self, guild_id: int, settings: GuildSettings, by: str) -> list[BoardEntry]:
+    async def _ranked(self, guild_id: int, settings: GuildSettings, by: str) -> _Ranking:
         """Everyone on the leaderboard, best first: up to a whole guild's members, filtered
         and sorted off the event loop (SPEC 8.5)."""
         if by not in MEASURES:
@@ -331,12 +339,44 @@ class Standings:
             )
         since = _active_since(settings, self.context.clock())
         active = None if since is None else await self.context.db.read.played_since(guild_id, since)
-        listed = await self.context.db.read.members_measured(guild_id, by)
-        measured, missing = await asyncio.to_thread(_on_board, listed, settings, active)
-        computed = (
-            await self._ranking_values(guild_id, missing, by) if missing and by != "ladder" else {}
+        columns = await self.context.db.read.measured_columns(guild_id, by)
+        on_board = _on_board(columns, settings, active)
+        ratings = np.where(np.isnan(columns.rating), settings.initial_rating, columns.rating)
+        values = ratings if by == "ladder" else columns.value.copy()
+        missing = on_board & ~columns.cached
+        if by != "ladder" and missing.any():
+            values[missing] = await self._ranking_values(guild_id, columns, missing, by)
+        return await asyncio.to_thread(_best_first, columns, on_board, values, ratings)
+
+    async def _entries(
+        self, guild_id: int, settings: GuildSettings, ranking: _Ranking, first: int, stop: int
+    ) -> list[BoardEntry]:
+        """The board's entries from `first` to `stop`, with the names and records of those
+        members alone."""
+        read = await self.context.db.read.members_by_id(
+            guild_id, ranking.user_id[first:stop].tolist()
         )
-        return await asyncio.to_thread(_best_first, measured, settings, by, computed)
+        members = {member.user_id: member for member in read}
+        return [
+            (
+                user_id,
+                members[user_id].name,
+                value,
+                rating,
+                games,
+                members[user_id].wins,
+                members[user_id].draws,
+                members[user_id].losses,
+                _provisional(members[user_id], settings),
+            )
+            for user_id, value, rating, games in zip(
+                ranking.user_id[first:stop].tolist(),
+                ranking.value[first:stop].tolist(),
+                ranking.rating[first:stop].tolist(),
+                ranking.games[first:stop].tolist(),
+                strict=True,
+            )
+        ]
 
     async def leaderboard(
         self,
@@ -357,25 +397,28 @@ class Standings:
                 if season is None
                 else await self._closing_entries(guild_id, settings, season, by)
             )
-            ranked = await self._ranked(guild_id, settings, by) if closed is None else closed
-        size = self.context.page_size if page_size is None else page_size
-        size = size or max(1, len(ranked))
-        pages = max(1, math.ceil(len(ranked) / size))
-        if not 1 <= page <= pages:
-            raise UserError(
-                N_("page {value} must be from 1 to {last}: the leaderboard has {pages}"),
-                value=repr(page),
-                last=pages,
-                pages=Counted("{count} page", "{count} pages", pages),
+            ranking = await self._ranked(guild_id, settings, by) if closed is None else None
+            total = len(ranking.user_id) if ranking is not None else len(closed or ())
+            size = self.context.page_size if page_size is None else page_size
+            size = size or max(1, total)
+            pages = max(1, math.ceil(total / size))
+            if not 1 <= page <= pages:
+                raise UserError(
+                    N_("page {value} must be from 1 to {last}: the leaderboard has {pages}"),
+                    value=repr(page),
+                    last=pages,
+                    pages=Counted("{count} page", "{count} pages", pages),
+                )
+            first = (page - 1) * size
+            entries = (
+                await self._entries(guild_id, settings, ranking, first, first + size)
+                if ranking is not None
+                else (closed or [])[first : first + size]
             )
-        first = (page - 1) * size
         rows = tuple(
-            LeaderboardRow(rank, *entry)
-            for rank, entry in enumerate(ranked[first : first + size], start=first + 1)
+            LeaderboardRow(rank, *entry) for rank, entry in enumerate(entries, start=first + 1)
         )
-        return LeaderboardPage(
-            by, page, pages, len(ranked), rows, None if closed is None else season
-        )
+        return LeaderboardPage(by, page, pages, total, rows, None if closed is None else season)
 
     async def whole_board(
         self, guild_id: int, by: str, season: str | None

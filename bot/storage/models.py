@@ -259,6 +259,23 @@ class KeyedMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class MeasuredColumns:
+    """A guild's members by ascending user id, as columns, with their cached measure: what a
+    leaderboard filters and ranks by (its page's names and records are read for its rows)."""
+
+    user_id: IntArray
+    rating: FloatArray
+    """nan: no applied match yet."""
+    games: IntArray
+    rankable: BoolArray
+    """Enabled and not a bot."""
+    cached: BoolArray
+    """The measure is in the cache."""
+    value: FloatArray
+    """The cached measure; nan when not cached (or undefined)."""
+
+
+@dataclass(frozen=True, slots=True)
 class PlayedColumns:
     """Enabled participants of applied matches with when each match was played, as columns
     (one entry per participant, not per pair of opponents): what members' games are built

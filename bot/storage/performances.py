@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Final
 
+import numpy as np
+
 from bot.storage.engine import Row, Session
-from bot.storage.members import MEMBER_COLUMNS, member_from
-from bot.storage.models import Member, Performance
+from bot.storage.models import MeasuredColumns, Performance
 
 _VALUES: Final = ("value", "up", "down")
 
@@ -25,12 +26,6 @@ def _performance(row: Row) -> Performance:
     """value, up, down as stored: NULL is nan (SQLite has no nan)."""
     value, up, down = (math.nan if row[name] is None else row[name] for name in _VALUES)
     return Performance(value, up, down)
-
-
-def _members_measured(rows: Sequence[Row]) -> list[tuple[Member, Performance | None]]:
-    return [
-        (member_from(row), None if row["measure"] is None else _performance(row)) for row in rows
-    ]
 
 
 class PerformanceReads:
@@ -53,20 +48,32 @@ class PerformanceReads:
         )
         return {(row["user_id"], row["measure"]): _performance(row) for row in rows}
 
-    async def members_measured(
-        self, guild_id: int, measure: str
-    ) -> list[tuple[Member, Performance | None]]:
-        """Every member of the guild with their cached `measure` (None: not cached), by
-        user id."""
-        rows = await self._session.all(
-            f"SELECT {', '.join(f'mb.{column}' for column in MEMBER_COLUMNS)}, "
-            "pf.measure, pf.value, pf.up, pf.down FROM members mb LEFT JOIN performances pf "
-            "ON pf.guild_id = mb.guild_id AND pf.user_id = mb.user_id "
-            "AND pf.measure = :measure WHERE mb.guild_id = :guild_id ORDER BY mb.user_id",
+    async def measured_columns(self, guild_id: int, measure: str) -> MeasuredColumns:
+        """Every member of the guild with their cached `measure`, as columns: up to a whole
+        guild's members, so no object per member."""
+        missing = self._session.dialect.missing_real
+        user_id, rating, games, rankable, cached, value = await self._session.columns(
+            f"SELECT mb.user_id, coalesce(mb.rating, {missing}) AS rating, "
+            "CAST(mb.games AS BIGINT) AS games, "
+            "CAST(CASE WHEN mb.enabled AND NOT mb.is_bot THEN 1 ELSE 0 END AS BIGINT) AS rankable, "
+            "CAST(CASE WHEN pf.measure IS NULL THEN 0 ELSE 1 END AS BIGINT) AS cached, "
+            f"coalesce(pf.value, {missing}) AS value "
+            "FROM members mb LEFT JOIN performances pf ON pf.guild_id = mb.guild_id "
+            "AND pf.user_id = mb.user_id AND pf.measure = :measure "
+            "WHERE mb.guild_id = :guild_id ORDER BY mb.user_id",
             {"measure": measure, "guild_id": guild_id},
+            [
+                np.dtype(np.int64),
+                np.dtype(np.float64),
+                np.dtype(np.int64),
+                np.dtype(np.int64),
+                np.dtype(np.int64),
+                np.dtype(np.float64),
+            ],
         )
-        # Up to a whole guild's members: made objects off the event loop (SPEC 8.5).
-        return await asyncio.to_thread(_members_measured, rows)
+        return MeasuredColumns(
+            user_id, rating, games, rankable.astype(bool), cached.astype(bool), value
+        )
 
 
 class PerformanceWrites(PerformanceReads):

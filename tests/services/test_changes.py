@@ -201,8 +201,10 @@ async def test_replays_and_performances_run_in_a_worker_thread(
     threads: list[threading.Thread] = []
     _recording_threads(monkeypatch, replaying_module, "replay_log", threads)
     _recording_threads(monkeypatch, standings_module, "measured", threads)
+    _recording_threads(monkeypatch, standings_module, "ranking_values", threads)
     await report(services, MOD, "<@1> 1 | <@2> 0", "a")
     await services.settings.recompute(GUILD, MOD)
     await services.standings.leaderboard(GUILD, by="p8")
-    assert len(threads) == 2
+    await services.standings.rating_card(GUILD, 1)
+    assert len(threads) == 3
     assert threading.main_thread() not in threads
