@@ -9,8 +9,10 @@ costs."""
 from __future__ import annotations
 
 import csv
+import json
 import sqlite3
 import sys
+import time
 from datetime import datetime
 from typing import Any
 
@@ -160,14 +162,30 @@ def import_csv(path: str, csv_path: str) -> None:
     connection.execute("COMMIT")
 
 
+def statements(path: str, script: str) -> None:
+    """Statements recorded from ladderbot's writer (a JSON list of SQL texts with their
+    values written in: bench.service.reports_floor), run one by one through plain sqlite3
+    on a copy of the database they ran on; their time, in seconds, on stdout."""
+    connection = _connect(path)
+    connection.execute("PRAGMA foreign_keys = ON")
+    with open(script, encoding="utf-8") as source:
+        texts = json.load(source)
+    started = time.perf_counter()
+    for text in texts:
+        connection.execute(text).fetchall()
+    print(time.perf_counter() - started)
+
+
 def main() -> None:
-    """`python -c 'from bench.floor import main; main()' KIND PATH GUILD|CSV`: one floor,
-    then the process's peak resident set on stderr (as bench.scale's processes do)."""
+    """`python -c 'from bench.floor import main; main()' KIND PATH GUILD|CSV|SCRIPT`: one
+    floor, then the process's peak resident set on stderr (as bench.scale's processes do)."""
     kind, path, rest = sys.argv[1], sys.argv[2], sys.argv[3]
     if kind == "recompute":
         recompute(path, int(rest))
     elif kind == "void":
         void(path, int(rest))
+    elif kind == "statements":
+        statements(path, rest)
     else:
         import_csv(path, rest)
     print(f"{PEAK_MARK}{peak_resident_bytes()}", file=sys.stderr)

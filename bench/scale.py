@@ -27,6 +27,7 @@ from bench.replay import MB, PEAK_MARK, peak_resident_bytes, status_bytes, waves
 from bench.responsiveness import loop_lag
 from bench.service import (
     ENGINE_NAMES,
+    FLOOR_MAIN,
     GUILD,
     START_TIME,
     engines,
@@ -106,8 +107,6 @@ class Process:
 
 
 COMMAND_PROCESS = "from bench.scale import command_process; command_process()"
-FLOOR_PROCESS = "from bench.floor import main; main()"
-"""A floor's process imports none of ladderbot's services or storage (bench.floor)."""
 
 
 def run_process(*arguments: str, probe: str = COMMAND_PROCESS) -> Process:
@@ -177,9 +176,9 @@ def command_line(engine: str, log: MatchLog) -> CommandFigures:
                 if engine == "sqlite":
                     empty = os.path.join(folder, "floor.sqlite3")
                     floors = {
-                        "import": run_process("import", empty, csv, probe=FLOOR_PROCESS),
-                        "recompute": run_process("recompute", url, str(GUILD), probe=FLOOR_PROCESS),
-                        "void": run_process("void", url, str(GUILD), probe=FLOOR_PROCESS),
+                        "import": run_process("import", empty, csv, probe=FLOOR_MAIN),
+                        "recompute": run_process("recompute", url, str(GUILD), probe=FLOOR_MAIN),
+                        "void": run_process("void", url, str(GUILD), probe=FLOOR_MAIN),
                     }
                 voided = run_process("void", url, str(await _oldest_match_id(url)))
                 after_void = await _disagreement(url, log.matches(1, log.match_count))

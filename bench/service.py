@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
+import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -28,6 +32,7 @@ from bench.harness import Table, format_seconds, verdict
 from bot.config import Config
 from bot.ratings.ladder import DEFAULT_SETTINGS
 from bot.services import Actor, MemberInfo, Player, Services, duel_lineup
+from bot.storage.sqlite import SqliteEngine
 
 GUILD = 1
 FIRST_USER_ID = 10**17
@@ -44,6 +49,9 @@ guild; PostgreSQL's writes to different guilds run at once."""
 TARGET_VOID_SECONDS = 0.050
 TARGET_READ_SECONDS = 0.020
 POSTGRES_VARIABLE = "LADDERBOT_BENCH_POSTGRES"
+FLOOR_MAIN = "from bench.floor import main; main()"
+"""A floor's process imports none of ladderbot's services or storage (bench.floor)."""
+FLOOR_FILES = ("reported.sqlite3", "before.sqlite3", "statements.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +204,50 @@ async def reports_per_second(
         )
 
 
+async def recorded_reports(sizes: Sizes, folder: str) -> tuple[str, str, str]:
+    """One batch of duels reported through the service on a SQLite database in `folder`,
+    with every statement its writer connection runs recorded: the database's path, a copy
+    of it from before the batch, and the statements (a JSON list of SQL texts with their
+    values written in) - what the floor of the report rate runs."""
+    log = duel_log(sizes.report_batch, sizes.guild_members)
+    path, before, script = (os.path.join(folder, name) for name in FLOOR_FILES)
+    recorded: list[str] = []
+    async with await Services.open(path, Config(), fill_cache=True) as services:
+        await services.members.upsert(GUILD, member_infos(log))
+        await asyncio.to_thread(_copied, path, before)
+        engine = services.context.db.engine
+        assert isinstance(engine, SqliteEngine)
+        writer = engine._writer_connection  # the bench's own look inside the engine
+        await writer.set_trace_callback(recorded.append)
+        await report_duels(services, log, 0, sizes.report_batch)
+        batch = recorded.copy()  # not what closing the service runs
+    # sqlite3 traces a trigger's run as its statement once more: each is run once.
+    with open(script, "w", encoding="utf-8") as target:
+        json.dump([text for index, text in enumerate(batch) if batch[index - 1] != text], target)
+    return path, before, script
+
+
+async def reports_floor(sizes: Sizes) -> float:
+    """The floor of one guild's report rate on SQLite (issue 29): the statements of a batch
+    of reports (`recorded_reports`) run by plain sqlite3 in a fresh process (bench.floor) on
+    the database as it was before the batch. Reports a second."""
+    with tempfile.TemporaryDirectory() as folder:
+        _, before, script = await recorded_reports(sizes, folder)
+        done = subprocess.run(
+            [sys.executable, "-c", FLOOR_MAIN, "statements", before, script],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    return sizes.report_batch / float(done.stdout)
+
+
+def _copied(path: str, copy: str) -> None:
+    """A copy of the SQLite database at `path` (WAL included) at `copy`."""
+    with sqlite3.connect(path) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+
+
 @dataclass
 class GuildFigures:
     build_seconds: float
@@ -264,8 +316,9 @@ def run(quick: bool) -> list[Table]:
 def run_on(engine: str, sizes: Sizes) -> list[Table]:
     writes = Table(
         f"Service: reports applied per second ({ENGINE_NAMES[engine]})",
-        ["operation", "median", "target"],
+        ["operation", "median", "target", "floor"],
     )
+    floor = asyncio.run(reports_floor(sizes)) if engine == "sqlite" else None
     worst = 0.0
     for guilds in (1, CONCURRENT_GUILDS):
         rates, reported = asyncio.run(reports_per_second(sizes, engine, guilds))
@@ -280,6 +333,9 @@ def run_on(engine: str, sizes: Sizes) -> list[Table]:
             f">= {TARGET_REPORTS_PER_SECOND:,.0f}/s {verdict(met)}"
             if TARGETED_GUILDS[engine] == guilds
             else "(for comparison)",
+            f"{floor:,.0f} /s: {rate / floor:.2f}x the floor"
+            if floor is not None and guilds == 1
+            else "",
         )
     writes.notes.append(
         f"median of {sizes.runs} batches, each report a separate durable transaction through "
@@ -287,6 +343,12 @@ def run_on(engine: str, sizes: Sizes) -> list[Table]:
         f"ratings vs the plain loop over the same duels: max |Δ| {worst:.1e} "
         f"({verdict(worst <= AGREEMENT)}, <= {AGREEMENT:g})."
     )
+    if floor is not None:
+        writes.notes.append(
+            "floor (bench.service.reports_floor): the statements the writer ran for one batch "
+            "of these reports, recorded, then run one by one through plain sqlite3 on a copy "
+            "of the database from before the batch (a durable COMMIT each, as recorded)."
+        )
     guild = asyncio.run(big_guild(sizes, engine))
     reads = Table(
         f"Service ({engine}): a {sizes.guild_matches:,}-match guild "
