@@ -138,7 +138,6 @@ class _Ranking:
     user_id: IntArray
     value: FloatArray
     rating: FloatArray
-    games: IntArray
 
 
 def _on_board(
@@ -160,7 +159,7 @@ def _best_first(
     user_id, games, value = columns.user_id[on_board], columns.games[on_board], values[on_board]
     undefined = np.isnan(value)
     order = np.lexsort((user_id, -games, np.where(undefined, 0.0, -value), undefined))
-    return _Ranking(user_id[order], value[order], ratings[on_board][order], games[order])
+    return _Ranking(user_id[order], value[order], ratings[on_board][order])
 
 
 def _versions(
@@ -353,27 +352,25 @@ class Standings:
     ) -> list[BoardEntry]:
         """The board's entries from `first` to `stop`, with the names and records of those
         members alone."""
-        read = await self.context.db.read.members_by_id(
-            guild_id, ranking.user_id[first:stop].tolist()
-        )
-        members = {member.user_id: member for member in read}
+        shown = slice(first, stop)
+        read = await self.context.db.read.members_by_id(guild_id, ranking.user_id[shown].tolist())
+        by_id = {member.user_id: member for member in read}
         return [
             (
-                user_id,
-                members[user_id].name,
+                member.user_id,
+                member.name,
                 value,
                 rating,
-                games,
-                members[user_id].wins,
-                members[user_id].draws,
-                members[user_id].losses,
-                _provisional(members[user_id], settings),
+                member.games,
+                member.wins,
+                member.draws,
+                member.losses,
+                _provisional(member, settings),
             )
-            for user_id, value, rating, games in zip(
-                ranking.user_id[first:stop].tolist(),
-                ranking.value[first:stop].tolist(),
-                ranking.rating[first:stop].tolist(),
-                ranking.games[first:stop].tolist(),
+            for member, value, rating in zip(
+                (by_id[user_id] for user_id in ranking.user_id[shown].tolist()),
+                ranking.value[shown].tolist(),
+                ranking.rating[shown].tolist(),
                 strict=True,
             )
         ]
