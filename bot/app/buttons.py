@@ -21,9 +21,10 @@ from bot.app.embeds import (
 from bot.app.members import actor, guild_of
 from bot.app.replies import answer_error, member_words, note_stored
 from bot.present.language import ENGLISH, N_, Words
-from bot.services import LeaderboardPage, Match
+from bot.services import Match
 from bot.services.match_rules import opponents_to_ask
 from bot.services.matches import MatchPage
+from bot.services.standings import LeaderboardPage
 
 if TYPE_CHECKING:
     from bot.app.bot import LadderBot

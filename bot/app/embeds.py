@@ -30,20 +30,13 @@ from bot.present.words import (
     team_words,
 )
 from bot.ratings.balance import EXACT_MAX_PLAYERS
-from bot.services import (
-    FormEntry,
-    LeaderboardPage,
-    Match,
-    MatchEdit,
-    Participant,
-    Prediction,
-    RatingCard,
-    Season,
-)
+from bot.services import Match, MatchEdit, Participant, Season
+from bot.services.card import FormEntry
 from bot.services.evaluation import GuildEvaluation
 from bot.services.matches import MatchPage
 from bot.services.matchups import HeadToHead, TeamBalance, TeamMember
 from bot.services.season_rules import SeasonSummary
+from bot.services.standings import LeaderboardPage, Prediction, RatingCard
 
 STATUS_TEXT = {
     "pending": N_("pending — waiting for an opponent to confirm"),

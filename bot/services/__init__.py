@@ -1,8 +1,10 @@
 """Use cases of the bot (no Discord): the Discord front end, the command line and the web
 call these. The storage types they return (a Match, the database's errors, ...) are
-re-exported here: front ends never import bot.storage (the import contracts in pyproject)."""
+re-exported here: front ends never import bot.storage (the import contracts in pyproject).
+A use case's own result types come from its module (bot.services.standings's RatingCard,
+...): importing this package loads none of the use cases, which Services imports as each is
+first used (issue 29)."""
 
-from bot.services.card import CardStats, FormEntry, RatingPoint
 from bot.services.changes import Change, ChangeListener
 from bot.services.context import ServiceContext
 from bot.services.core import Actor
@@ -17,11 +19,7 @@ from bot.services.lineup import (
     parse_team,
     team_lineup,
 )
-from bot.services.matches import ConfirmResult, ReportResult, VoidResult
 from bot.services.services import Services
-from bot.services.settings import SettingsResult
-from bot.services.standings import LeaderboardPage, LeaderboardRow, Prediction, RatingCard
-from bot.services.transfers import ImportResult
 from bot.storage import (
     ConnectionLost,
     DatabaseBusy,
@@ -39,17 +37,11 @@ from bot.storage import (
 
 __all__ = [
     "Actor",
-    "CardStats",
     "Change",
     "ChangeListener",
-    "ConfirmResult",
     "ConnectionLost",
     "DatabaseBusy",
     "DatabaseUnavailable",
-    "FormEntry",
-    "ImportResult",
-    "LeaderboardPage",
-    "LeaderboardRow",
     "Lineup",
     "LineupEntry",
     "LiveBoard",
@@ -59,16 +51,10 @@ __all__ = [
     "MemberInfo",
     "Participant",
     "Player",
-    "Prediction",
-    "RatingCard",
-    "RatingPoint",
-    "ReportResult",
     "Season",
     "ServiceContext",
     "Services",
-    "SettingsResult",
     "UserError",
-    "VoidResult",
     "WebStamp",
     "duel_lineup",
     "ffa_lineup",

@@ -25,45 +25,48 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.config import Config
 from bot.services.changes import ChangeListener
-from bot.services.community import Community
 from bot.services.context import ServiceContext
-from bot.services.evaluation import Evaluations
 from bot.services.feed import ChangeFeed
-from bot.services.matches import Matches
-from bot.services.matchups import Matchups
-from bot.services.members import Members
 from bot.services.queue_rules import PICK_SECONDS
-from bot.services.queues import Queues
-from bot.services.rooms import Rooms
-from bot.services.seasons import Seasons
-from bot.services.settings import Settings
-from bot.services.standings import Standings
-from bot.services.transfers import Transfers
-from bot.services.webhooks import Resolve, Webhooks, system_resolve
+from bot.services.webhooks import EventOutbox, Resolve, system_resolve
 from bot.storage import Database
 
+if TYPE_CHECKING:
+    from bot.services.community import Community
+    from bot.services.evaluation import Evaluations
+    from bot.services.matches import Matches
+    from bot.services.matchups import Matchups
+    from bot.services.members import Members
+    from bot.services.queues import Queues
+    from bot.services.rooms import Rooms
+    from bot.services.seasons import Seasons
+    from bot.services.settings import Settings
+    from bot.services.standings import Standings
+    from bot.services.transfers import Transfers
+    from bot.services.webhooks import Webhooks
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True)
 class Services:
-    """Every service of the bot over one context (one database)."""
+    """Every service of the bot over one context (one database). Each is made once, when
+    first used, and its module imported then: a command of the command line loads only the
+    use cases it calls (issue 29)."""
 
     context: ServiceContext
-    matches: Matches
-    standings: Standings
-    members: Members
-    settings: Settings
-    seasons: Seasons
-    transfers: Transfers
-    matchups: Matchups
-    community: Community
-    queues: Queues
-    evaluation: Evaluations
-    webhooks: Webhooks
-    rooms: Rooms
+    rng: random.Random | None
+    """The queues' (tests set it)."""
+    pick_seconds: float
+    """The queues' captains' time to pick (tests make it short)."""
+    allow_private: bool
+    """Webhooks may go to private addresses (the webhooks' address check)."""
+    resolve: Resolve
+    """Host names to addresses for the webhooks' address check (tests stub DNS)."""
 
     @classmethod
     def build(
@@ -75,28 +78,82 @@ class Services:
         allow_private: bool = False,
         resolve: Resolve = system_resolve,
     ) -> Services:
-        """Each service once; `rng` and `pick_seconds`: the queues' (tests set them);
-        `allow_private` and `resolve`: the webhooks' address check. The context's writes
-        put their webhook events in the webhooks' outbox."""
-        matches = Matches(context)
-        standings = Standings(context)
-        webhooks = Webhooks(context, allow_private=allow_private, resolve=resolve)
-        context.outbox = webhooks.outbox
-        return cls(
-            context,
-            matches,
-            standings,
-            Members(context),
-            Settings(context),
-            Seasons(context),
-            Transfers(context),
-            Matchups(context, standings),
-            Community(context),
-            Queues(context, matches, rng=rng, pick_seconds=pick_seconds),
-            Evaluations(context),
-            webhooks,
-            Rooms(context),
-        )
+        """The services over `context`, whose writes put their webhook events in the
+        webhooks' outbox."""
+        context.outbox = EventOutbox()
+        return cls(context, rng, pick_seconds, allow_private, resolve)
+
+    @cached_property
+    def matches(self) -> Matches:
+        from bot.services.matches import Matches
+
+        return Matches(self.context)
+
+    @cached_property
+    def standings(self) -> Standings:
+        from bot.services.standings import Standings
+
+        return Standings(self.context)
+
+    @cached_property
+    def members(self) -> Members:
+        from bot.services.members import Members
+
+        return Members(self.context)
+
+    @cached_property
+    def settings(self) -> Settings:
+        from bot.services.settings import Settings
+
+        return Settings(self.context)
+
+    @cached_property
+    def seasons(self) -> Seasons:
+        from bot.services.seasons import Seasons
+
+        return Seasons(self.context)
+
+    @cached_property
+    def transfers(self) -> Transfers:
+        from bot.services.transfers import Transfers
+
+        return Transfers(self.context)
+
+    @cached_property
+    def matchups(self) -> Matchups:
+        from bot.services.matchups import Matchups
+
+        return Matchups(self.context, self.standings)
+
+    @cached_property
+    def community(self) -> Community:
+        from bot.services.community import Community
+
+        return Community(self.context)
+
+    @cached_property
+    def queues(self) -> Queues:
+        from bot.services.queues import Queues
+
+        return Queues(self.context, self.matches, rng=self.rng, pick_seconds=self.pick_seconds)
+
+    @cached_property
+    def evaluation(self) -> Evaluations:
+        from bot.services.evaluation import Evaluations
+
+        return Evaluations(self.context)
+
+    @cached_property
+    def webhooks(self) -> Webhooks:
+        from bot.services.webhooks import Webhooks
+
+        return Webhooks(self.context, allow_private=self.allow_private, resolve=self.resolve)
+
+    @cached_property
+    def rooms(self) -> Rooms:
+        from bot.services.rooms import Rooms
+
+        return Rooms(self.context)
 
     @classmethod
     async def open(

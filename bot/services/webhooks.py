@@ -313,7 +313,6 @@ class Webhooks:
         self.context = context
         self.allow_private = allow_private
         self.resolve = resolve
-        self.outbox = EventOutbox()
 
     async def add(
         self, guild_id: int, actor: Actor, url: str, events: str | None = None

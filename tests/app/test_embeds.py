@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bot.app.embeds import leaderboard_footer, match_embed, side_order
-from bot.services import LeaderboardPage
+from bot.services.standings import LeaderboardPage
 from bot.storage.models import Match, MatchStatus, Participant
 from tests.app.discord_rules import message_problems
 

@@ -28,11 +28,11 @@ from bot.app.queue_views import lobby_content, lobby_embed, lobby_view, queue_em
 from bot.config import Config
 from bot.present.language import SHIPPED, SOURCE, Words, refusal_text, words
 from bot.ratings.ladder import MINUTES_RULE, SCORE_RULE
-from bot.services import LeaderboardPage, RatingCard, Services, UserError, parse_lineup
+from bot.services import Services, UserError, parse_lineup
 from bot.services.card import CardStats, FormEntry, RatingPoint
 from bot.services.context import not_found
 from bot.services.matches import RULE_WORDS, check_lineup
-from bot.services.standings import LeaderboardRow
+from bot.services.standings import LeaderboardPage, LeaderboardRow, RatingCard
 from bot.storage.models import Member
 from tests.app.discord_rules import JsonDict
 from tests.app.test_embeds import LAYOUTS, STATUSES, worst_match

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from bot.app.embeds import leaderboard_embed, match_summary, prediction_embed
 from bot.app.members import shown_name
-from bot.services import LeaderboardPage, LeaderboardRow, Match, Member, Participant, Prediction
+from bot.services import Match, Member, Participant
+from bot.services.standings import LeaderboardPage, LeaderboardRow, Prediction
 
 NASTY = [
     "**bold**",

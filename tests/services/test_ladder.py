@@ -15,13 +15,13 @@ from bot.ratings.gamelist import format_games
 from bot.services import (
     Actor,
     MemberInfo,
-    ReportResult,
     ServiceContext,
     Services,
     UserError,
     parse_lineup,
 )
 from bot.services.lineup import Player, duel_lineup
+from bot.services.matches import ReportResult
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
 from tests.storage.engines import OpenDatabase
