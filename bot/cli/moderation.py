@@ -1,10 +1,11 @@
 """Moderation on the command line (SPEC 5 and 9.4): as /match, /admin and /season, by a
-moderator.
+moderator; `report` records and applies a match at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import uuid
 from collections.abc import Sequence
 
 from bot.cli.common import (
@@ -30,6 +31,8 @@ from bot.present.lines import (
     settings_lines,
 )
 from bot.present.words import (
+    member_text,
+    participant_move,
     replayed_text,
     settings_changed,
 )
@@ -53,6 +56,27 @@ def _carry(text: str) -> float:
         return finite_number(text)
     except SettingError:
         raise argparse.ArgumentTypeError(f"carry {text!r} must be {CARRY_RULE}") from None
+
+
+def run_report(arguments: argparse.Namespace, streams: Streams) -> int:
+    """`report 'LINEUP'`: records and applies one match at once."""
+    lineup = parse_lineup(arguments.lineup)
+    no_numbered_guests(entry.player for entry in lineup)
+    request_id = f"cli:{uuid.uuid4().hex}"  # a retry after a lost commit stores it once
+
+    async def report(services: Services) -> list[str]:
+        result = await services.matches.report(
+            arguments.guild, CLI_ACTOR, lineup, request_id=request_id
+        )
+        match = result.match
+        return [f"match #{match.id} {match.status}"] + [
+            f"{member_text(p.name, p.user_id)}: "
+            + (participant_move(p, match.status) or "not rated yet")
+            for p in match.participants
+        ]
+
+    print("\n".join(with_services(arguments, report, creates=True)), file=streams.stdout)
+    return EXIT_OK
 
 
 def run_matches(arguments: argparse.Namespace, streams: Streams) -> int:
@@ -187,6 +211,11 @@ def _on_a_match(command: Parser, handler: Handler) -> None:
     """A command on one match of the guild: its ID first."""
     on_the_database(command, handler)
     command.add_argument("match", type=_match_id, metavar="ID")
+
+
+def define_report(command: Parser) -> None:
+    on_the_database(command, run_report)
+    command.add_argument("lineup", metavar="LINEUP", help="'<@1> 1200 18, <@2> 900 | <@3> 1500'")
 
 
 def define_matches(command: Parser) -> None:

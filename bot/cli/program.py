@@ -58,16 +58,16 @@ COMMANDS: Final[Mapping[str, Command | Group]] = {
     "run": Command("run the Discord bot", "serve:define_run"),
     "web": Command("serve the web pages and read API (read only)", "serve:define_web"),
     "gr": Command(
-        "a member's games as a game list, opponent ratings in Elo units", "database:define_gr"
+        "a member's games as a game list, opponent ratings in Elo units", "standings:define_gr"
     ),
-    "report": Command("record and apply a match", "database:define_report"),
-    "rating": Command("a member's rating card", "database:define_rating"),
-    "leaderboard": Command("the whole leaderboard", "database:define_leaderboard"),
-    "export": Command("every match as CSV", "database:define_export"),
-    "import": Command("matches from a CSV file, all or nothing", "database:define_import"),
-    "recompute": Command("replay the guild from its log", "database:define_recompute"),
-    "balance": Command("split players into even teams", "database:define_balance"),
-    "evaluate": Command("how well each rating predicts", "database:define_evaluate"),
+    "report": Command("record and apply a match", "moderation:define_report"),
+    "rating": Command("a member's rating card", "standings:define_rating"),
+    "leaderboard": Command("the whole leaderboard", "standings:define_leaderboard"),
+    "export": Command("every match as CSV", "bulk:define_export"),
+    "import": Command("matches from a CSV file, all or nothing", "bulk:define_import"),
+    "recompute": Command("replay the guild from its log", "bulk:define_recompute"),
+    "balance": Command("split players into even teams", "predictions:define_balance"),
+    "evaluate": Command("how well each rating predicts", "predictions:define_evaluate"),
     "matches": Command(
         "the guild's matches, newest first, with state", "moderation:define_matches"
     ),
