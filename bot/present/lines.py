@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import fields
+from typing import TYPE_CHECKING
 
 from bot.config import GuildSettings
 from bot.present.language import ENGLISH, N_, Words
@@ -30,9 +31,11 @@ from bot.services import Match, MatchEdit, Participant
 from bot.services.events import EVENTS
 from bot.services.lineup import lineup_text
 from bot.services.matchcsv.format import format_time
-from bot.services.season_rules import SeasonSummary
-from bot.services.standings import LeaderboardRow, RatingCard
-from bot.services.webhooks import AddedWebhook, Webhook
+
+if TYPE_CHECKING:
+    from bot.services.season_rules import SeasonSummary
+    from bot.services.standings import LeaderboardRow, RatingCard
+    from bot.services.webhooks import AddedWebhook, Webhook
 
 
 def match_line(match: Match) -> str:

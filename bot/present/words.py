@@ -16,10 +16,9 @@ import math
 import string
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from bot import PROGRAM
-from bot.present.evaluation import SettingsCommand
 from bot.present.language import N_, NC_, Words
 from bot.ratings.gamelist import Game, format_games
 from bot.ratings.ladder import Outcome
@@ -29,6 +28,9 @@ from bot.services.errors import plural as plural  # the one plural, shared with 
 from bot.services.errors import quoted as quoted  # the one quote of user input
 from bot.services.errors import shorten as shorten  # the one cut of long text
 from bot.services.replaying import Replayed
+
+if TYPE_CHECKING:
+    from bot.present.evaluation import SettingsCommand
 
 INFINITY_TEXT: Final = {True: "+inf", False: "-inf"}
 """A performance rating of ±∞ (only wins or only losses), in text and in JSON (SPEC 9.5)."""
