@@ -12,7 +12,7 @@ from bot.services.changes import Change
 from bot.services.context import ServiceContext, use_cases
 from bot.services.errors import N_, UserError, free_text, quoted
 from bot.services.lineup import MENTION, parse_id
-from bot.services.queues import take_out_of_queues
+from bot.services.queue_exits import take_out_of_queues
 from bot.storage import Member, MemberInfo
 
 

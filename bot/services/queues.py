@@ -56,6 +56,7 @@ from bot.services.core import Actor, elo_bridge, ladder_rating, must_moderate
 from bot.services.errors import N_, Counted, Duration, Notice, UserError, quoted
 from bot.services.events import PendingEvent
 from bot.services.matches import Matches, ReportResult
+from bot.services.queue_exits import mentions, take_out_of_queues
 from bot.services.queue_rules import (
     MAP_SECONDS,
     MAX_QUEUES,
@@ -187,49 +188,6 @@ def _must_be_open(lobby: Lobby, *states: str) -> None:
         if lobby.match_id is None:
             raise refusal
         raise UserError(N_("{refusal} (match #{number})"), refusal=refusal, number=lobby.match_id)
-
-
-async def take_out_of_queues(
-    tx: WriteTransaction,
-    guild_id: int,
-    user_ids: Sequence[int],
-    why: str,
-    events: list[PendingEvent],
-) -> list[int]:
-    """Take members out of every queue of the guild at once, with their parties (a party
-    member's leave takes the whole party out, SPEC 10.5), each queue's message saying `why`
-    (an N_-marked notice of `{members}`, SPEC 10.1: left the ladder, left the server), and a
-    `queue.left` event (reason "removed") added to `events` for each; the queues they left."""
-    if not user_ids:
-        return []
-    leaving = list(dict.fromkeys(user_ids))
-    mates: list[int] = []
-    for user_id in leaving:
-        party = await tx.party_of(guild_id, user_id)
-        if party is not None:
-            mates += [m for m in party.members if m not in leaving and m not in mates]
-    gone = {*leaving, *mates}
-    events.extend(
-        PendingEvent("queue.left", queue_id=queue.queue_id, user_id=w.user_id, reason="removed")
-        for queue in await tx.queues(guild_id)
-        for w in queue.waiting
-        if w.user_id in gone
-    )
-    left = await tx.remove_waiting(guild_id, [*leaving, *mates])
-    notice = Notice(why, members=_mentions(leaving))
-    if mates:
-        notice = Notice(
-            N_("{removed}; their party ({mates}) left with them"),
-            removed=notice,
-            mates=_mentions(mates),
-        )
-    for queue_id in left:
-        await tx.set_queue_notice(guild_id, queue_id, notice.stored())
-    return left
-
-
-def _mentions(user_ids: Sequence[int]) -> str:
-    return ", ".join(f"<@{user_id}>" for user_id in user_ids)
 
 
 def _check_name_free(queues: Sequence[Queue], name: str, renamed: int | None = None) -> None:
@@ -1397,7 +1355,7 @@ class Queues:
             self._left(unit, [queue_id], due, "expired")
             notice = Notice(
                 N_("{members} left the queue after waiting {wait}"),
-                members=_mentions(due),
+                members=mentions(due),
                 wait=Duration(limit),
             )
             await tx.set_queue_notice(guild_id, queue_id, notice.stored())
