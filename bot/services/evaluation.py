@@ -14,17 +14,19 @@ Decisions the spec leaves open:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Final
 
 from bot.config import Bound, GuildSettings, SettingError
-from bot.ratings.evaluation import DEFAULT_LAST, Evaluation, MeasureScore, TuningPoint
+from bot.ratings.evaluation import DEFAULT_LAST, Evaluation, MeasureScore, TuningPoint, evaluate
+from bot.ratings.ladder import LadderSettings
 from bot.services.context import ServiceContext, use_cases
 from bot.services.errors import N_, Counted, UserError
 from bot.services.progress import stage
-from bot.services.replaying import boundaries, evaluate_log, ladder_settings
-from bot.storage import LOG_START
+from bot.services.replaying import SeasonStart, boundaries, ladder_settings, log_indices
+from bot.storage import LOG_START, LogColumns
 
 MIN_MATCHES: Final = 10
 """Fewer applied matches tell nothing about a community: the evaluation is refused."""
@@ -96,6 +98,31 @@ class GuildEvaluation:
 
 def _point(point: TuningPoint) -> dict[str, float]:
     return {"t": point.t, "game_mult": point.game_mult, "log_loss": point.log_loss}
+
+
+def evaluate_log(
+    log: LogColumns,
+    seasons: Sequence[SeasonStart],
+    settings: LadderSettings,
+    last: int,
+    tune: bool,
+) -> Evaluation:
+    """bot.ratings.evaluation.evaluate over a guild's whole log (with its season starts):
+    players indexed by ascending user id, so a match's opponents go by user id (SPEC 3.3)."""
+    indexed = log_indices(log, seasons)
+    return evaluate(
+        indexed.match,
+        indexed.player,
+        log.side,
+        log.score,
+        log.minutes,
+        len(indexed.members),
+        settings,
+        last,
+        indexed.season_starts,
+        [season.carry for season in seasons],
+        tune=tune,
+    )
 
 
 @use_cases()

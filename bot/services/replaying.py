@@ -19,7 +19,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bot.config import GuildSettings
-from bot.ratings.evaluation import Evaluation, evaluate
 from bot.ratings.ladder import LadderSettings, duel_changes, rating_changes
 from bot.ratings.replay import MatchLog, Seasons, check_log, check_seasons, replay
 from bot.ratings.replay import records as season_records
@@ -74,7 +73,7 @@ class ReplayResult:
 
 
 @dataclass(frozen=True, slots=True)
-class _Indexed:
+class LogIndices:
     """int32 indices: half the memory of int64 over a million matches' entries."""
 
     match: NDArray[np.int32]
@@ -83,9 +82,9 @@ class _Indexed:
     season_starts: list[int]  # match positions
 
 
-def _indexed(
+def log_indices(
     log: LogColumns, seasons: Sequence[SeasonStart], extra_members: Sequence[int] = ()
-) -> _Indexed:
+) -> LogIndices:
     """Match and player indices of the log, and the season starts as match positions
     (ValueError if a season start falls inside a match or outside the log)."""
     firsts = log.match_firsts()
@@ -103,7 +102,7 @@ def _indexed(
                 f"{log.match_id[row]}; it must be the first row of a match"
             )
         positions.append(int(np.searchsorted(firsts, row)))
-    return _Indexed(
+    return LogIndices(
         np.cumsum(is_first, dtype=np.int32) - 1,
         np.searchsorted(members, log.user_id).astype(np.int32),
         members,
@@ -120,7 +119,7 @@ def _checked(
     """The log checked once for bot.ratings.replay (players indexed by ascending user id,
     from starts[user] or initial_rating; with starts, its members too), its season starts,
     and the user id of each player index."""
-    indexed = _indexed(log, seasons, list(starts or {}))
+    indexed = log_indices(log, seasons, list(starts or {}))
     members = indexed.members.tolist()
     start_ratings = (
         None
@@ -233,31 +232,6 @@ def records_by_season(
     starting inside a season, add that season's record from before it."""
     checked, season_starts, members = _checked(log, seasons, LadderSettings())
     return _by_member(season_records(checked, season_starts), members)
-
-
-def evaluate_log(
-    log: LogColumns,
-    seasons: Sequence[SeasonStart],
-    settings: LadderSettings,
-    last: int,
-    tune: bool,
-) -> Evaluation:
-    """bot.ratings.evaluation.evaluate over a guild's whole log (with its season starts):
-    players indexed by ascending user id, so a match's opponents go by user id (SPEC 3.3)."""
-    indexed = _indexed(log, seasons)
-    return evaluate(
-        indexed.match,
-        indexed.player,
-        log.side,
-        log.score,
-        log.minutes,
-        len(indexed.members),
-        settings,
-        last,
-        indexed.season_starts,
-        [season.carry for season in seasons],
-        tune=tune,
-    )
 
 
 def replay_season_start(

@@ -16,8 +16,8 @@ from bot.present.language import ENGLISH
 from bot.present.words import discord_settings_command
 from bot.ratings.evaluation import MEASURES, evaluate
 from bot.services import Actor, Services, UserError
-from bot.services.evaluation import MIN_MATCHES
-from bot.services.replaying import evaluate_log, ladder_settings
+from bot.services.evaluation import MIN_MATCHES, evaluate_log
+from bot.services.replaying import ladder_settings
 from tests.services.evaluation_data import community, community_csv
 
 GUILD = 77
