@@ -6,21 +6,50 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from bot.cli.program import COMMANDS
 from bot.ratings.variants import VARIANTS
-from tests.test_cli import REPOSITORY
+from tests.test_cli import REPOSITORY, run
 
 HEAVY = ("discord", "numpy", "aiosqlite", "asyncpg", "matplotlib", "aiohttp", "jinja2")
 """Third-party modules that cost start-up time."""
 LAYERS = ("bot.services", "bot.storage", "bot.config", "bot.app", "bot.web")
 """The bot's layers below the command line, each a few dozen modules."""
+USE_CASES = tuple(
+    f"bot.services.{concern}"
+    for concern in (
+        "community",
+        "evaluation",
+        "matches",
+        "matchups",
+        "members",
+        "queues",
+        "rooms",
+        "seasons",
+        "settings",
+        "standings",
+        "transfers",
+        "webhooks",
+    )
+)
+"""The services' use cases, each imported when a command first uses it (Services)."""
+EVERY_DATABASE_COMMAND = ("bot.services.settings", "bot.services.webhooks")
+"""What every database command loads: the check that the guild exists (settings) and the
+writer of the webhooks' outbox, which the services' one write path calls."""
+NOT_THEIRS = ("bot.ratings.evaluation", "bot.present.evaluation", "pyarrow", "tqdm")
+"""The evaluation's math and words, the CSV reader and the progress line: no command below
+uses them (a bulk command's stages show only on a terminal)."""
 
 
-def loaded_after(*commands: list[str]) -> dict[str, object]:
+def loaded_after(
+    *commands: list[str], watched: Sequence[str] = HEAVY + LAYERS
+) -> dict[str, object]:
     """Runs each `ladderbot` command in one fresh interpreter; what it printed, its exit
-    statuses, and which of HEAVY and LAYERS are imported at the end."""
+    statuses, and which of `watched` are imported at the end."""
     probe = f"""
 import contextlib, io, json, sys
 from bot.cli import build_parser, main
@@ -28,7 +57,7 @@ build_parser()
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     statuses = [main(command) for command in {commands!r}]
-loaded = [name for name in {HEAVY + LAYERS!r} if name in sys.modules]
+loaded = [name for name in {tuple(watched)!r} if name in sys.modules]
 print(json.dumps({{"statuses": statuses, "out": out.getvalue(), "loaded": loaded}}))
 """
     done = subprocess.run(
@@ -57,6 +86,39 @@ def test_a_database_command_loads_the_driver_and_not_discord_or_the_web(tmp_path
     assert found["statuses"] == [0]
     assert "changed t = 120" in str(found["out"])
     assert found["loaded"] == ["numpy", "aiosqlite", "bot.services", "bot.storage", "bot.config"]
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A guild with one match."""
+    database = str(tmp_path_factory.mktemp("start-up") / "start.sqlite3")
+    assert run("report", "--guild", "1", "--db", database, "<@1> 1 | <@2> 0")[0] == 0
+    return database
+
+
+@pytest.mark.parametrize(
+    ("words", "arguments", "uses"),
+    [
+        (["settings"], ["t=120"], ()),
+        (["season", "list"], [], ("seasons",)),
+        (["rating"], ["1"], ("members", "standings")),
+        (["leaderboard"], [], ("standings",)),
+        (["report"], ["<@2> 1 | <@1> 0"], ("matches",)),
+        (["recompute"], [], ()),
+        (["export"], [], ("transfers", "matches")),
+    ],
+)
+def test_a_database_command_loads_only_the_use_cases_it_calls(
+    database: str, words: list[str], arguments: list[str], uses: tuple[str, ...]
+) -> None:
+    """Each use case's module is imported by its first call (bot.services.Services), so a
+    command loads the ones it calls and none of the others (an export's module holds the
+    import too, which checks lineups as a report does: bot.services.matches)."""
+    where = ["--guild", "1", "--db", database]
+    found = loaded_after([*words, *where, *arguments], watched=USE_CASES + NOT_THEIRS)
+    assert found["statuses"] == [0]
+    expected = {*EVERY_DATABASE_COMMAND, *(f"bot.services.{concern}" for concern in uses)}
+    assert found["loaded"] == [name for name in USE_CASES if name in expected]
 
 
 def test_the_command_list_has_a_command_for_every_variant() -> None:
