@@ -49,16 +49,18 @@ def loaded_after(
     *commands: list[str], watched: Sequence[str] = HEAVY + LAYERS
 ) -> dict[str, object]:
     """Runs each `ladderbot` command in one fresh interpreter; what it printed, its exit
-    statuses, and which of `watched` are imported at the end."""
+    statuses, which of `watched` are imported at the end, and how many threads it has then
+    (Linux's /proc)."""
     probe = f"""
-import contextlib, io, json, sys
+import contextlib, io, json, os, sys
 from bot.cli import build_parser, main
 build_parser()
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     statuses = [main(command) for command in {commands!r}]
 loaded = [name for name in {tuple(watched)!r} if name in sys.modules]
-print(json.dumps({{"statuses": statuses, "out": out.getvalue(), "loaded": loaded}}))
+found = {{"statuses": statuses, "out": out.getvalue(), "loaded": loaded}}
+print(json.dumps({{**found, "threads": len(os.listdir("/proc/self/task"))}}))
 """
     done = subprocess.run(
         [sys.executable, "-c", probe],
@@ -86,6 +88,7 @@ def test_a_database_command_loads_the_driver_and_not_discord_or_the_web(tmp_path
     assert found["statuses"] == [0]
     assert "changed t = 120" in str(found["out"])
     assert found["loaded"] == ["numpy", "aiosqlite", "bot.services", "bot.storage", "bot.config"]
+    assert found["threads"] == 1  # no pool of OpenBLAS threads spinning while it ran
 
 
 @pytest.fixture(scope="module")

@@ -202,10 +202,25 @@ def _is_users(error: Exception) -> bool:
     return isinstance(error, USER_ERRORS)
 
 
+SERVERS: Final = ("run", "web")
+"""The commands that serve until stopped; every other command is a short process."""
+
+
+def _one_blas_thread(argv: Sequence[str]) -> None:
+    """A short command runs numpy's matrix products on its own thread: OpenBLAS starts a
+    pool of threads as numpy loads, and they spin for about 0.1 s of CPU waiting for work
+    that a command's few small products never give them (OPENBLAS_NUM_THREADS=1 unless
+    set, before the command's module loads numpy; a process that has numpy already, such
+    as the tests', is left as it is). The servers keep the pool."""
+    if "numpy" not in sys.modules and argv[:1] and argv[0] not in SERVERS:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: Sequence[str] | None = None, streams: Streams | None = None) -> int:
     """Run one `ladderbot` command; returns the exit status."""
     streams = streams or Streams.standard()
     argv = sys.argv[1:] if argv is None else list(argv)
+    _one_blas_thread(argv)
     command = PROGRAM
     try:
         arguments = parse_arguments(argv)
