@@ -25,6 +25,7 @@ from bot.ratings.replay import records as season_records
 from bot.services.progress import stage
 from bot.storage import (
     LOG_START,
+    ChangedEntries,
     ImportedMatches,
     LogColumns,
     LogKey,
@@ -341,7 +342,7 @@ async def replay_guild(
     final: dict[int, float | None] = {**(seed or {}), **result.final}
     records = None if result.records is None else result.records[-1]
     writes = await asyncio.to_thread(_differences, log, result, members, final, records)
-    stage(f"writing the ratings that changed ({len(writes.rows[0]):,})")
+    stage(f"writing the ratings that changed ({len(writes.rows):,})")
     replayed = (LOG_START if start is None else start, result.before, result.after)
     await tx.write_replay(
         guild_id, replayed, writes.rows, writes.ratings, writes.records, unwritten
@@ -376,8 +377,8 @@ def _starts(log: LogColumns, members: MemberColumns, seed: Mapping[int, float]) 
 class _Writes:
     """What a replay changes in storage."""
 
-    rows: tuple[IntArray, IntArray, FloatArray, FloatArray]
-    """match_id, position, rating before and after of the log entries that differ."""
+    rows: ChangedEntries
+    """The log entries whose ratings differ."""
     ratings: dict[int, float | None]
     records: dict[int, tuple[int, int, int, int]]
     stale: set[int]
@@ -400,7 +401,9 @@ def _differences(
     changed = (result.before != log.rating_before) | (result.after != log.rating_after)
     in_changed = np.isin(log.match_id, log.match_id[changed])
     stale = set(np.unique(log.user_id[in_changed]).tolist())
-    rows = (log.match_id[changed], log.position[changed], result.before[changed])
+    rows = ChangedEntries(
+        log.match_id, log.position, result.before, result.after, np.flatnonzero(changed)
+    )
     everyone = records is not None
     new_ratings: dict[int, float | None] = {}
     new_records: dict[int, tuple[int, int, int, int]] = {}
@@ -425,4 +428,4 @@ def _differences(
             games, wins, draws, losses = records.get(user_id, NO_RECORD)
             if (games, wins, draws, losses) != record:
                 new_records[user_id] = (games, wins, draws, losses)
-    return _Writes((*rows, result.after[changed]), new_ratings, new_records, stale)
+    return _Writes(rows, new_ratings, new_records, stale)

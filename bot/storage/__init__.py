@@ -10,6 +10,7 @@ from bot.storage.engine import (
 from bot.storage.guilds import WebStamp
 from bot.storage.matches import LOG_START, ImportedMatches
 from bot.storage.models import (
+    ChangedEntries,
     KeyedMatch,
     LiveBoard,
     LogColumns,
@@ -34,6 +35,7 @@ from bot.storage.seasons import Season, Standing
 __all__ = [
     "BUSY_MESSAGE",
     "LOG_START",
+    "ChangedEntries",
     "ConnectionLost",
     "Database",
     "DatabaseBusy",

@@ -33,8 +33,8 @@ from bot.storage.guilds import SETTING_COLUMNS, GuildReads, GuildWrites, setting
 from bot.storage.matches import NEWEST_ENTRY, ImportedMatches, MatchReads, MatchWrites
 from bot.storage.members import MemberReads, MemberWrites
 from bot.storage.models import (
+    ChangedEntries,
     FloatArray,
-    IntArray,
     LogKey,
     Match,
     MatchEdit,
@@ -50,6 +50,9 @@ from bot.storage.seasons import SeasonReads, SeasonWrites
 from bot.storage.webhooks import WebhookReads, WebhookWrites
 
 NO_RECORD: Final = (0, 0, 0, 0)
+REWRITE_BLOCK_ENTRIES: Final = 250_000
+"""Changed ratings rewritten per update_rows: their gathered copies (8 MB) exist one block at
+a time, not the millions a whole-guild replay can change."""
 """games, wins, draws, losses of a member without a match in the current season."""
 _ANY_SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 """What starts a URL of another kind (mysql://...): refused, not taken for a path."""
@@ -321,41 +324,30 @@ class WriteTransaction(
         self,
         guild_id: int,
         replayed: tuple[LogKey, FloatArray, FloatArray],
-        changed: tuple[IntArray, IntArray, FloatArray, FloatArray],
+        changed: ChangedEntries,
         ratings: Mapping[int, float | None],
         records: Mapping[int, tuple[int, int, int, int]],
         unwritten: ImportedMatches | None = None,
     ) -> None:
         """Store what a replay changed (bot.services.replaying decides what): `replayed`,
         the log key it started at and the ratings before and after of every entry from
-        there (the log's chunks take them); `changed`, the entries whose ratings differ
-        (match_id, position, before, after); members' ratings (None: no rated match left)
+        there (the log's chunks take them); `changed`, the entries whose ratings differ;
+        members' ratings (None: no rated match left)
         and records; `unwritten`, matches just imported (insert_imported_matches) whose
         participants and log entries are written here, once, with their ratings. The caller
         marks the guild changed and drops the cached performances that no longer hold."""
-        match_id, position, before, after = changed
+        stored = changed
         if unwritten is not None:
-            fresh = np.isin(match_id, np.asarray(unwritten.ids, np.int64))
-            await self.insert_imported_participants(
-                guild_id,
-                unwritten,
-                (match_id[fresh], position[fresh], before[fresh], after[fresh]),
-            )
-            kept = ~fresh
-            match_id, position, before, after = (
-                match_id[kept],
-                position[kept],
-                before[kept],
-                after[kept],
-            )
-        if len(match_id):
+            ids = np.asarray(unwritten.ids, np.int64)
+            fresh = np.isin(changed.match_id[changed.places], ids)
+            rated = changed.where(fresh).gathered()
+            await self.insert_imported_participants(guild_id, unwritten, rated)
+            stored = changed.where(~fresh)
+        for block in stored.blocks(REWRITE_BLOCK_ENTRIES):
             await self._session.update_rows(
-                "participants",
-                ("match_id", "position"),
-                ("rating_before", "rating_after"),
-                (match_id, position, before, after),
+                "participants", ("match_id", "position"), ("rating_before", "rating_after"), block
             )
-        if len(changed[0]):
+        if len(changed):
             await logchunks.set_ratings_from(self._session, guild_id, *replayed)
         await self.set_ratings(guild_id, ratings)
         await self.set_records(guild_id, records)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
@@ -256,6 +256,36 @@ class KeyedMatch:
     played_at: float
     players: tuple[tuple[int | None, str | None], ...]
     """(user id, guest name) of each participant, in position order."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedEntries:
+    """Log entries whose ratings a replay changed: the replay's columns (every entry from
+    where it started) and the places of the changed ones, gathered a block at a time as they
+    are written, so that a replay changing millions of ratings holds no copy of them all."""
+
+    match_id: IntArray
+    position: IntArray
+    before: FloatArray
+    after: FloatArray
+    places: IntArray
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    def where(self, chosen: BoolArray) -> ChangedEntries:
+        """The changed entries that `chosen` (one flag per changed entry) picks."""
+        return replace(self, places=self.places[chosen])
+
+    def gathered(self) -> tuple[IntArray, IntArray, FloatArray, FloatArray]:
+        """(match_id, position, before, after) of every changed entry."""
+        at = self.places
+        return self.match_id[at], self.position[at], self.before[at], self.after[at]
+
+    def blocks(self, size: int) -> Iterator[tuple[IntArray, IntArray, FloatArray, FloatArray]]:
+        """`gathered`, up to `size` changed entries at a time."""
+        for first in range(0, len(self.places), size):
+            yield replace(self, places=self.places[first : first + size]).gathered()
 
 
 @dataclass(frozen=True, slots=True)

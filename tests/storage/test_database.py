@@ -21,6 +21,7 @@ from bot.services import Actor, ServiceContext, Services, parse_lineup
 from bot.services.matchcsv.format import format_time
 from bot.storage import (
     LOG_START,
+    ChangedEntries,
     Database,
     NewMatch,
     NewParticipant,
@@ -170,7 +171,7 @@ async def test_the_log_reads_and_writes_as_columns_in_bulk(
         await tx.write_replay(
             GUILD,
             (LOG_START, before, before + 0.5),
-            (log.match_id, log.position, before, before + 0.5),
+            ChangedEntries(log.match_id, log.position, before, before + 0.5, np.arange(len(log))),
             {1: 1510.25},
             {},
         )
