@@ -50,7 +50,8 @@ losses, provisional (see LeaderboardRow)."""
 SECONDS_PER_DAY: Final = 86_400.0
 MEASURES: Final = ("ladder", *VARIANTS, RATING_ACCURACY)
 WHOLE_GUILD_MEMBERS: Final = 100
-"""Computing more members than this reads the participants of the whole guild."""
+"""Computing (or showing) more members than this reads the participants (or the members) of
+the whole guild: most of it anyway, read faster by a scan than by index."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,9 +352,14 @@ class Standings:
         self, guild_id: int, settings: GuildSettings, ranking: _Ranking, first: int, stop: int
     ) -> list[BoardEntry]:
         """The board's entries from `first` to `stop`, with the names and records of those
-        members alone."""
+        members (a page's alone; for many, the whole guild's)."""
         shown = slice(first, stop)
-        read = await self.context.db.read.members_by_id(guild_id, ranking.user_id[shown].tolist())
+        wanted = ranking.user_id[shown].tolist()
+        read = await (
+            self.context.db.read.members(guild_id)
+            if len(wanted) > WHOLE_GUILD_MEMBERS
+            else self.context.db.read.members_by_id(guild_id, wanted)
+        )
         by_id = {member.user_id: member for member in read}
         return [
             (
@@ -368,7 +374,7 @@ class Standings:
                 _provisional(member, settings),
             )
             for member, value, rating in zip(
-                (by_id[user_id] for user_id in ranking.user_id[shown].tolist()),
+                (by_id[user_id] for user_id in wanted),
                 ranking.value[shown].tolist(),
                 ranking.rating[shown].tolist(),
                 strict=True,

@@ -20,6 +20,7 @@ from bot.services import (
     UserError,
     parse_lineup,
 )
+from bot.services import standings as standings_module
 from bot.services.lineup import Player, duel_lineup
 from bot.services.matches import ReportResult
 from tests.services.conftest import Clock
@@ -156,6 +157,21 @@ async def test_leaderboard_order_pages_and_min_games(services: Services) -> None
     assert (await services.standings.leaderboard(GUILD, by="ra")).rows[0].value == pytest.approx(
         2.0
     )
+
+
+async def test_a_long_board_shows_what_its_pages_show(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A board of more members than WHOLE_GUILD_MEMBERS reads the whole guild's members for
+    its rows; a page reads its own by id: the rows are the same."""
+    for request, lineup in enumerate(("<@1> 1 | <@2> 0", "<@3> 2 | <@4> 2", "<@3> 1 | <@5> 0")):
+        await report(services, MOD, lineup, str(request))
+    for by in ("ladder", "p8"):
+        pages = [await services.standings.leaderboard(GUILD, by, page, 2) for page in (1, 2, 3)]
+        monkeypatch.setattr(standings_module, "WHOLE_GUILD_MEMBERS", 2)
+        whole = await services.standings.leaderboard(GUILD, by, page_size=0)
+        monkeypatch.undo()
+        assert whole.rows == tuple(row for page in pages for row in page.rows)
 
 
 async def test_rating_card_and_prediction(services: Services) -> None:
