@@ -118,7 +118,8 @@ class Prediction:
 
 
 def _on_leaderboard(member: Member, settings: GuildSettings) -> bool:
-    """Left members, bots and members with fewer than min_games matches are not ranked."""
+    """Left members, bots and members with fewer than min_games matches are not ranked
+    (`_on_board`: the same rule over a whole guild's columns)."""
     return member.enabled and not member.is_bot and member.games >= settings.min_games
 
 
