@@ -399,7 +399,10 @@ def _differences(
     member left out of either has no rating and no record). Worker-thread work: loops over
     up to every member."""
     changed = (result.before != log.rating_before) | (result.after != log.rating_after)
-    in_changed = np.isin(log.match_id, log.match_id[changed])
+    firsts = log.match_firsts()
+    # a match's entries are consecutive: whether any changed, per match, then per entry
+    match_changed = np.logical_or.reduceat(changed, firsts) if len(firsts) else changed
+    in_changed = np.repeat(match_changed, np.diff(np.append(firsts, len(log))))
     stale = set(np.unique(log.user_id[in_changed]).tolist())
     rows = ChangedEntries(
         log.match_id, log.position, result.before, result.after, np.flatnonzero(changed)
