@@ -70,30 +70,13 @@ QUICK = Sizes(5_000, 1_000, 20_000, 5_000, 2_500)
 # --- whole processes --------------------------------------------------------------------
 
 
-async def _void(url: str, match_id: int) -> int:
-    """What `ladderbot void` would do: open the database, void as the command line's
-    moderator, close; the number of matches replayed."""
-    from bot.cli.common import CLI_ACTOR
-
-    services = await Services.open(url, Config())
-    try:
-        return (await services.matches.void(GUILD, CLI_ACTOR, match_id)).replayed
-    finally:
-        await services.close()
-
-
 def command_process() -> None:
-    """The measured process (`python -c`): `ladderbot ARG...` through bot.cli.main, or
-    `void URL ID` (the command line has no void command); then its peak resident set on
-    stderr. VmHWM, unlike ru_maxrss, is this process's own, not inherited from its parent."""
-    arguments = sys.argv[1:]
-    if arguments[0] == "void":
-        print(f"replayed {asyncio.run(_void(arguments[1], int(arguments[2])))}")
-        status = 0
-    else:
-        from bot.cli import main
+    """The measured process (`python -c`): `ladderbot ARG...` through bot.cli.main, then
+    its peak resident set on stderr. VmHWM, unlike ru_maxrss, is this process's own, not
+    inherited from its parent."""
+    from bot.cli import main
 
-        status = main(arguments)
+    status = main(sys.argv[1:])
     print(f"{PEAK_MARK}{peak_resident_bytes()}", file=sys.stderr)
     sys.exit(status)
 
@@ -180,7 +163,7 @@ def command_line(engine: str, log: MatchLog) -> CommandFigures:
                         "recompute": run_process("recompute", url, str(GUILD), probe=FLOOR_MAIN),
                         "void": run_process("void", url, str(GUILD), probe=FLOOR_MAIN),
                     }
-                voided = run_process("void", url, str(await _oldest_match_id(url)))
+                voided = ladderbot("void", url, str(await _oldest_match_id(url)))
                 after_void = await _disagreement(url, log.matches(1, log.match_count))
         return CommandFigures(
             imported,
@@ -371,9 +354,8 @@ def command_table(engine: str, log: MatchLog, openskill_seconds: float) -> Table
     table.notes += [
         "whole process: wall time of a fresh `python -c` that runs bot.cli.main (as "
         "`python -m bot` does) and prints its peak resident set (VmHWM) as it exits; the "
-        "import goes into a fresh database. The command line has no `void` command yet: the "
-        "void process opens the service as the command line does and calls "
-        "services.matches.void on the stream's first match (it replays every later one).",
+        "import goes into a fresh database; `ladderbot void` voids the stream's first match "
+        "(it replays every later one).",
         "openskill: bench.baselines.replay_openskill over the whole stream in memory, once, "
         "in this run (sides ranked by summed score per hour).",
         "stored ratings vs replay_waves of the stream: max |Δ| "
