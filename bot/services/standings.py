@@ -196,6 +196,9 @@ class Standings:
 
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
+        self._boards_filling: set[tuple[int, str]] = set()
+        """(guild, measure) of the boards whose cache fill is running: a board read meanwhile
+        starts no second one (the members it would add, the next read after it adds)."""
 
     async def _closing_entries(
         self, guild_id: int, settings: GuildSettings, name: str, by: str
@@ -283,7 +286,8 @@ class Standings:
         user_ids = columns.user_id[chosen].tolist()
         played = await self._played(guild_id, user_ids)
         values = await asyncio.to_thread(ranking_values, played, user_ids, by, bridge)
-        if self.context.fill_cache:
+        if self.context.fill_cache and (guild_id, by) not in self._boards_filling:
+            self._boards_filling.add((guild_id, by))
             self.context.in_background(
                 self._measure_and_fill(guild_id, columns, chosen, played, by, bridge)
             )
@@ -300,12 +304,15 @@ class Standings:
     ) -> None:
         """Compute the chosen members' `by` with its stability from the participants a
         leaderboard read, and cache it for the members as that read saw them."""
-        user_ids = columns.user_id[chosen].tolist()
-        computed = await asyncio.to_thread(measured, played, user_ids, [by], bridge)
-        versions = await asyncio.to_thread(
-            _versions, columns.user_id[chosen], columns.rating[chosen], columns.games[chosen]
-        )
-        await self._fill_cache(guild_id, computed, versions)
+        try:
+            user_ids = columns.user_id[chosen].tolist()
+            computed = await asyncio.to_thread(measured, played, user_ids, [by], bridge)
+            versions = await asyncio.to_thread(
+                _versions, columns.user_id[chosen], columns.rating[chosen], columns.games[chosen]
+            )
+            await self._fill_cache(guild_id, computed, versions)
+        finally:
+            self._boards_filling.discard((guild_id, by))
 
     async def _fill_cache(
         self,

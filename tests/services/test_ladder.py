@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -19,10 +20,12 @@ from bot.services import (
     Services,
     UserError,
     parse_lineup,
+    performances,
 )
 from bot.services import standings as standings_module
 from bot.services.lineup import Player, duel_lineup
 from bot.services.matches import ReportResult
+from bot.storage import PlayedColumns
 from tests.services.conftest import Clock
 from tests.services.invariants import assert_log_is_truth
 from tests.storage.engines import OpenDatabase
@@ -172,6 +175,33 @@ async def test_a_long_board_shows_what_its_pages_show(
         whole = await services.standings.leaderboard(GUILD, by, page_size=0)
         monkeypatch.undo()
         assert whole.rows == tuple(row for page in pages for row in page.rows)
+
+
+async def test_boards_read_while_their_cache_fills_start_no_second_fill(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cold boards asked while the bot's cache fill of the first is still computing (a busy
+    channel after a change) compute their values each and start no second fill; a board
+    after the fill is served from the cache."""
+    for request, lineup in enumerate(("<@1> 1 | <@2> 0", "<@3> 2 | <@1> 2", "<@3> 1 | <@2> 0")):
+        await report(services, MOD, lineup, str(request))
+    fills: list[list[int]] = []
+    computing = threading.Event()
+    measured = performances.measured
+
+    def held(played: PlayedColumns, user_ids: list[int], *rest: Any) -> Any:
+        fills.append(user_ids)
+        computing.wait(10)
+        return measured(played, user_ids, *rest)
+
+    monkeypatch.setattr(standings_module, "measured", held)
+    first = await services.standings.leaderboard(GUILD, "p8")
+    later = [await services.standings.leaderboard(GUILD, "p8") for _ in range(3)]
+    computing.set()
+    await services.context.cache_filled()
+    assert fills == [[1, 2, 3]] and later == [first] * 3
+    assert await services.standings.leaderboard(GUILD, "p8") == first
+    assert len(fills) == 1  # from the cache
 
 
 async def test_rating_card_and_prediction(services: Services) -> None:
