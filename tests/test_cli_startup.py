@@ -50,14 +50,18 @@ def loaded_after(
 ) -> dict[str, object]:
     """Runs each `ladderbot` command in one fresh interpreter; what it printed, its exit
     statuses, which of `watched` are imported at the end, and how many threads it has then
-    (Linux's /proc)."""
+    (Linux's /proc), once its Python threads have ended (a closed database's worker thread
+    may still be finishing when the command returns): those no Python code started."""
     probe = f"""
-import contextlib, io, json, os, sys
+import contextlib, io, json, os, sys, threading
 from bot.cli import build_parser, main
 build_parser()
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     statuses = [main(command) for command in {commands!r}]
+for thread in threading.enumerate():
+    if thread is not threading.main_thread():
+        thread.join(10)
 loaded = [name for name in {tuple(watched)!r} if name in sys.modules]
 found = {{"statuses": statuses, "out": out.getvalue(), "loaded": loaded}}
 print(json.dumps({{**found, "threads": len(os.listdir("/proc/self/task"))}}))
