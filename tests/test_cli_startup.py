@@ -50,10 +50,12 @@ def loaded_after(
 ) -> dict[str, object]:
     """Runs each `ladderbot` command in one fresh interpreter; what it printed, its exit
     statuses, which of `watched` are imported at the end, and how many threads it has then
-    (Linux's /proc), once its Python threads have ended (a closed database's worker thread
-    may still be finishing when the command returns): those no Python code started."""
+    (Linux's /proc), once its Python threads have ended: those no Python code started. A
+    closed database's worker thread may still be finishing when the command returns, and an
+    ended thread leaves /proc a moment after join() returns, so the count is taken when it
+    comes down to one thread, or after 5 s."""
     probe = f"""
-import contextlib, io, json, os, sys, threading
+import contextlib, io, json, os, sys, threading, time
 from bot.cli import build_parser, main
 build_parser()
 out = io.StringIO()
@@ -62,6 +64,9 @@ with contextlib.redirect_stdout(out):
 for thread in threading.enumerate():
     if thread is not threading.main_thread():
         thread.join(10)
+deadline = time.monotonic() + 5
+while len(os.listdir("/proc/self/task")) > 1 and time.monotonic() < deadline:
+    time.sleep(0.01)
 loaded = [name for name in {tuple(watched)!r} if name in sys.modules]
 found = {{"statuses": statuses, "out": out.getvalue(), "loaded": loaded}}
 print(json.dumps({{**found, "threads": len(os.listdir("/proc/self/task"))}}))
