@@ -332,18 +332,18 @@ class WriteTransaction(
         """Store what a replay changed (bot.services.replaying decides what): `replayed`,
         the log key it started at and the ratings before and after of every entry from
         there (the log's chunks take them); `changed`, the entries whose ratings differ;
-        members' ratings (None: no rated match left)
-        and records; `unwritten`, matches just imported (insert_imported_matches) whose
-        participants and log entries are written here, once, with their ratings. The caller
-        marks the guild changed and drops the cached performances that no longer hold."""
-        stored = changed
+        members' ratings (None: no rated match left) and records; `unwritten`, matches just
+        imported (insert_imported_matches) whose participants and log entries are written
+        here, once, with their ratings. The caller marks the guild changed and drops the
+        cached performances that no longer hold."""
+        in_rows = changed
         if unwritten is not None:
             ids = np.asarray(unwritten.ids, np.int64)
             fresh = np.isin(changed.match_id[changed.places], ids)
             rated = changed.where(fresh).gathered()
             await self.insert_imported_participants(guild_id, unwritten, rated)
-            stored = changed.where(~fresh)
-        for block in stored.blocks(REWRITE_BLOCK_ENTRIES):
+            in_rows = changed.where(~fresh)
+        for block in in_rows.blocks(REWRITE_BLOCK_ENTRIES):
             await self._session.update_rows(
                 "participants", ("match_id", "position"), ("rating_before", "rating_after"), block
             )
