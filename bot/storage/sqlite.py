@@ -13,6 +13,7 @@ announced as recorded survives a power cut (NORMAL would only protect against co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
@@ -475,7 +476,11 @@ class SqliteEngine(Engine):
             except BaseException:
                 self._writer.stop_holding()
                 if self._writer_connection.in_transaction:
-                    await self._writer_connection.execute("ROLLBACK")
+                    # A COMMIT cancelled on its way (a stop) still runs in the worker thread,
+                    # before this ROLLBACK, which then finds no transaction: what ended the
+                    # write is what propagates, not that error.
+                    with contextlib.suppress(sqlite3.OperationalError):
+                        await self._writer_connection.execute("ROLLBACK")
                 raise
 
     @asynccontextmanager
