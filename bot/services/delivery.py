@@ -225,11 +225,6 @@ class WebhookDelivery:
         if not batch or target is None:  # none, or removed (its rows went with it)
             return False
         url, secret = target
-        try:  # the connections' resolver checks the addresses again (DNS can change)
-            await checked_target(url, self.allow_private, self.resolve)
-        except UserError as error:
-            await self._failed(batch[0], f"refused: {error}", url)
-            return True
         done = Acknowledged(guild_id, webhook_id, since=self.clock())
         try:
             for delivery in batch:
@@ -239,6 +234,14 @@ class WebhookDelivery:
                     await asyncio.sleep(wait)
                     if await read.delivery_target(guild_id, webhook_id) is None:
                         break  # removed while waiting
+                if delivery is batch[0]:
+                    # the addresses again, once a batch (DNS can change), when it is due: a
+                    # refused delivery waits for its next try like any that failed
+                    try:
+                        await checked_target(url, self.allow_private, self.resolve)
+                    except UserError as error:
+                        await self._failed(delivery, f"refused: {error}", url)
+                        break
                 status = await self._post(url, secret, delivery)
                 if status.isdigit() and 200 <= int(status) < 300:
                     done.add(delivery.seq, status)

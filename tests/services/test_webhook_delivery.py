@@ -257,6 +257,38 @@ async def test_a_name_that_now_resolves_to_a_private_address_is_refused_at_deliv
         await services.close()
 
 
+async def test_a_refused_delivery_waits_for_its_next_try(tmp_path: Path, fresh: Receiver) -> None:
+    """A delivery refused at the address check is tried again after its retry wait, like
+    one that failed: not at once over and over, the worker spinning on the database (and,
+    cancelled at a stop mid-write, not stopping)."""
+    addresses = {"hooks.example.org": ["93.184.216.34"]}
+    looked_up: list[str] = []
+
+    async def resolve(host: str, port: int) -> list[str]:
+        looked_up.append(host)
+        return addresses[host]
+
+    db = await Database.open(tmp_path / "refused.sqlite3")
+    services = Services.build(ServiceContext(db, GuildSettings()), resolve=resolve)
+    delivery = WebhookDelivery(services.context, HttpPoster, resolve=resolve, timing=FAST)
+    await delivery.start()
+    try:
+        await services.webhooks.add(GUILD, MOD, f"https://hooks.example.org:{fresh.port}/spin")
+        addresses["hooks.example.org"] = ["127.0.0.1"]
+        looked_up.clear()
+        await services.seasons.start(GUILD, MOD, "Spin")
+        delivery.wake(GUILD)
+        await asyncio.sleep(1.0)
+        # FAST waits 0.05 s after the first refusal, doubling to at most 0.2 s: about 7
+        # tries in the second
+        assert 2 <= len(looked_up) <= 12, len(looked_up)
+        assert fresh.received == []
+    finally:
+        async with asyncio.timeout(10):
+            await delivery.stop()
+        await services.close()
+
+
 async def test_a_webhook_removed_while_its_events_go_out_gets_no_more_of_them(
     setup: tuple[Services, WebhookDelivery, Told], fresh: Receiver
 ) -> None:
