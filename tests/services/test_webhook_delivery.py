@@ -226,12 +226,16 @@ async def test_given_up_after_the_window_and_the_mod_log_told(
     assert [r.json["data"]["season"]["name"] for r in fresh.delivered("/broken")] == ["Found"]
 
 
-async def test_a_name_that_now_resolves_to_a_private_address_is_refused_at_delivery(
-    tmp_path: Path, fresh: Receiver
-) -> None:
+@pytest.fixture
+async def rebound(tmp_path: Path, fresh: Receiver) -> AsyncIterator[tuple[Services, list[str]]]:
+    """A webhook added while its host resolved to a public address, which now resolves to
+    127.0.0.1 (DNS changed after the add), and a season started since, whose delivery is
+    being tried: the services, and the hosts looked up since the change."""
     addresses = {"hooks.example.org": ["93.184.216.34"]}
+    looked_up: list[str] = []
 
     async def resolve(host: str, port: int) -> list[str]:
+        looked_up.append(host)
         return addresses[host]
 
     db = await Database.open(tmp_path / "dns.sqlite3")
@@ -240,53 +244,44 @@ async def test_a_name_that_now_resolves_to_a_private_address_is_refused_at_deliv
     await delivery.start()
     try:
         await services.webhooks.add(GUILD, MOD, f"https://hooks.example.org:{fresh.port}/dns")
-        addresses["hooks.example.org"] = ["127.0.0.1"]  # DNS changed after the add
-        await services.seasons.start(GUILD, MOD, "Rebound")
-        delivery.wake(GUILD)
-        async with asyncio.timeout(30):
-            while not (await services.webhooks.list(GUILD))[0].last_status:
-                await asyncio.sleep(0.02)
-        (hook,) = await services.webhooks.list(GUILD)
-        assert hook.last_status == (
-            "refused: webhooks only go to public addresses: "
-            "hooks.example.org → 127.0.0.1 is a loopback address"
-        )
-        assert hook.waiting == 1 and fresh.received == []
-    finally:
-        await delivery.stop()
-        await services.close()
-
-
-async def test_a_refused_delivery_waits_for_its_next_try(tmp_path: Path, fresh: Receiver) -> None:
-    """A delivery refused at the address check is tried again after its retry wait, like
-    one that failed: not at once over and over, the worker spinning on the database (and,
-    cancelled at a stop mid-write, not stopping)."""
-    addresses = {"hooks.example.org": ["93.184.216.34"]}
-    looked_up: list[str] = []
-
-    async def resolve(host: str, port: int) -> list[str]:
-        looked_up.append(host)
-        return addresses[host]
-
-    db = await Database.open(tmp_path / "refused.sqlite3")
-    services = Services.build(ServiceContext(db, GuildSettings()), resolve=resolve)
-    delivery = WebhookDelivery(services.context, HttpPoster, resolve=resolve, timing=FAST)
-    await delivery.start()
-    try:
-        await services.webhooks.add(GUILD, MOD, f"https://hooks.example.org:{fresh.port}/spin")
         addresses["hooks.example.org"] = ["127.0.0.1"]
         looked_up.clear()
-        await services.seasons.start(GUILD, MOD, "Spin")
+        await services.seasons.start(GUILD, MOD, "Rebound")
         delivery.wake(GUILD)
-        await asyncio.sleep(1.0)
-        # FAST waits 0.05 s after the first refusal, doubling to at most 0.2 s: about 7
-        # tries in the second
-        assert 2 <= len(looked_up) <= 12, len(looked_up)
-        assert fresh.received == []
+        yield services, looked_up
     finally:
         async with asyncio.timeout(10):
             await delivery.stop()
         await services.close()
+
+
+async def test_a_name_that_now_resolves_to_a_private_address_is_refused_at_delivery(
+    rebound: tuple[Services, list[str]], fresh: Receiver
+) -> None:
+    services, _ = rebound
+    async with asyncio.timeout(30):
+        while not (await services.webhooks.list(GUILD))[0].last_status:
+            await asyncio.sleep(0.02)
+    (hook,) = await services.webhooks.list(GUILD)
+    assert hook.last_status == (
+        "refused: webhooks only go to public addresses: "
+        "hooks.example.org → 127.0.0.1 is a loopback address"
+    )
+    assert hook.waiting == 1 and fresh.received == []
+
+
+async def test_a_refused_delivery_waits_for_its_next_try(
+    rebound: tuple[Services, list[str]], fresh: Receiver
+) -> None:
+    """A delivery refused at the address check is tried again after its retry wait, like
+    one that failed: not at once over and over, the worker spinning on the database (and,
+    cancelled at a stop mid-write, not stopping)."""
+    _, looked_up = rebound
+    await asyncio.sleep(1.0)
+    # FAST waits 0.05 s after the first refusal, doubling to at most 0.2 s: about 7 tries in
+    # the second
+    assert 2 <= len(looked_up) <= 12, len(looked_up)
+    assert fresh.received == []
 
 
 async def test_a_webhook_removed_while_its_events_go_out_gets_no_more_of_them(
