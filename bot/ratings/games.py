@@ -34,6 +34,12 @@ def whole_days_between(earlier: datetime, later: datetime) -> int:
     return max(0, (as_utc(later) - as_utc(earlier)) // ONE_DAY)
 
 
+def _runs(values: IntArray) -> tuple[IntArray, IntArray]:
+    """Where each run of equal values starts, and how long it is."""
+    firsts = np.flatnonzero(np.diff(values, prepend=values[:1] - 1))
+    return firsts, np.diff(np.append(firsts, len(values)))
+
+
 def match_order(match_id: IntArray, played_at: FloatArray, user_id: IntArray) -> IntArray:
     """The entries in match order: a match's entries together, newest match first (by when
     it was played, then by id), each match's users ascending; as
@@ -44,8 +50,7 @@ def match_order(match_id: IntArray, played_at: FloatArray, user_id: IntArray) ->
     grouped = np.argsort(match_id, kind="stable")
     matches = match_id[grouped]
     count = len(matches)
-    firsts = np.flatnonzero(np.diff(matches, prepend=matches[:1] - 1))
-    sizes = np.diff(np.append(firsts, count))
+    firsts, sizes = _runs(matches)
     newest_first = np.lexsort((-matches[firsts], -played_at[grouped[firsts]]))
     row_of_match = np.empty(len(firsts), dtype=np.int64)
     row_of_match[newest_first] = np.arange(len(firsts))
@@ -68,10 +73,7 @@ class Pairing:
         self, match_id: IntArray, played_at: FloatArray, user_id: IntArray, side: IntArray
     ) -> None:
         self._by_match = match_order(match_id, played_at, user_id)
-        matches = match_id[self._by_match]
-        size = len(matches)
-        firsts = np.flatnonzero(np.diff(matches, prepend=matches[:1] - 1))
-        lengths = np.diff(np.append(firsts, size))
+        firsts, lengths = _runs(match_id[self._by_match])
         self._match_first = np.repeat(firsts, lengths)
         """By place in match order: the place of the match's first entry, and its size."""
         self._match_size = np.repeat(lengths, lengths)
@@ -82,7 +84,7 @@ class Pairing:
         """Places in match order, by member."""
         self._member_users: IntArray = user_id[self._by_match][by_member]
         firsts_of_users = np.diff(self._member_users, prepend=self._member_users[:1] - 1) != 0
-        self._codes = np.empty(size, dtype=np.int64)
+        self._codes = np.empty(len(match_id), dtype=np.int64)
         """By place in match order: the entry's user as a code from 0 (equal users, equal
         codes): small opponent codes keep the sort of GameArrays' opponent groups short."""
         self._codes[by_member] = np.cumsum(firsts_of_users) - 1
