@@ -129,6 +129,13 @@ class Dialect(abc.ABC):
         """Statements storing log_chunks' data as it is, uncompressed (schema.py)."""
         return ()
 
+    @abc.abstractmethod
+    async def compare_listed_checks(
+        self, session: Session, checks: Sequence[tuple[str, str, Sequence[str]]]
+    ) -> None:
+        """Rewrite each (table, column, values) CHECK `column IN (values)` as comparisons,
+        if the engine checks an IN list slowly (schema.py)."""
+
     def in_list(self, column: str, parameter: str, sql_type: str) -> str:
         """`column IN (the values of a list parameter)`."""
         return f"{column} IN (SELECT value FROM {self.list_table(parameter, 'listed', sql_type)})"

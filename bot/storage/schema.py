@@ -4,9 +4,10 @@ Each migration is a list of statements written with a few placeholders the engin
 fills ({bigint}: 64-bit integers, {real}: doubles, {bool}, {without_rowid}); a statement
 "@performances_stale" stands for the dialect's trigger, "@match_ids_sequence" for its match id
 source (PostgreSQL only), "@fill_log_chunks" for Python that fills a new table from the
-others. A database records how many migrations it has applied (SQLite: PRAGMA
-user_version, as the first versions did; PostgreSQL: table schema_version), and opening it
-applies the rest, each in one transaction.
+others, "@compare_listed_checks" for the dialect's rewrite of some CHECKs. A database
+records how many migrations it has applied (SQLite: PRAGMA user_version, as the first
+versions did; PostgreSQL: table schema_version), and opening it applies the rest, each in
+one transaction.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from bot.storage.engine import DatabaseUnavailable, Dialect, Session
 
 FILL_LOG_CHUNKS: Final = "@fill_log_chunks"
 """A migration step that is no statement: the log's chunks made from the rows."""
+COMPARE_LISTED_CHECKS: Final = "@compare_listed_checks"
+"""A migration step that is no statement: LISTED_CHECKS rewritten (Dialect)."""
 
 MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 1: the initial schema.
@@ -471,7 +474,19 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         ) {without_rowid}
         """,
     ),
+    # 21: CHECKs of a column against three values or more, written as comparisons where
+    # the engine checks an IN list slowly (SQLite: see Dialect.compare_listed_checks).
+    ("@compare_listed_checks",),
 )
+
+LISTED_CHECKS: Final = (
+    ("matches", "status", ("pending", "disputed", "applied", "void")),
+    ("participants", "outcome", ("win", "draw", "loss")),
+    ("queues", "mode", ("balance", "captains", "random")),
+    ("lobby_rooms", "state", ("open", "closed", "deleted", "failed")),
+)
+"""(table, column, values) of each CHECK written `column IN (values)` in the migrations
+above, with three values or more."""
 
 
 def migration_statements(number: int, dialect: Dialect) -> list[str]:
@@ -487,7 +502,7 @@ def migration_statements(number: int, dialect: Dialect) -> list[str]:
             statements.extend(dialect.participants_room())
         elif template == "@log_chunks_storage":
             statements.extend(dialect.log_chunks_storage())
-        elif template == FILL_LOG_CHUNKS:
+        elif template in (FILL_LOG_CHUNKS, COMPARE_LISTED_CHECKS):
             statements.append(template)
         else:
             statements.append(template.format_map(words).strip())
@@ -499,6 +514,8 @@ async def migrate(session: Session, number: int) -> None:
     for statement in migration_statements(number, session.dialect):
         if statement == FILL_LOG_CHUNKS:
             await logchunks.fill(session)
+        elif statement == COMPARE_LISTED_CHECKS:
+            await session.dialect.compare_listed_checks(session, LISTED_CHECKS)
         else:
             await session.run(statement)
 

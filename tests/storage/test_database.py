@@ -75,6 +75,45 @@ async def test_migrations_set_the_user_version_and_reopen(tmp_path: Path) -> Non
         assert plain.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+async def test_checks_of_listed_values_are_comparisons_refusing_the_same_values(
+    tmp_path: Path,
+) -> None:
+    """Migration 21: SQLite's CHECKs of a column against three values or more are
+    comparisons (an IN list costs a lookup table per row checked). A match's status and a
+    participant's outcome still take every listed value (an outcome also NULL) and refuse
+    any other, on the connection that migrated as on a new one."""
+    path = tmp_path / "x.sqlite3"
+    db = await Database.open(path)
+    plain = sqlite3.connect(path, isolation_level=None)
+    match = "INSERT INTO matches (id, guild_id, status, created_at, played_at, applied_at, "
+    match += "request_id) VALUES (:id, 1, :status, 0, 0, 0, :status)"
+    player = "INSERT INTO participants (match_id, position, user_id, side, score, minutes, "
+    player += "enabled, outcome) VALUES (1, ?, 5, 'a', 1, 10, ?, ?)"
+    try:
+        for table, column, values in schema.LISTED_CHECKS:
+            (sql,) = plain.execute("SELECT sql FROM sqlite_schema WHERE name = ?", (table,))
+            assert f"{column} IN (" not in sql[0] and f"{column} = '{values[-1]}'" in sql[0]
+        async with db.write(GUILD) as tx:
+            await tx.ensure_guild(GUILD, GuildSettings())
+            with pytest.raises(sqlite3.IntegrityError, match="status = 'pending' OR"):
+                await tx._session.one(match, {"id": 1, "status": "done"})
+        statuses = ("pending", "disputed", "applied", "void")
+        for number, status in enumerate(statuses, start=1):
+            plain.execute(match, {"id": number, "status": status})
+        outcomes = ("win", "draw", "loss", None)
+        for position, outcome in enumerate(outcomes):
+            plain.execute(player, (position, outcome is not None, outcome))
+        for wrong in ("Applied", "done", ""):
+            with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
+                plain.execute(match, {"id": 9, "status": wrong})
+            with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
+                plain.execute(player, (9, True, wrong))
+        assert plain.execute("SELECT count(*) FROM participants").fetchone() == (4,)
+    finally:
+        plain.close()
+        await db.close()
+
+
 async def test_killed_writer_leaves_a_consistent_database(database_url: str) -> None:
     path = database_url
     writer = subprocess.Popen(
