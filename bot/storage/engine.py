@@ -121,6 +121,12 @@ class Dialect(abc.ABC):
     missing_real: str = "NULL"
     """A float column's value for "none stored" in a bulk read (read as nan)."""
 
+    rebuilt_around_bulk_insert: str
+    """A query of (drop, create) statements, in columns drop_sql and create_sql, for what table
+    :table checks or sorts row by row that a bulk insert is faster without: its plain
+    indexes (sorting once beats inserting at as many random places), and its foreign keys
+    where each row's check is a query of its own (PostgreSQL: checked again by one join)."""
+
     def participants_room(self) -> Sequence[str]:
         """Statements leaving room in participants' pages for updated rows (schema.py)."""
         return ()
@@ -141,6 +147,9 @@ class Dialect(abc.ABC):
         return f"{column} IN (SELECT value FROM {self.list_table(parameter, 'listed', sql_type)})"
 
 
+BULK_INSERT_ROWS: Final = 10_000
+"""From this many rows on, `insert_columns` may build some of the table's checks and
+indexes again after the insert instead of during it (Session.rebuilt_around)."""
 ColumnSlices = Callable[[int, int], Sequence[Sequence[Any]]]
 """Rows first..stop-1 of a bulk insert, as one sequence of Python values per column."""
 INSERT_SLICE_ROWS: Final = 20_000
@@ -223,6 +232,21 @@ class Session(abc.ABC):
         """Set the `values` columns of the rows of `table` found by the `keys` columns, from
         one array per column (keys, then values): a bulk write whose per-row work runs off
         the event loop."""
+
+    async def rebuilt_around(self, table: str, count: int) -> list[tuple[str, str]]:
+        """The (drop, create) statements of Dialect.rebuilt_around_bulk_insert when more
+        rows go into `table` than it holds, BULK_INSERT_ROWS or more (a guild's first
+        import); none otherwise, where building a bigger table's indexes again would cost
+        more than the insert saves."""
+        if count < BULK_INSERT_ROWS:
+            return []
+        held = await self.one(
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT {count}) AS held_rows"
+        )
+        if held is None or held[0] >= count:
+            return []
+        rows = await self.all(self.dialect.rebuilt_around_bulk_insert, {"table": table})
+        return [(row["drop_sql"], row["create_sql"]) for row in rows]
 
     @abc.abstractmethod
     async def insert_columns(

@@ -194,6 +194,16 @@ class PostgresDialect(Dialect):
     sync_match_ids = (
         "SELECT setval('match_ids', coalesce(max(id), 0) + 1, false) AS next_id FROM matches"
     )
+    rebuilt_around_bulk_insert = (
+        "SELECT format('DROP INDEX %I', indexname) AS drop_sql, indexdef AS create_sql "
+        "FROM pg_indexes WHERE schemaname = current_schema() "
+        "AND tablename = CAST(:table AS text) AND indexdef NOT LIKE 'CREATE UNIQUE%' "
+        "UNION ALL SELECT format('ALTER TABLE %I DROP CONSTRAINT %I', relname, conname), "
+        "format('ALTER TABLE %I ADD CONSTRAINT %I %s', relname, conname, "
+        "pg_get_constraintdef(pg_constraint.oid)) FROM pg_constraint "
+        "JOIN pg_class ON pg_class.oid = conrelid "
+        "WHERE conrelid = to_regclass(CAST(:table AS text)) AND contype = 'f'"
+    )
     after_bulk_insert = "ANALYZE matches, participants"
     """Autovacuum analyzes late: without it, the plans right after an import assume the
     tables are still empty (seconds per game-list query in a 100,000-match guild)."""
@@ -451,8 +461,13 @@ class _Connected(Session):
 
         if not count:
             return
+        rebuilt = await self.rebuilt_around(table, count)
         with _refused():
+            for drop, _ in rebuilt:
+                await self._target.execute(drop)
             await self._target.copy_records_to_table(table, records=records(), columns=list(names))
+            for _, create in rebuilt:
+                await self._target.execute(create)
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         """One row as a plain statement: asyncpg's executemany costs more than a round trip."""

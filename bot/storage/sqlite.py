@@ -64,13 +64,16 @@ WORKER_STOP_SECONDS: Final = 5.0
 """How long a failed open waits for aiosqlite's worker thread to end."""
 SNAPSHOT_READERS: Final = 4
 """Read snapshots open at once at most (each on a connection, kept open between reads)."""
-BULK_INSERT_ROWS: Final = 10_000
-"""From this many rows on, `insert_columns` may rebuild the table's plain indexes."""
 
 
 class SqliteDialect(Dialect):
     name = "sqlite"
     ordered_join = "CROSS JOIN"
+    rebuilt_around_bulk_insert = (
+        "SELECT 'DROP INDEX ' || name AS drop_sql, sql AS create_sql FROM sqlite_schema "
+        "WHERE type = 'index' AND tbl_name = :table AND sql IS NOT NULL "
+        "AND sql NOT LIKE 'CREATE UNIQUE%'"
+    )
 
     def list_table(self, parameter: str, alias: str, sql_type: str) -> str:
         return f"json_each({parameter}) AS {alias}"
@@ -280,19 +283,14 @@ class SqliteSession(Session):
         """Rows of positional parameters, made a slice at a time on the worker thread as
         the one executemany takes them (the Python values of one slice exist at a time).
         Dirty pages stay in the cache meanwhile: spilled to the WAL, an index's page is
-        written again for each later row it takes. More rows than the table holds go in
-        without its plain indexes, which are built again after: sorting once beats as many
-        inserts at random places."""
+        written again for each later row it takes."""
         if not count:
             return
         await self._flush()
-        rebuilt = await self._plain_indexes(table) if count >= BULK_INSERT_ROWS else []
-        held = await self.one(f"SELECT count(*) FROM {table}") if rebuilt else None
-        if held is None or held[0] > count:
-            rebuilt = []
+        rebuilt = await self.rebuilt_around(table, count)
         with _refused():
-            for name, _ in rebuilt:
-                await self._connection.execute(f"DROP INDEX {name}")
+            for drop, _ in rebuilt:
+                await self._connection.execute(drop)
             await self._connection.execute("PRAGMA cache_spill = OFF")
             try:
                 await self._connection.executemany(
@@ -302,17 +300,8 @@ class SqliteSession(Session):
                 )
             finally:
                 await self._connection.execute("PRAGMA cache_spill = ON")
-            for _, sql in rebuilt:
-                await self._connection.execute(sql)
-
-    async def _plain_indexes(self, table: str) -> list[tuple[str, str]]:
-        """(name, CREATE statement) of the table's indexes that check nothing (not unique)."""
-        rows = await self.all(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = :table "
-            "AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'",
-            {"table": table},
-        )
-        return [(row["name"], row["sql"]) for row in rows]
+            for _, create in rebuilt:
+                await self._connection.execute(create)
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if not rows:

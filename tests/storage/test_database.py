@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import asyncpg
 import numpy as np
 import pytest
 
@@ -26,6 +27,7 @@ from bot.storage import (
     NewMatch,
     NewParticipant,
     Performance,
+    engine,
     logchunks,
     postgres,
     schema,
@@ -112,6 +114,66 @@ async def test_checks_of_listed_values_are_comparisons_refusing_the_same_values(
     finally:
         plain.close()
         await db.close()
+
+
+_INDEXES_AND_KEYS = {
+    "sqlite": "SELECT name, sql FROM sqlite_schema WHERE tbl_name IN ('matches', 'participants') "
+    "ORDER BY name",
+    "postgresql": "SELECT indexname, indexdef FROM pg_indexes "
+    "WHERE tablename IN ('matches', 'participants') UNION ALL "
+    "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+    "WHERE conrelid IN ('matches'::regclass, 'participants'::regclass) ORDER BY 1, 2",
+}
+
+
+async def test_a_first_import_leaves_the_indexes_and_keys_it_built_again(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first import (more rows than the table holds) drops the plain indexes, and on
+    PostgreSQL the foreign keys, of matches and participants, and makes them again before
+    it commits; one that fails leaves them as they were. Either way they are the same as
+    before, and a participant of no match is still refused."""
+    monkeypatch.setattr(engine, "BULK_INSERT_ROWS", 10)
+    session = database.engine.reader
+    catalog = _INDEXES_AND_KEYS[session.dialect.name]
+    before = [tuple(row) for row in await session.all(catalog)]
+    dropped: list[str] = []
+    rebuilt_around = engine.Session.rebuilt_around
+
+    async def recorded(self: engine.Session, table: str, count: int) -> list[tuple[str, str]]:
+        found = await rebuilt_around(self, table, count)
+        dropped.extend(drop for drop, _ in found)
+        return found
+
+    monkeypatch.setattr(engine.Session, "rebuilt_around", recorded)
+    services = Services.build(ServiceContext(database, GuildSettings()))
+    lines = ["match,played_at,side,player,score,minutes"]
+    for n in range(20):
+        when = format_time(1_600_000_000 + 60 * n)
+        lines += [f"{n},{when},a,{n % 7 + 1},{n % 3},20", f"{n},{when},b,{n % 5 + 10},1,15"]
+    csv = "\n".join(lines) + "\n"
+
+    async def failed(*_: object) -> None:
+        raise RuntimeError("the disk went away")
+
+    with monkeypatch.context() as failing:
+        failing.setattr(logchunks, "merge", failed)
+        with pytest.raises(RuntimeError):
+            await services.transfers.import_csv(GUILD, MOD, csv)
+    assert [tuple(row) for row in await session.all(catalog)] == before
+    assert await applied_matches(database.read, GUILD) == []
+    assert (await services.transfers.import_csv(GUILD, MOD, csv)).matches == 20
+    keys = ["participants_match_id_fkey"] if session.dialect.name == "postgresql" else []
+    assert sorted(drop.split()[-1] for drop in dropped if "participants" in drop) == sorted(
+        ["participants_user", *keys] * 2
+    )
+    assert [tuple(row) for row in await session.all(catalog)] == before
+    with pytest.raises((sqlite3.IntegrityError, asyncpg.ForeignKeyViolationError)):
+        async with database.write(GUILD) as tx:
+            await tx._session.run(
+                "INSERT INTO participants (match_id, position, user_id, side, score, minutes, "
+                "enabled, outcome) VALUES (999, 0, 5, 'a', 1, 10, 1 = 1, 'win')"
+            )
 
 
 async def test_killed_writer_leaves_a_consistent_database(database_url: str) -> None:
