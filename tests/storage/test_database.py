@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import asyncpg
 import numpy as np
@@ -114,6 +115,33 @@ async def test_checks_of_listed_values_are_comparisons_refusing_the_same_values(
     finally:
         plain.close()
         await db.close()
+
+
+class _DefensiveSession:
+    """What migration 21 sees of SQLite in defensive mode: `PRAGMA writable_schema = ON`
+    leaves the schema read-only (Python 3.11 cannot set that mode on a connection)."""
+
+    dialect = sqlite.DIALECT
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    async def one(self, sql: str, parameters: object = None) -> tuple[int]:
+        self.statements.append(sql)
+        return (0,)
+
+    async def run(self, sql: str, parameters: object = None) -> None:
+        self.statements.append(sql)
+
+
+async def test_a_defensive_sqlite_keeps_its_listed_checks_instead_of_failing() -> None:
+    """An SQLite build that refuses schema edits gets no UPDATE of its schema from migration
+    21 (which would fail the database's open): its CHECKs stay IN lists."""
+    session = _DefensiveSession()
+    number = MIGRATIONS.index((schema.COMPARE_LISTED_CHECKS,)) + 1
+    await schema.migrate(cast(engine.Session, session), number)
+    assert session.statements[-1] == "PRAGMA writable_schema"
+    assert not [sql for sql in session.statements if "sqlite_schema" in sql]
 
 
 _INDEXES_AND_KEYS = {
