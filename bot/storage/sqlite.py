@@ -70,7 +70,7 @@ class SqliteDialect(Dialect):
     name = "sqlite"
     ordered_join = "CROSS JOIN"
     rebuilt_around_bulk_insert = (
-        "SELECT 'DROP INDEX ' || name AS drop_sql, sql AS create_sql FROM sqlite_schema "
+        "SELECT 'DROP INDEX ' || name AS drop_sql, sql AS create_sql FROM sqlite_master "
         "WHERE type = 'index' AND tbl_name = :table AND sql IS NOT NULL "
         "AND sql NOT LIKE 'CREATE UNIQUE%'"
     )
@@ -121,7 +121,7 @@ class SqliteDialect(Dialect):
             listed = f"{column} IN ({', '.join(quoted)})"
             compared = " OR ".join(f"{column} = {value}" for value in quoted)
             await session.run(
-                "UPDATE sqlite_schema SET sql = replace(sql, :listed, :compared) "
+                "UPDATE sqlite_master SET sql = replace(sql, :listed, :compared) "
                 "WHERE type = 'table' AND name = :table",
                 {"listed": listed, "compared": compared, "table": table},
             )

@@ -94,7 +94,7 @@ async def test_checks_of_listed_values_are_comparisons_refusing_the_same_values(
     player += "enabled, outcome) VALUES (1, ?, 5, 'a', 1, 10, ?, ?)"
     try:
         for table, column, values in schema.LISTED_CHECKS:
-            (sql,) = plain.execute("SELECT sql FROM sqlite_schema WHERE name = ?", (table,))
+            (sql,) = plain.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,))
             assert f"{column} IN (" not in sql[0] and f"{column} = '{values[-1]}'" in sql[0]
         async with db.write(GUILD) as tx:
             await tx.ensure_guild(GUILD, GuildSettings())
@@ -141,11 +141,11 @@ async def test_a_defensive_sqlite_keeps_its_listed_checks_instead_of_failing() -
     number = MIGRATIONS.index((schema.COMPARE_LISTED_CHECKS,)) + 1
     await schema.migrate(cast(engine.Session, session), number)
     assert session.statements[-1] == "PRAGMA writable_schema"
-    assert not [sql for sql in session.statements if "sqlite_schema" in sql]
+    assert not [sql for sql in session.statements if "sqlite_master" in sql]
 
 
 _INDEXES_AND_KEYS = {
-    "sqlite": "SELECT name, sql FROM sqlite_schema WHERE tbl_name IN ('matches', 'participants') "
+    "sqlite": "SELECT name, sql FROM sqlite_master WHERE tbl_name IN ('matches', 'participants') "
     "ORDER BY name",
     "postgresql": "SELECT indexname, indexdef FROM pg_indexes "
     "WHERE tablename IN ('matches', 'participants') UNION ALL "
