@@ -7,7 +7,7 @@ so a refusal names the same problem in the same words as a report would.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Final
 
 import numpy as np
@@ -83,9 +83,11 @@ def _refuse_first_faulty(
     player = parsed.user_ids.copy()
     guests = np.flatnonzero(player == 0)
     player[guests] = -1 - side_codes(parsed.guests[guests])
-    order = np.lexsort((player, match_of_row))
-    twice = (np.diff(match_of_row[order]) == 0) & (np.diff(player[order]) == 0)
-    flagged[match_of_row[order][1:][twice]] = True
+    sizes = np.diff(parsed.firsts)
+    for matches, seats in _seats_by_size(np.minimum(sizes, MAX_PARTICIPANTS), parsed.firsts[:-1]):
+        # a match of more seats is flagged already; its first ones are checked here too
+        seated = np.sort(player[seats], axis=1)
+        flagged[matches[(seated[:, 1:] == seated[:, :-1]).any(axis=1)]] = True
     side_count = int(sides.max(initial=0)) + 1
     rated_sides = _distinct(match_of_row[enabled] * side_count + sides[enabled])
     side_counts = np.bincount(rated_sides // side_count, minlength=count)
@@ -111,14 +113,22 @@ def _outcomes(parsed: CsvMatches, enabled: BoolArray, sides: IntArray) -> IntArr
     per_match = np.bincount(parsed.match_of_rows()[rated], minlength=len(parsed))
     first_rated = np.concatenate(([0], np.cumsum(per_match)[:-1]))
     codes = np.zeros(len(rated), dtype=np.int64)
-    for size in set(per_match.tolist()):
-        matches = np.flatnonzero(per_match == size)
-        step = max(1, CELLS_PER_STEP // (size * size))
-        for start in range(0, len(matches), step):
-            seats = first_rated[matches[start : start + step], None] + np.arange(size)
-            rows = rated[seats]
-            codes[seats] = outcome_codes(sides[rows], parsed.scores[rows], parsed.minutes[rows])
+    for _, seats in _seats_by_size(per_match, first_rated):
+        rows = rated[seats]
+        codes[seats] = outcome_codes(sides[rows], parsed.scores[rows], parsed.minutes[rows])
     return codes
+
+
+def _seats_by_size(counts: IntArray, firsts: IntArray) -> Iterator[tuple[IntArray, IntArray]]:
+    """The matches with as many seats (`counts`, seats from `firsts` on) together, a few at a
+    time: (the matches, a table of their seats, one row per match). Work per pair of seats
+    is done on each table at once, its size bounded by CELLS_PER_STEP."""
+    for size in sorted(set(counts.tolist())):
+        matches = np.flatnonzero(counts == size)
+        step = max(1, CELLS_PER_STEP // max(1, size * size))
+        for start in range(0, len(matches), step):
+            chosen = matches[start : start + step]
+            yield chosen, firsts[chosen, None] + np.arange(size)
 
 
 def _distinct(values: IntArray) -> IntArray:
