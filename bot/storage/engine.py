@@ -122,10 +122,11 @@ class Dialect(abc.ABC):
     """A float column's value for "none stored" in a bulk read (read as nan)."""
 
     rebuilt_around_bulk_insert: str
-    """A query of (drop, create) statements, in columns drop_sql and create_sql, for what table
-    :table checks or sorts row by row that a bulk insert is faster without: its plain
-    indexes (sorting once beats inserting at as many random places), and its foreign keys
-    where each row's check is a query of its own (PostgreSQL: checked again by one join)."""
+    """A query of (drop, create) statements, in columns drop_sql and create_sql, in order, for
+    what table :table checks or sorts row by row that a bulk insert is faster without: its
+    indexes (sorting once beats inserting at as many random places; a unique one checks
+    the rows then), and its foreign keys where each row's check is a query of its own
+    (PostgreSQL: checked again by one join)."""
 
     def participants_room(self) -> Sequence[str]:
         """Statements leaving room in participants' pages for updated rows (schema.py)."""

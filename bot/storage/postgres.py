@@ -195,20 +195,29 @@ class PostgresDialect(Dialect):
         "SELECT setval('match_ids', coalesce(max(id), 0) + 1, false) AS next_id FROM matches"
     )
     rebuilt_around_bulk_insert = (
-        "SELECT format('DROP INDEX %I', indexname) AS drop_sql, indexdef AS create_sql "
-        "FROM pg_indexes WHERE schemaname = current_schema() "
-        "AND tablename = CAST(:table AS text) AND indexdef NOT LIKE 'CREATE UNIQUE%' "
-        "UNION ALL SELECT format('ALTER TABLE %I DROP CONSTRAINT %I', relname, conname), "
+        "SELECT drop_sql, create_sql FROM ("
+        "SELECT 0 AS step, format('DROP INDEX %I', relname) AS drop_sql, "
+        "pg_get_indexdef(indexrelid) AS create_sql FROM pg_index "
+        "JOIN pg_class ON pg_class.oid = indexrelid "
+        "WHERE indrelid = to_regclass(CAST(:table AS text)) "
+        "AND NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = indexrelid) "
+        "UNION ALL SELECT CASE contype WHEN 'f' THEN 2 ELSE 1 END, "
+        "format('ALTER TABLE %I DROP CONSTRAINT %I', relname, conname), "
         "format('ALTER TABLE %I ADD CONSTRAINT %I %s', relname, conname, "
         "pg_get_constraintdef(pg_constraint.oid)) FROM pg_constraint "
         "JOIN pg_class ON pg_class.oid = conrelid "
-        "WHERE conrelid = to_regclass(CAST(:table AS text)) AND contype = 'f' "
-        "AND confrelid <> 'guilds'::regclass"
+        "WHERE conrelid = to_regclass(CAST(:table AS text)) AND (contype = 'f' "
+        "AND confrelid <> 'guilds'::regclass OR contype IN ('p', 'u') AND NOT EXISTS "
+        "(SELECT 1 FROM pg_constraint AS referring WHERE referring.contype = 'f' "
+        "AND referring.conindid = pg_constraint.conindid))"
+        ") AS rebuilt ORDER BY step"
     )
-    """Dropping a foreign key locks the table it references until the commit: never guilds,
-    which every command of every guild reads (a first import holds only the log's tables:
-    the other guilds' reads of matches and participants wait for it, 7 s for 100,000
-    matches here)."""
+    """Its indexes, primary and unique keys (each checked by a lookup per row; built once
+    by a sort) unless a foreign key needs them, and its foreign keys (a query per row;
+    checked again by one join), keys before the foreign keys that may need them. Dropping
+    a foreign key locks the table it references until the commit: never guilds, which every
+    command of every guild reads (a first import holds only the log's tables: the other
+    guilds' reads of matches and participants wait for it, 7 s for 100,000 matches here)."""
     after_bulk_insert = "ANALYZE matches, participants"
     """Autovacuum analyzes late: without it, the plans right after an import assume the
     tables are still empty (seconds per game-list query in a 100,000-match guild)."""

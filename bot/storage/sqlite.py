@@ -71,9 +71,9 @@ class SqliteDialect(Dialect):
     ordered_join = "CROSS JOIN"
     rebuilt_around_bulk_insert = (
         "SELECT 'DROP INDEX ' || name AS drop_sql, sql AS create_sql FROM sqlite_master "
-        "WHERE type = 'index' AND tbl_name = :table AND sql IS NOT NULL "
-        "AND sql NOT LIKE 'CREATE UNIQUE%'"
+        "WHERE type = 'index' AND tbl_name = :table AND sql IS NOT NULL"
     )
+    """The indexes made by CREATE INDEX (a table's own keys are part of it)."""
 
     def list_table(self, parameter: str, alias: str, sql_type: str) -> str:
         return f"json_each({parameter}) AS {alias}"

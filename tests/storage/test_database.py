@@ -157,10 +157,11 @@ _INDEXES_AND_KEYS = {
 async def test_a_first_import_leaves_the_indexes_and_keys_it_built_again(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A first import (more rows than the table holds) drops the plain indexes of matches
-    and participants, and on PostgreSQL the participants' foreign key, and makes them again
-    before it commits; one that fails leaves them as they were. Either way they are the same as
-    before, and a participant of no match is still refused."""
+    """A first import (more rows than the table holds) drops the indexes of matches and
+    participants (a unique one too), and on PostgreSQL their keys but matches' primary key
+    and the key to guilds, and makes them again before it commits; one that fails leaves
+    them as they were. Either way they are the same as before, and a match under a label
+    taken and a participant of no match are still refused."""
     monkeypatch.setattr(engine, "BULK_INSERT_ROWS", 10)
     session = database.engine.reader
     catalog = _INDEXES_AND_KEYS[session.dialect.name]
@@ -191,12 +192,26 @@ async def test_a_first_import_leaves_the_indexes_and_keys_it_built_again(
     assert [tuple(row) for row in await session.all(catalog)] == before
     assert await applied_matches(database.read, GUILD) == []
     assert (await services.transfers.import_csv(GUILD, MOD, csv)).matches == 20
-    # guilds, which every command reads, is never locked by dropping the key to it
-    keys = ["participants_match_id_fkey"] if session.dialect.name == "postgresql" else []
+    # guilds, which every command reads, is never locked by dropping the key to it, nor
+    # matches' primary key, which participants' key needs
+    keys = (
+        ["participants_match_id_fkey", "participants_pkey", "matches_guild_id_request_id_key"]
+        if session.dialect.name == "postgresql"
+        else []
+    )
     assert sorted(drop.split()[-1] for drop in dropped) == sorted(
-        ["matches_guild", "matches_log", "participants_user", *keys] * 2
+        ["matches_guild", "matches_log", "matches_import_key", "participants_user", *keys] * 2
     )
     assert [tuple(row) for row in await session.all(catalog)] == before
+    taken = r"UNIQUE constraint failed: matches.guild_id, matches.import_key|matches_import_key"
+    with pytest.raises((sqlite3.IntegrityError, asyncpg.UniqueViolationError), match=taken):
+        async with database.write(GUILD) as tx:
+            await tx._session.run(
+                "INSERT INTO matches (id, guild_id, status, created_at, played_at, applied_at, "
+                "request_id, import_key) SELECT id + 1000, guild_id, status, created_at, "
+                "played_at, applied_at, request_id || '+', import_key FROM matches "
+                "WHERE import_key = '7'"
+            )
     with pytest.raises((sqlite3.IntegrityError, asyncpg.ForeignKeyViolationError)):
         async with database.write(GUILD) as tx:
             await tx._session.run(
