@@ -343,13 +343,14 @@ class WriteTransaction(
             rated = changed.where(fresh).gathered()
             await self.insert_imported_participants(guild_id, unwritten, rated)
             in_rows = changed.where(~fresh)
-        await self._session.update_rows(
-            "participants",
-            ("match_id", "position"),
-            ("rating_before", "rating_after"),
-            len(in_rows),
-            in_rows.blocks(REWRITE_BLOCK_ENTRIES),
-        )
+        if len(in_rows):
+            await self._session.update_rows(
+                "participants",
+                ("match_id", "position"),
+                ("rating_before", "rating_after"),
+                len(in_rows),
+                in_rows.blocks(REWRITE_BLOCK_ENTRIES),
+            )
         if len(changed):
             await logchunks.set_ratings_from(self._session, guild_id, *replayed)
         await self.set_ratings(guild_id, ratings)
