@@ -139,24 +139,21 @@ def _arrow_columns(text: str) -> Columns | None:
             read_options=arrow_csv.ReadOptions(column_names=names),
             parse_options=arrow_csv.ParseOptions(quote_char=False, ignore_empty_lines=False),
             convert_options=arrow_csv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.string())
+                # each column's distinct cells and a code per row, found as it is read
+                column_types=dict.fromkeys(names, pa.dictionary(pa.int32(), pa.string()))
             ),
-        )
+        ).unify_dictionaries()
     except pa.ArrowInvalid:
         return None
     if table.num_rows != body.count("\n") + (not body.endswith("\n")):
         return None  # every line a row, or the line numbers would be wrong
     columns = []
     for name in names:
-        cells = table[name]
-        if compute.max(compute.utf8_length(cells)).as_py() > csv.field_size_limit():
+        cells = table[name].combine_chunks()
+        if compute.max(compute.utf8_length(cells.dictionary)).as_py() > csv.field_size_limit():
             raise _UncleanError()  # a cell csv.reader refuses
-        distinct = compute.unique(cells)
         columns.append(
-            _Column(
-                distinct.to_pylist(),
-                compute.index_in(cells, value_set=distinct).to_numpy().astype(np.int64),
-            )
+            _Column(cells.dictionary.to_pylist(), cells.indices.to_numpy().astype(np.int64))
         )
     blank = np.ones(table.num_rows, dtype=np.bool_)
     for column in columns:
