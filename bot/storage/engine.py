@@ -11,6 +11,7 @@ import abc
 import copy
 import functools
 from collections.abc import (
+    AsyncIterator,
     Awaitable,
     Callable,
     Generator,
@@ -19,7 +20,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Concatenate, Final, Generic, ParamSpec, Protocol, TypeVar
 
 import numpy as np
@@ -250,6 +251,20 @@ class Session(abc.ABC):
             return []
         rows = await self.all(self.dialect.rebuilt_around_bulk_insert, {"table": table})
         return [(row["drop_sql"], row["create_sql"]) for row in rows]
+
+    @asynccontextmanager
+    async def built_after(
+        self, table: str, count: int, execute: Callable[[str], Awaitable[Any]]
+    ) -> AsyncIterator[None]:
+        """A bulk insert of `count` rows into `table` inside the block, without what
+        `rebuilt_around` names: dropped by `execute` before, made again after (a block that
+        raises leaves them to the transaction's rollback)."""
+        rebuilt = await self.rebuilt_around(table, count)
+        for drop, _ in rebuilt:
+            await execute(drop)
+        yield
+        for _, create in rebuilt:
+            await execute(create)
 
     @abc.abstractmethod
     async def insert_columns(

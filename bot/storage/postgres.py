@@ -486,13 +486,11 @@ class _Connected(Session):
 
         if not count:
             return
-        rebuilt = await self.rebuilt_around(table, count)
         with _refused():
-            for drop, _ in rebuilt:
-                await self._target.execute(drop)
-            await self._target.copy_records_to_table(table, records=records(), columns=list(names))
-            for _, create in rebuilt:
-                await self._target.execute(create)
+            async with self.built_after(table, count, self._target.execute):
+                await self._target.copy_records_to_table(
+                    table, records=records(), columns=list(names)
+                )
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         """One row as a plain statement: asyncpg's executemany costs more than a round trip."""

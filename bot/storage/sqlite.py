@@ -294,21 +294,17 @@ class SqliteSession(Session):
         if not count:
             return
         await self._flush()
-        rebuilt = await self.rebuilt_around(table, count)
         with _refused():
-            for drop, _ in rebuilt:
-                await self._connection.execute(drop)
-            await self._connection.execute("PRAGMA cache_spill = OFF")
-            try:
-                await self._connection.executemany(
-                    f"INSERT INTO {table} ({', '.join(names)}) "
-                    f"VALUES ({', '.join('?' * len(names))})",
-                    chain.from_iterable(rows() for rows in row_slices(count, columns)),
-                )
-            finally:
-                await self._connection.execute("PRAGMA cache_spill = ON")
-            for _, create in rebuilt:
-                await self._connection.execute(create)
+            async with self.built_after(table, count, self._connection.execute):
+                await self._connection.execute("PRAGMA cache_spill = OFF")
+                try:
+                    await self._connection.executemany(
+                        f"INSERT INTO {table} ({', '.join(names)}) "
+                        f"VALUES ({', '.join('?' * len(names))})",
+                        chain.from_iterable(rows() for rows in row_slices(count, columns)),
+                    )
+                finally:
+                    await self._connection.execute("PRAGMA cache_spill = ON")
 
     async def run_many(self, sql: str, rows: Sequence[Parameters]) -> None:
         if not rows:
