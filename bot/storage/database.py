@@ -351,7 +351,9 @@ class WriteTransaction(
                 len(in_rows),
                 in_rows.blocks(REWRITE_BLOCK_ENTRIES),
             )
-        if len(changed):
+            # The chunks took the imported entries' ratings as they were merged: only a
+            # change to an entry already stored is left to write (a first import reads
+            # none of its 64 MB back).
             await logchunks.set_ratings_from(self._session, guild_id, *replayed)
         await self.set_ratings(guild_id, ratings)
         await self.set_records(guild_id, records)

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from bot.storage.engine import Ahead, Row, Session
 from bot.storage.models import Member, MemberColumns, MemberInfo, Outcome
@@ -214,11 +215,17 @@ class MemberWrites(MemberReads):
         )
 
     async def set_ratings(self, guild_id: int, ratings: Mapping[int, float | None]) -> None:
+        """Each member's rating by user id (None: no rated match left, stored as NULL)."""
+        rated = {user_id: rating for user_id, rating in ratings.items() if rating is not None}
+        await self._set_columns(
+            guild_id, list(rated), {"rating": np.fromiter(rated.values(), float)}
+        )
         await self._session.run_many(
-            "UPDATE members SET rating = :rating WHERE guild_id = :guild_id AND user_id = :user_id",
+            "UPDATE members SET rating = NULL WHERE guild_id = :guild_id AND user_id = :user_id",
             [
-                {"rating": rating, "guild_id": guild_id, "user_id": user_id}
-                for user_id, rating in ratings.items()
+                {"guild_id": guild_id, "user_id": u}
+                for u, rating in ratings.items()
+                if rating is None
             ],
         )
 
@@ -226,21 +233,24 @@ class MemberWrites(MemberReads):
         self, guild_id: int, records: Mapping[int, tuple[int, int, int, int]]
     ) -> None:
         """games, wins, draws, losses of each member by user id."""
-        await self._session.run_many(
-            "UPDATE members SET games = :games, wins = :wins, draws = :draws, "
-            "losses = :losses WHERE guild_id = :guild_id AND user_id = :user_id",
-            [
-                {
-                    "games": games,
-                    "wins": wins,
-                    "draws": draws,
-                    "losses": losses,
-                    "guild_id": guild_id,
-                    "user_id": user_id,
-                }
-                for user_id, (games, wins, draws, losses) in records.items()
-            ],
+        counts = np.array(list(records.values()), np.int64).reshape(-1, len(RECORD_COLUMNS))
+        await self._set_columns(
+            guild_id, list(records), dict(zip(RECORD_COLUMNS, counts.T, strict=True))
         )
+
+    async def _set_columns(
+        self, guild_id: int, user_ids: Sequence[int], columns: Mapping[str, npt.NDArray[Any]]
+    ) -> None:
+        """Columns of the members `user_ids` (a value each, in order): one bulk update (a
+        replay sets 10,000s of members at once; one statement each took 0.15 s per column
+        group on PostgreSQL)."""
+        if not user_ids:
+            return
+        keys = [np.full(len(user_ids), guild_id, np.int64), np.asarray(user_ids, np.int64)]
+        await self._session.update_rows(
+            "members", ("guild_id", "user_id"), tuple(columns), len(user_ids),
+            [[*keys, *columns.values()]],
+        )  # fmt: skip
 
     async def recount_records(self, guild_id: int, user_ids: Sequence[int] | None = None) -> None:
         """games/wins/draws/losses from the applied matches of the current season (after
