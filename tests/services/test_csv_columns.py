@@ -83,6 +83,39 @@ def export_like(draw: st.DrawFn) -> str:
     return out.getvalue()
 
 
+@st.composite
+def plain_looking(draw: st.DrawFn) -> str:
+    """Rows whose match labels are digits (up to one too many) and whose times are written
+    as plain UTC times with any two digits per field: real dates or not (30 February, hour
+    24, second 60), before 1970 or past tomorrow; what the reader reads at C speed."""
+    rows = draw(valid_rows())
+    labels: dict[str, str] = {}
+    times: dict[str, str] = {}
+    for row in rows:
+        match = row[0]
+        row[0] = labels.setdefault(
+            match, draw(st.one_of(st.from_regex(r"[0-9]{1,3}", fullmatch=True), st.just("9" * 65)))
+        )
+        if match not in times:
+            year = draw(st.sampled_from(["1969", "1970", "2000", "2024", "2100", "0000"]))
+            month, day, hour, minute, second = (
+                f"{draw(st.integers(0, top)):02d}" for top in (13, 32, 24, 60, 60)
+            )
+            times[match] = draw(
+                st.sampled_from([row[1], f"{year}-{month}-{day}T{hour}:{minute}:{second}Z"])
+            )
+        row[1] = times[match]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([HEADER.split(","), *rows])
+    return out.getvalue()
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=plain_looking())
+def test_plain_times_and_numbered_labels_read_alike_by_columns_and_by_rows(text: str) -> None:
+    assert_reads_alike(text)
+
+
 @settings(max_examples=200, deadline=None)
 @given(data=hostile_csv())
 def test_hostile_files_read_alike_by_columns_and_by_rows(data: bytes) -> None:
