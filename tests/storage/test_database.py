@@ -372,6 +372,32 @@ async def test_cached_performances_round_trip_and_go_with_the_members_rating(
     assert sorted(await db.read.performances(GUILD, [1, 2], ["p1", "p8"])) == [(2, "p1")]
 
 
+async def test_many_members_ratings_and_records_are_set_in_bulk(database: Database) -> None:
+    """A replay sets 10,000s of members at once (PostgreSQL: one COPY and one UPDATE from
+    1,000 on): each member gets its own values, no rating is stored as NULL, another
+    guild's same user ids keep theirs, and a new member is named by its id."""
+    db, other = database, GUILD + 1
+    users = list(range(1, 1_501))
+    async with db.write(GUILD) as tx:
+        for guild_id in (GUILD, other):
+            await tx.ensure_guild(guild_id, GuildSettings())
+        await tx.add_members(other, users[:10])
+        await tx.set_ratings(other, dict.fromkeys(users[:10], 999.0))
+        added = await tx.add_members(GUILD, users)
+        assert [(m.user_id, m.name) for m in added] == [(u, str(u)) for u in users]
+        await tx.set_ratings(GUILD, {u: None if u % 7 == 0 else 1000.0 + u / 3 for u in users})
+        await tx.set_records(GUILD, {u: (u, u % 5, u % 3, u - u % 5 - u % 3) for u in users})
+    stored = {m.user_id: m for m in await db.read.members(GUILD)}
+    for u in users:
+        member = stored[u]
+        assert member.rating == (None if u % 7 == 0 else 1000.0 + u / 3)
+        assert (member.games, member.wins, member.draws, member.losses) == (
+            u, u % 5, u % 3, u - u % 5 - u % 3,
+        )  # fmt: skip
+    assert {m.rating for m in await db.read.members(other)} == {999.0}
+    assert {m.games for m in await db.read.members(other)} == {0}
+
+
 async def test_settings_seen_in_a_rolled_back_transaction_are_forgotten(
     database: Database,
 ) -> None:
