@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from bench.replay import PEAK_MARK, peak_resident_bytes
+from bench.measured import PEAK_MARK, peak_resident_bytes
 from bot.ratings.ladder import DEFAULT_SETTINGS
 from bot.ratings.replay import replay_waves
 

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from bench.baselines import replay_openskill, replay_plain
 from bench.data import MatchLog, compact, match_log
 from bench.harness import Table, format_seconds, measure, verdict
+from bench.measured import peak_resident_bytes
 from bot.ratings.ladder import DEFAULT_SETTINGS, LadderSettings
 from bot.ratings.replay import replay_waves
 
@@ -61,24 +62,6 @@ def largest_difference(first: Replayed, second: Replayed, rows: int | None = Non
         float(np.max(np.abs(first.before[:rows] - second.before[:rows]))),
         float(np.max(np.abs(first.after[:rows] - second.after[:rows]))),
     )
-
-
-def status_bytes(field: str) -> int:
-    """A size this process's /proc status gives (VmRSS: resident now; VmHWM: peak resident,
-    which unlike ru_maxrss is not inherited from the parent that forked it)."""
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith(f"{field}:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"/proc/self/status has no {field} line")
-
-
-PEAK_MARK = "peak_resident_bytes="
-"""How a measured process names its peak resident set on stderr as it exits."""
-
-
-def peak_resident_bytes() -> int:
-    return status_bytes("VmHWM")
 
 
 def memory_probe(path: str) -> None:

@@ -23,7 +23,8 @@ from bench import floor
 from bench.baselines import replay_openskill
 from bench.data import MatchLog, match_log
 from bench.harness import Table, format_seconds, verdict
-from bench.replay import MB, PEAK_MARK, peak_resident_bytes, status_bytes, waves
+from bench.measured import PEAK_MARK, peak_resident_bytes, status_bytes
+from bench.replay import MB, waves
 from bench.responsiveness import loop_lag
 from bench.service import (
     ENGINE_NAMES,
@@ -72,17 +73,6 @@ QUICK = Sizes(5_000, 1_000, 20_000, 5_000, 2_500)
 # --- whole processes --------------------------------------------------------------------
 
 
-def command_process() -> None:
-    """The measured process (`python -c`): `ladderbot ARG...` through bot.cli.main, then
-    its peak resident set on stderr. VmHWM, unlike ru_maxrss, is this process's own, not
-    inherited from its parent."""
-    from bot.cli import main
-
-    status = main(sys.argv[1:])
-    print(f"{PEAK_MARK}{peak_resident_bytes()}", file=sys.stderr)
-    sys.exit(status)
-
-
 @dataclass(frozen=True, slots=True)
 class Process:
     seconds: float
@@ -91,7 +81,8 @@ class Process:
     output: str
 
 
-COMMAND_PROCESS = "from bench.scale import command_process; command_process()"
+COMMAND_PROCESS = "from bench.measured import command_process; command_process()"
+"""Only what `ladderbot` itself imports is timed (bench.scale would add 0.15 s)."""
 
 
 def run_process(*arguments: str, probe: str = COMMAND_PROCESS) -> Process:
