@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import tracemalloc
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from bot.services import UserError
 from bot.services.matchcsv import columns
 from bot.services.matchcsv.columns import read_csv
+from bot.services.matchcsv.format import format_time
 from bot.services.matchcsv.parsed import CsvMatches, CsvSeason
 from bot.services.matchcsv.rows import parse_csv
 from tests.services.conftest import Clock
@@ -114,6 +116,20 @@ def plain_looking(draw: st.DrawFn) -> str:
 @given(text=plain_looking())
 def test_plain_times_and_numbered_labels_read_alike_by_columns_and_by_rows(text: str) -> None:
     assert_reads_alike(text)
+
+
+def test_one_long_time_among_many_is_refused_without_an_array_of_its_length() -> None:
+    """2,000 distinct times and one of 100,000 characters: an array as wide as the longest
+    for every cell would take 800 MB."""
+    rows = [f"{match},{format_time(1.7e9 + match)},a,1,1,20" for match in range(2_000)]
+    text = "\n".join([HEADER, *rows, f"x,{'2' * 100_000},a,1,1,20"]) + "\n"
+    tracemalloc.start()
+    try:
+        assert_reads_alike(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 100e6
 
 
 @settings(max_examples=200, deadline=None)

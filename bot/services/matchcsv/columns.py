@@ -136,9 +136,9 @@ def _times(column: _Column, now: float) -> FloatArray:
     """Each row's played_at, as parse_time reads its cell; at C speed when every distinct
     cell is a plain UTC time (_PLAIN_TIME) of a real date from 1970 to a day after now
     (else cell by cell, which names any refused)."""
-    plain = np.array(column.cells or [""], dtype=str)
-    if plain.dtype.itemsize != 4 * len(_PLAIN_TIME):
+    if set(map(len, column.cells)) != {len(_PLAIN_TIME)}:  # before an array of the longest
         return _cell_times(column, now)
+    plain = np.array(column.cells, dtype=f"U{len(_PLAIN_TIME)}")
     chars = plain.view(np.uint32).reshape(len(plain), len(_PLAIN_TIME)).astype(np.int64)
     pattern = np.array([ord(char) for char in _PLAIN_TIME])
     digit = pattern == ord("0")
