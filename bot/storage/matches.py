@@ -471,10 +471,12 @@ class MatchWrites(MatchReads):
                 matches.import_keys[first:stop],
             ]
 
-        await self._session.insert_columns("matches", _IMPORTED_MATCH, len(matches), match_columns)
-        return ImportedMatches(
-            matches, ids, await asyncio.to_thread(_imported_entries, matches, ids)
+        # The entries are numpy work in a worker thread while the server takes the rows.
+        entries, _ = await asyncio.gather(
+            asyncio.to_thread(_imported_entries, matches, ids),
+            self._session.insert_columns("matches", _IMPORTED_MATCH, len(matches), match_columns),
         )
+        return ImportedMatches(matches, ids, entries)
 
     async def insert_imported_participants(
         self, guild_id: int, imported: ImportedMatches, rated: _RatedEntries
