@@ -471,12 +471,17 @@ class MatchWrites(MatchReads):
                 matches.import_keys[first:stop],
             ]
 
-        # The entries are numpy work in a worker thread while the server takes the rows.
-        entries, _ = await asyncio.gather(
-            asyncio.to_thread(_imported_entries, matches, ids),
-            self._session.insert_columns("matches", _IMPORTED_MATCH, len(matches), match_columns),
-        )
-        return ImportedMatches(matches, ids, entries)
+        # The entries are numpy work in a worker thread while the server takes the rows;
+        # the insert stays in this task, so a failure of either leaves no statement running.
+        entries = asyncio.ensure_future(asyncio.to_thread(_imported_entries, matches, ids))
+        try:
+            await self._session.insert_columns(
+                "matches", _IMPORTED_MATCH, len(matches), match_columns
+            )
+        except BaseException:
+            entries.cancel()
+            raise
+        return ImportedMatches(matches, ids, await entries)
 
     async def insert_imported_participants(
         self, guild_id: int, imported: ImportedMatches, rated: _RatedEntries
