@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 import os
@@ -11,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
 
@@ -35,6 +37,7 @@ from bot.storage import (
     sqlite,
 )
 from bot.storage import database as database_module
+from bot.storage import matches as matches_module
 from bot.storage.schema import MIGRATIONS
 from tests.services.invariants import assert_log_is_truth
 from tests.storage.reads import applied_matches
@@ -248,6 +251,45 @@ async def test_killed_writer_leaves_a_consistent_database(database_url: str) -> 
         await assert_log_is_truth(Services.build(ServiceContext(db, GuildSettings())), GUILD)
     finally:
         await db.close()
+
+
+async def test_an_import_whose_entries_fail_while_its_rows_go_in_stores_nothing(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The imported matches' log entries are built in a worker thread while their rows are
+    inserted: when the build fails (say, out of memory), the insert finishes before the
+    failure reaches the transaction, which rolls back alone; nothing is stored and the
+    next import goes in."""
+    services = Services.build(ServiceContext(database, GuildSettings()))
+    lines = ["match,played_at,side,player,score,minutes"]
+    for n in range(400):
+        when = format_time(1_600_000_000 + 60 * n)
+        lines += [f"{n},{when},a,{n % 7 + 1},{n % 3},20", f"{n},{when},b,{n % 5 + 10},1,15"]
+    csv = "\n".join(lines) + "\n"
+
+    def failed(*_: object) -> None:
+        raise MemoryError("no room for the entries")
+
+    inserted: list[str] = []
+
+    def slowed(insert: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+        async def insert_slowly(session: object, table: str, *rest: object) -> None:
+            await insert(session, table, *rest)
+            await asyncio.sleep(0.2)  # the build has failed by now
+            inserted.append(table)
+
+        return insert_slowly
+
+    with monkeypatch.context() as failing:
+        failing.setattr(matches_module, "_imported_entries", failed)
+        for session_type in (sqlite.SqliteSession, postgres._Connected):
+            failing.setattr(session_type, "insert_columns", slowed(session_type.insert_columns))
+        with pytest.raises(MemoryError, match="no room for the entries"):
+            await services.transfers.import_csv(GUILD, MOD, csv)
+        assert inserted == ["matches"]  # done before the failure went on
+    assert await applied_matches(database.read, GUILD) == []
+    assert (await services.transfers.import_csv(GUILD, MOD, csv)).matches == 400
+    await assert_log_is_truth(services, GUILD)
 
 
 async def test_void_in_a_guild_of_100000_matches_replays_only_successors(
