@@ -158,6 +158,15 @@ _INDEXES_AND_KEYS = {
 }
 
 
+def _two_sided_csv(count: int) -> str:
+    """A CSV of `count` two-player matches a minute apart, among a dozen members."""
+    lines = ["match,played_at,side,player,score,minutes"]
+    for n in range(count):
+        when = format_time(1_600_000_000 + 60 * n)
+        lines += [f"{n},{when},a,{n % 7 + 1},{n % 3},20", f"{n},{when},b,{n % 5 + 10},1,15"]
+    return "\n".join(lines) + "\n"
+
+
 async def test_a_first_import_leaves_the_indexes_and_keys_it_built_again(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -180,11 +189,7 @@ async def test_a_first_import_leaves_the_indexes_and_keys_it_built_again(
 
     monkeypatch.setattr(engine.Session, "rebuilt_around", recorded)
     services = Services.build(ServiceContext(database, GuildSettings()))
-    lines = ["match,played_at,side,player,score,minutes"]
-    for n in range(20):
-        when = format_time(1_600_000_000 + 60 * n)
-        lines += [f"{n},{when},a,{n % 7 + 1},{n % 3},20", f"{n},{when},b,{n % 5 + 10},1,15"]
-    csv = "\n".join(lines) + "\n"
+    csv = _two_sided_csv(20)
 
     async def failed(*_: object) -> None:
         raise RuntimeError("the disk went away")
@@ -261,11 +266,7 @@ async def test_an_import_whose_entries_fail_while_its_rows_go_in_stores_nothing(
     failure reaches the transaction, which rolls back alone; nothing is stored and the
     next import goes in."""
     services = Services.build(ServiceContext(database, GuildSettings()))
-    lines = ["match,played_at,side,player,score,minutes"]
-    for n in range(400):
-        when = format_time(1_600_000_000 + 60 * n)
-        lines += [f"{n},{when},a,{n % 7 + 1},{n % 3},20", f"{n},{when},b,{n % 5 + 10},1,15"]
-    csv = "\n".join(lines) + "\n"
+    csv = _two_sided_csv(400)
 
     def failed(*_: object) -> None:
         raise MemoryError("no room for the entries")
