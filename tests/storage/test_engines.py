@@ -285,3 +285,37 @@ async def test_match_ids_continue_past_rows_copied_by_migrate_db(
     assert await report_ids(source, 4, 0) == [1, 2, 3, 4]
     await migrate_database(source, postgres_url)
     assert await report_ids(postgres_url, 2, 4) == [5, 6]
+
+
+async def test_a_bulk_update_raises_the_join_memory_for_its_statement_only(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL's bulk update asks for the memory its join needs in one piece (50,000
+    members: 96 bytes a row), never less than it had, and gives back what it had."""
+    await _empty(postgres_url)
+    db = await Database.open(postgres_url)
+    try:
+        async with db.write(GUILD) as tx:
+            session = tx._session
+            await tx.ensure_guild(GUILD, GuildSettings())
+            await tx.add_members(GUILD, range(1, 50_001))
+            seen: list[str] = []
+            run = session.run
+
+            async def watched(sql: str, parameters: object = None) -> None:
+                if sql.startswith("UPDATE members"):
+                    found = await session.one("SELECT current_setting('work_mem') AS memory")
+                    assert found is not None
+                    seen.append(found["memory"])
+                await run(sql, parameters)  # type: ignore[arg-type]
+
+            monkeypatch.setattr(session, "run", watched)
+            for before, during in (("4MB", "4687kB"), ("64MB", "64MB")):
+                await run(f"SET LOCAL work_mem = '{before}'")
+                await tx.set_ratings(GUILD, dict.fromkeys(range(1, 50_001), 1500.0))
+                found = await session.one("SELECT current_setting('work_mem') AS memory")
+                assert found is not None and found["memory"] == before
+                assert seen.pop() == during
+        assert {m.rating for m in await db.read.members(GUILD)} == {1500.0}
+    finally:
+        await db.close()
