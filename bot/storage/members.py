@@ -8,7 +8,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from bot.storage.engine import Ahead, Row, Session
+from bot.storage.engine import Ahead, Row, Session, made_each
 from bot.storage.models import Member, MemberColumns, MemberInfo, Outcome
 
 MEMBER_COLUMNS: Final = (
@@ -70,7 +70,7 @@ class MemberReads:
             f"SELECT {_MEMBER} FROM members WHERE guild_id = :guild_id ORDER BY user_id",
             {"guild_id": guild_id},
         )
-        return [member_from(row) for row in rows]
+        return await made_each(member_from, rows)
 
     async def members_by_id(self, guild_id: int, user_ids: Iterable[int]) -> list[Member]:
         dialect = self._session.dialect
@@ -79,7 +79,7 @@ class MemberReads:
             f"AND {dialect.in_list('user_id', ':user_ids', 'bigint')} ORDER BY user_id",
             {"guild_id": guild_id, "user_ids": dialect.encode_list(user_ids)},
         )
-        return [member_from(row) for row in rows]
+        return await made_each(member_from, rows)
 
     async def members_named(self, guild_id: int, name: str) -> list[Member]:
         """Members whose display name is `name` (case-insensitive)."""
@@ -88,7 +88,7 @@ class MemberReads:
             "AND lower(name) = lower(:name) ORDER BY user_id",
             {"guild_id": guild_id, "name": name},
         )
-        return [member_from(row) for row in rows]
+        return await made_each(member_from, rows)
 
     async def ladder_rank(
         self,
@@ -168,7 +168,7 @@ class MemberWrites(MemberReads):
             )
 
         async def stored() -> list[Member]:
-            return [member_from(row) for rows in returned for row in await rows]
+            return await made_each(member_from, [row for rows in returned for row in await rows])
 
         return Ahead(stored)
 

@@ -63,6 +63,7 @@ from bot.storage.engine import (
     Row,
     Session,
     joined_columns,
+    made_each,
     row_slices,
 )
 from bot.storage.schema import MIGRATIONS, migrate, newer_than_this_code
@@ -523,7 +524,9 @@ class _Connected(Session):
             return
         text, names = _positional(sql)
         with _refused():
-            await self._target.executemany(text, [_arguments(names, row) for row in rows])
+            await self._target.executemany(
+                text, await made_each(functools.partial(_arguments, names), rows)
+            )
 
 
 async def _left_clean(connection: asyncpg.Connection) -> None:
