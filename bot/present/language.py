@@ -15,6 +15,7 @@ import functools
 import io
 import math
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Final
 
@@ -22,7 +23,12 @@ from babel import Locale
 from babel.dates import format_skeleton
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+from babel.numbers import (
+    format_decimal,
+    get_decimal_symbol,
+    get_group_symbol,
+    get_minus_sign_symbol,
+)
 from babel.support import NullTranslations, Translations
 
 from bot.config import SHIPPED_LANGUAGES
@@ -84,6 +90,13 @@ class Words:
         self.language = shipped(language)
         self.locale = Locale.parse(babel_code(self.language))
         self._catalog = _translations(self.language)
+        self._symbols = str.maketrans(
+            {
+                ",": get_group_symbol(self.locale),
+                ".": get_decimal_symbol(self.locale),
+                "-": get_minus_sign_symbol(self.locale),
+            }
+        )
 
     def gettext(self, message: str, /, **params: object) -> str:
         text = self._catalog.gettext(message)
@@ -104,8 +117,7 @@ class Words:
 
     def decimal(self, value: float, places: int) -> str:
         """`value` with exactly `places` decimals: 1,234.5 / 1.234,5 / 1 234,5."""
-        pattern = "#,##0" + ("." + "0" * places if places else "")
-        return format_decimal(value, format=pattern, locale=self.locale)
+        return self._fixed(value, f",.{places}f")
 
     def number(self, value: float) -> str:
         """A number as typed, in the language's digits: 12, 0,5, 1.500 (up to 3 decimals)."""
@@ -113,8 +125,15 @@ class Words:
 
     def signed(self, value: float, places: int) -> str:
         """A change: `+12.5`, `-3,0`, always with its sign."""
-        pattern = "#,##0" + ("." + "0" * places if places else "")
-        return format_decimal(value, format=f"+{pattern};-{pattern}", locale=self.locale)
+        return self._fixed(value, f"+,.{places}f")
+
+    def _fixed(self, value: float, spec: str) -> str:
+        """What Babel's format_decimal writes with the pattern `#,##0.0…` (rounded half to
+        even from the shortest repr, grouped by 3, in the language's symbols) at a sixth of
+        its cost: a cold leaderboard page writes 100s of numbers."""
+        if not math.isfinite(value):
+            return format_decimal(value, locale=self.locale)
+        return format(Decimal(repr(value)), spec).translate(self._symbols)
 
     def rating(self, value: float) -> str:
         """A rating to one decimal (bot.present.words.rating_text in this language)."""
