@@ -129,11 +129,12 @@ class Words:
 
     def _fixed(self, value: float, spec: str) -> str:
         """What Babel's format_decimal writes with the pattern `#,##0.0…` (rounded half to
-        even from the shortest repr, grouped by 3, in the language's symbols) at a sixth of
-        its cost: a cold leaderboard page writes 100s of numbers."""
+        even from the shortest digits, `str`, which numpy's scalars give too; grouped by 3,
+        in the language's symbols) at a sixth of its cost: a cold leaderboard page writes
+        100s of numbers."""
         if not math.isfinite(value):
             return format_decimal(value, locale=self.locale)
-        return format(Decimal(repr(value)), spec).translate(self._symbols)
+        return format(Decimal(str(value)), spec).translate(self._symbols)
 
     def rating(self, value: float) -> str:
         """A rating to one decimal (bot.present.words.rating_text in this language)."""

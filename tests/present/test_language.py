@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from babel.numbers import format_decimal
 from hypothesis import given
@@ -38,3 +39,14 @@ def test_decimals_and_changes_are_babels(language: str, value: float, places: in
 def test_numbers_that_are_not_finite_are_babels(language: str, value: float) -> None:
     said = words(language)
     assert said.decimal(value, 1) == format_decimal(value, locale=said.locale)
+
+
+@pytest.mark.parametrize("language", SHIPPED)
+@pytest.mark.parametrize("value", [np.float64(1234.5), np.float64(-2.675), np.float32(2.675)])
+def test_numpy_scalars_are_written_as_babel_writes_them(language: str, value: float) -> None:
+    """numpy 2 repr()s its scalars as `np.float64(…)`: the digits come from str()."""
+    said = words(language)
+    assert said.decimal(value, 2) == format_decimal(value, format="#,##0.00", locale=said.locale)
+    assert said.signed(value, 1) == format_decimal(
+        value, format="+#,##0.0;-#,##0.0", locale=said.locale
+    )
