@@ -36,9 +36,15 @@ def test_decimals_and_changes_are_babels(language: str, value: float, places: in
 
 @pytest.mark.parametrize("language", SHIPPED)
 @pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
-def test_numbers_that_are_not_finite_are_babels(language: str, value: float) -> None:
+@pytest.mark.parametrize("places", [0, 1, 2])
+def test_numbers_that_are_not_finite_are_babels(language: str, value: float, places: int) -> None:
+    """Babel writes them with the same patterns (`+∞` for a change, `NaN.0`)."""
     said = words(language)
-    assert said.decimal(value, 1) == format_decimal(value, locale=said.locale)
+    pattern = _pattern(places)
+    assert said.decimal(value, places) == format_decimal(value, format=pattern, locale=said.locale)
+    assert said.signed(value, places) == format_decimal(
+        value, format=f"+{pattern};-{pattern}", locale=said.locale
+    )
 
 
 @pytest.mark.parametrize("language", SHIPPED)
