@@ -27,8 +27,7 @@ def peak_resident_bytes() -> int:
 
 def command_process() -> None:
     """The measured process (`python -c`): `ladderbot ARG...` through bot.cli.main, then
-    its peak resident set on stderr. VmHWM, unlike ru_maxrss, is this process's own, not
-    inherited from its parent."""
+    its peak resident set (VmHWM, see status_bytes) on stderr."""
     from bot.cli import main
 
     status = main(sys.argv[1:])
