@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, overload
 
 import numpy as np
 
@@ -41,6 +41,7 @@ from bot.storage import (
     Member,
     Performance,
     PlayedColumns,
+    Roster,
     Season,
 )
 
@@ -128,8 +129,20 @@ def _active_since(settings: GuildSettings, now: float) -> float | None:
     return now - settings.inactive_days * SECONDS_PER_DAY if settings.inactive_days else None
 
 
-def _provisional(member: Member, settings: GuildSettings) -> bool:
-    return member.games < settings.provisional_games
+@overload
+def _provisional(games: int, settings: GuildSettings) -> bool: ...
+@overload
+def _provisional(games: IntArray, settings: GuildSettings) -> BoolArray: ...
+def _provisional(games: int | IntArray, settings: GuildSettings) -> bool | BoolArray:
+    """Whether a member with this many games (or each of many) is still provisional."""
+    return games < settings.provisional_games
+
+
+def _numbered(entries: Iterable[BoardEntry], first_rank: int) -> tuple[LeaderboardRow, ...]:
+    """The entries as the rows of a board, ranked from `first_rank` on."""
+    return tuple(
+        LeaderboardRow(rank, *entry) for rank, entry in enumerate(entries, start=first_rank)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +153,29 @@ class _Ranking:
     user_id: IntArray
     value: FloatArray
     rating: FloatArray
+
+
+def _roster_rows(
+    ranking: _Ranking, shown: slice, roster: Roster, settings: GuildSettings
+) -> tuple[LeaderboardRow, ...]:
+    """The rows of the ranking's `shown` places, their names and records from the roster
+    (read in the same snapshot, so it holds every ranked member). Worker-thread work."""
+    user_id = ranking.user_id[shown]
+    at = np.searchsorted(roster.user_id, user_id)
+    games = roster.games[at]
+    entries: Iterable[BoardEntry] = zip(
+        user_id.tolist(),
+        roster.name[at].tolist(),
+        ranking.value[shown].tolist(),
+        ranking.rating[shown].tolist(),
+        games.tolist(),
+        roster.wins[at].tolist(),
+        roster.draws[at].tolist(),
+        roster.losses[at].tolist(),
+        _provisional(games, settings).tolist(),
+        strict=True,
+    )
+    return _numbered(entries, (shown.start or 0) + 1)
 
 
 def _on_board(
@@ -356,38 +392,41 @@ class Standings:
             values[missing] = await self._ranking_values(guild_id, columns, missing, by)
         return await asyncio.to_thread(_best_first, columns, on_board, values, ratings)
 
-    async def _entries(
+    async def _rows(
         self, guild_id: int, settings: GuildSettings, ranking: _Ranking, first: int, stop: int
-    ) -> list[BoardEntry]:
-        """The board's entries from `first` to `stop`, with the names and records of those
-        members (a page's alone; for many, the whole guild's)."""
+    ) -> tuple[LeaderboardRow, ...]:
+        """The board's rows from `first` to `stop`, with the names and records of those
+        members: a page's read alone; for many, the whole guild's roster, the rows made off
+        the event loop (50,000 of them held it for about 0.2 s)."""
         shown = slice(first, stop)
+        if len(ranking.user_id[shown]) > WHOLE_GUILD_MEMBERS:
+            roster = await self.context.db.read.roster(guild_id)
+            return await asyncio.to_thread(_roster_rows, ranking, shown, roster, settings)
         wanted = ranking.user_id[shown].tolist()
-        read = await (
-            self.context.db.read.members(guild_id)
-            if len(wanted) > WHOLE_GUILD_MEMBERS
-            else self.context.db.read.members_by_id(guild_id, wanted)
-        )
+        read = await self.context.db.read.members_by_id(guild_id, wanted)
         by_id = {member.user_id: member for member in read}
-        return [
+        return _numbered(
             (
-                member.user_id,
-                member.name,
-                value,
-                rating,
-                member.games,
-                member.wins,
-                member.draws,
-                member.losses,
-                _provisional(member, settings),
-            )
-            for member, value, rating in zip(
-                (by_id[user_id] for user_id in wanted),
-                ranking.value[shown].tolist(),
-                ranking.rating[shown].tolist(),
-                strict=True,
-            )
-        ]
+                (
+                    member.user_id,
+                    member.name,
+                    value,
+                    rating,
+                    member.games,
+                    member.wins,
+                    member.draws,
+                    member.losses,
+                    _provisional(member.games, settings),
+                )
+                for member, value, rating in zip(
+                    (by_id[user_id] for user_id in wanted),
+                    ranking.value[shown].tolist(),
+                    ranking.rating[shown].tolist(),
+                    strict=True,
+                )
+            ),
+            first + 1,
+        )
 
     async def leaderboard(
         self,
@@ -421,14 +460,11 @@ class Standings:
                     pages=Counted("{count} page", "{count} pages", pages),
                 )
             first = (page - 1) * size
-            entries = (
-                await self._entries(guild_id, settings, ranking, first, first + size)
+            rows = (
+                await self._rows(guild_id, settings, ranking, first, first + size)
                 if ranking is not None
-                else (closed or [])[first : first + size]
+                else _numbered((closed or [])[first : first + size], first + 1)
             )
-        rows = tuple(
-            LeaderboardRow(rank, *entry) for rank, entry in enumerate(entries, start=first + 1)
-        )
         return LeaderboardPage(by, page, pages, total, rows, None if closed is None else season)
 
     async def whole_board(
@@ -441,13 +477,15 @@ class Standings:
             return board, await self.context.settings(guild_id)
 
     async def page_of(self, guild_id: int, by: str, user_id: int) -> LeaderboardPage | None:
-        """The leaderboard page the member is on, or None if they are not ranked."""
+        """The leaderboard page the member is on, or None if they are not ranked (found in
+        the ranking's columns: no row made for everyone)."""
         async with self.context.db.snapshot():
-            everyone = await self.leaderboard(guild_id, by, page_size=0)
-            rank = next((row.rank for row in everyone.rows if row.user_id == user_id), None)
-            if rank is None:
+            settings = await self.context.settings(guild_id)
+            ranking = await self._ranked(guild_id, settings, by)
+            place = np.flatnonzero(ranking.user_id == user_id)
+            if not len(place):
                 return None
-            page = math.ceil(rank / self.context.page_size)
+            page = int(place[0]) // self.context.page_size + 1
             return await self.leaderboard(guild_id, by, page)
 
     async def member_card(
@@ -517,7 +555,7 @@ class Standings:
             up=result.up,
             down=result.down,
             ra=found[user_id, RATING_ACCURACY].value,
-            provisional=_provisional(member, settings),
+            provisional=_provisional(member.games, settings),
             inactive=inactive,
             stats=stats,
         )

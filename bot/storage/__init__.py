@@ -29,6 +29,7 @@ from bot.storage.models import (
     Participant,
     Performance,
     PlayedColumns,
+    Roster,
 )
 from bot.storage.seasons import Season, Standing
 
@@ -60,6 +61,7 @@ __all__ = [
     "Performance",
     "PlayedColumns",
     "Queries",
+    "Roster",
     "Season",
     "Standing",
     "WebStamp",

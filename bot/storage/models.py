@@ -221,6 +221,19 @@ class MemberColumns:
 
 
 @dataclass(frozen=True, slots=True)
+class Roster:
+    """A guild's members' names and records as columns, by ascending user id (what a
+    whole leaderboard shows of each)."""
+
+    user_id: IntArray
+    name: ObjectArray
+    games: IntArray
+    wins: IntArray
+    draws: IntArray
+    losses: IntArray
+
+
+@dataclass(frozen=True, slots=True)
 class NewMatchColumns:
     """Applied matches stored in bulk (an import), as columns: per match, and per
     participant (match after match, in position order). Records set, no ratings yet (the
