@@ -202,7 +202,7 @@ class GameArrays:
         counted_from = np.zeros(size + 1, dtype=bool)
         counted_from[groups.order[groups.starts] + 1] = True
         first_meetings = _running_count(counted_from)
-        first_meetings[:size] -= np.repeat(first_meetings[self.offsets[:-1]], np.diff(self.offsets))
+        first_meetings[:size] -= first_meetings[self.segment_starts]
         return first_meetings[:size]
 
 
