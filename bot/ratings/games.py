@@ -78,19 +78,16 @@ class Pairing:
         """By place in match order: the place of the match's first entry, and its size."""
         self._match_size = np.repeat(lengths, lengths)
         self._side: IntArray = side[self._by_match]
-        # Member order: by user, each user's entries in match order (newest first). A stable
-        # sort of the user ids would give it, at 3-4 times the cost of a plain sort and a
-        # sort of (user code, place) keys, unique and small.
+        # Member order: by user, each user's entries in match order (newest first), from
+        # one stable sort of the user ids. On the AMD Zen 4 hosts here, numpy's default
+        # sort runs AVX-512 code that is slow on them: a plain sort and a second sort of
+        # (user code, place) keys took 139 ms for 800,000 entries, this 80 ms.
         users = user_id[self._by_match]
-        places = np.argsort(users)
-        self._member_users: IntArray = users[places]
+        self._member_places: IntArray = np.argsort(users, kind="stable")
+        """Places in match order, by member."""
+        self._member_users: IntArray = users[self._member_places]
         firsts_of_users = np.diff(self._member_users, prepend=self._member_users[:1] - 1) != 0
         codes = np.cumsum(firsts_of_users) - 1
-        place_bits = len(users).bit_length()
-        keys = (codes << place_bits) | places
-        keys.sort()
-        self._member_places: IntArray = keys & ((1 << place_bits) - 1)
-        """Places in match order, by member."""
         self._codes = np.empty(len(match_id), dtype=np.int64)
         """By place in match order: the entry's user as a code from 0 (equal users, equal
         codes): small opponent codes keep the sort of GameArrays' opponent groups short."""
