@@ -398,8 +398,11 @@ class MatchReads:
 class MatchWrites(MatchReads):
     async def new_match_ids(self, count: int) -> list[int]:
         """`count` ids for new matches, ascending (see Dialect.next_match_id)."""
-        rows = await self._session.all(self._session.dialect.new_match_ids, {"count": count})
-        return sorted(int(row["id"]) for row in rows)
+        (ids,) = await self._session.columns(
+            self._session.dialect.new_match_ids, {"count": count}, [np.dtype(np.int64)]
+        )
+        ascending: list[int] = np.sort(ids).tolist()
+        return ascending
 
     async def insert_matches(
         self,
