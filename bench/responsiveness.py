@@ -23,6 +23,7 @@ from bench.service import (
     import_text,
     member_infos,
     temporary_ladder,
+    user_id,
 )
 from bot.services import Services
 
@@ -123,6 +124,15 @@ async def stalls(sizes: Sizes, engine: str = "sqlite") -> list[Stall]:
                 cold_p8,
             ),
             await _stall("void the oldest match (replays every later one)", void_oldest),
+            await _stall(
+                f"the whole leaderboard after that change, as the web cuts its pages from it "
+                f"({sizes.members:,} members)",
+                lambda: services.standings.whole_board(GUILD, "ladder", None),
+            ),
+            await _stall(
+                "the leaderboard page a member is on",
+                lambda: services.standings.page_of(GUILD, "ladder", user_id(0)),
+            ),
         ]
 
 
