@@ -125,12 +125,12 @@ async def stalls(sizes: Sizes, engine: str = "sqlite") -> list[Stall]:
             ),
             await _stall("void the oldest match (replays every later one)", void_oldest),
             await _stall(
-                f"the whole leaderboard after that change, as the web cuts its pages from it "
+                f"whole leaderboard after that change, as the web cuts its pages from it "
                 f"({sizes.members:,} members)",
                 lambda: services.standings.whole_board(GUILD, "ladder", None),
             ),
             await _stall(
-                "the leaderboard page a member is on",
+                "'My rank': the leaderboard page a member is on",
                 lambda: services.standings.page_of(GUILD, "ladder", user_id(0)),
             ),
         ]
