@@ -449,25 +449,42 @@ class Standings:
                 if season is None
                 else await self._closing_entries(guild_id, settings, season, by)
             )
-            ranking = await self._ranked(guild_id, settings, by) if closed is None else None
-            total = len(ranking.user_id) if ranking is not None else len(closed or ())
-            size = self.context.page_size if page_size is None else page_size
-            size = size or max(1, total)
-            pages = max(1, math.ceil(total / size))
-            if not 1 <= page <= pages:
-                raise UserError(
-                    N_("page {value} must be from 1 to {last}: the leaderboard has {pages}"),
-                    value=repr(page),
-                    last=pages,
-                    pages=Counted("{count} page", "{count} pages", pages),
-                )
-            first = (page - 1) * size
-            rows = (
-                await self._rows(guild_id, settings, ranking, first, first + size)
-                if ranking is not None
-                else _numbered((closed or [])[first : first + size], first + 1)
+            if closed is not None:
+                return await self._page(guild_id, settings, by, closed, page, page_size, season)
+            ranking = await self._ranked(guild_id, settings, by)
+            return await self._page(guild_id, settings, by, ranking, page, page_size)
+
+    async def _page(
+        self,
+        guild_id: int,
+        settings: GuildSettings,
+        by: str,
+        board: _Ranking | list[BoardEntry],
+        page: int,
+        page_size: int | None,
+        season: str | None = None,
+    ) -> LeaderboardPage:
+        """Page `page` of a ranking, or of the closing entries of the closed `season`
+        (`leaderboard` says which pages are refused)."""
+        total = len(board.user_id) if isinstance(board, _Ranking) else len(board)
+        size = self.context.page_size if page_size is None else page_size
+        size = size or max(1, total)
+        pages = max(1, math.ceil(total / size))
+        if not 1 <= page <= pages:
+            raise UserError(
+                N_("page {value} must be from 1 to {last}: the leaderboard has {pages}"),
+                value=repr(page),
+                last=pages,
+                pages=Counted("{count} page", "{count} pages", pages),
             )
-        return LeaderboardPage(by, page, pages, total, rows, None if closed is None else season)
+        first = (page - 1) * size
+        rows = (
+            await self._rows(guild_id, settings, board, first, first + size)
+            if isinstance(board, _Ranking)
+            else _numbered(board[first : first + size], first + 1)
+        )
+        closed = None if isinstance(board, _Ranking) else season
+        return LeaderboardPage(by, page, pages, total, rows, closed)
 
     async def whole_board(
         self, guild_id: int, by: str, season: str | None
@@ -479,8 +496,8 @@ class Standings:
             return board, await self.context.settings(guild_id)
 
     async def page_of(self, guild_id: int, by: str, user_id: int) -> LeaderboardPage | None:
-        """The leaderboard page the member is on, or None if they are not ranked (found in
-        the ranking's columns: no row made for everyone)."""
+        """The leaderboard page the member is on, or None if they are not ranked: found in
+        the ranking's columns (no row made for everyone), ranked once."""
         async with self.context.db.snapshot():
             settings = await self.context.settings(guild_id)
             ranking = await self._ranked(guild_id, settings, by)
@@ -488,7 +505,7 @@ class Standings:
             if not len(place):
                 return None
             page = int(place[0]) // self.context.page_size + 1
-            return await self.leaderboard(guild_id, by, page)
+            return await self._page(guild_id, settings, by, ranking, page, None)
 
     async def member_card(
         self, guild_id: int, user_id: int, variant: str | None = None
