@@ -464,8 +464,8 @@ class Standings:
         page_size: int | None,
         season: str | None = None,
     ) -> LeaderboardPage:
-        """Page `page` of a ranking, or of the closing entries of the closed `season`
-        (`leaderboard` says which pages are refused)."""
+        """Page `page` (`page_size` rows; None: the server's page size, 0: every row) of a
+        ranking, or of the closed `season`'s closing entries; refused past the end."""
         total = len(board.user_id) if isinstance(board, _Ranking) else len(board)
         size = self.context.page_size if page_size is None else page_size
         size = size or max(1, total)
