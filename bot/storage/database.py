@@ -350,6 +350,7 @@ class WriteTransaction(
                 ("rating_before", "rating_after"),
                 len(in_rows),
                 in_rows.blocks(REWRITE_BLOCK_ENTRIES),
+                grouped=True,
             )
             # The chunks took the imported entries' ratings as they were merged: only a
             # change to an entry already stored is left to write (a first import reads

@@ -245,11 +245,15 @@ class Session(abc.ABC):
         values: Sequence[str],
         count: int,
         blocks: Iterable[Sequence[npt.NDArray[Any]]],
+        *,
+        grouped: bool = False,
     ) -> None:
         """Set the `values` columns of the `count` rows of `table` found by the `keys`
         columns, given in blocks of one array per column (keys, then values), each block
         made when it is written: a bulk write whose per-row work runs off the event loop,
-        holding one block at a time."""
+        holding one block at a time. `grouped`: each value of the first key names only a
+        few rows (a match's participants: match_id, position), which an engine may set by
+        one statement a group."""
 
     async def rebuilt_around(self, table: str, count: int) -> list[tuple[str, str]]:
         """The (drop, create) statements of Dialect.rebuilt_around_bulk_insert when more

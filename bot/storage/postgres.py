@@ -454,11 +454,13 @@ class _Connected(Session):
         values: Sequence[str],
         count: int,
         blocks: Iterable[Sequence[npt.NDArray[Any]]],
+        *,
+        grouped: bool = False,
     ) -> None:
-        """A few rows by one statement each; a bulk update through a temporary table filled
-        by one binary COPY that numpy builds in a worker thread, then one UPDATE ... FROM
-        (each more pass over the table costs: 800,000 rows of a guild just imported took
-        3.0 s by one, 3.4 s by four)."""
+        """A few rows by one statement each; a bulk update (`grouped` or not) through a
+        temporary table filled by one binary COPY that numpy builds in a worker thread, then
+        one UPDATE ... FROM (each more pass over the table costs: 800,000 rows of a guild
+        just imported took 3.0 s by one, 3.4 s by four)."""
         names = [*keys, *values]
         remaining = iter(blocks)
         first = next(remaining, None)

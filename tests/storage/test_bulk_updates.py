@@ -1,0 +1,77 @@
+"""Storage: a bulk update of participants' ratings sets exactly the rows it names, to the
+bit, on both engines (SQLite sets each match's rows by one statement, `grouped`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bot.config import GuildSettings
+from bot.storage import Database, NewMatch, NewParticipant, sqlite
+
+GUILD = 1
+SIZES = (2, 3, 8, 32, 5, 8)
+"""Participants per match: a duel, an odd free-for-all, teams, the most SPEC allows."""
+
+
+def _match(number: int, size: int) -> NewMatch:
+    """A match whose every third participant is a guest (not rated, no ratings stored)."""
+    participants = tuple(
+        NewParticipant(None, f"guest {position}", str(position % 2), 1.0, 10.0, False, None)
+        if position % 3 == 2
+        else NewParticipant(
+            100 + position, None, str(position % 2), 1.0, 10.0, True, "draw", 1.0, 2.0
+        )
+        for position in range(size)
+    )
+    return NewMatch(None, 1000.0 + number, 1000.0 + number, f"request {number}", participants)
+
+
+@pytest.mark.parametrize("chunk_rows", [7, sqlite.CHUNK_ROWS])
+async def test_a_bulk_update_sets_the_rows_it_names_and_no_other(
+    database: Database, monkeypatch: pytest.MonkeyPatch, chunk_rows: int
+) -> None:
+    """Some rated participants of each match get new ratings (floats of every bit, in log
+    order, in two blocks that cut a match); the others, guests included, keep theirs. With
+    7 rows a trip, SQLite's trips cut matches too."""
+    monkeypatch.setattr(sqlite, "CHUNK_ROWS", chunk_rows)
+    rng = np.random.default_rng(29)
+    matches = [_match(number, size) for number, size in enumerate(SIZES * 3)]
+    async with database.write(GUILD) as tx:
+        await tx.ensure_guild(GUILD, GuildSettings())
+        ids = await tx.new_match_ids(len(matches))
+        await tx.insert_matches(GUILD, matches, "applied", ids, [m.played_at for m in matches])
+    rated = [
+        (match_id, position)
+        for match_id, match in zip(ids, matches, strict=True)
+        for position, participant in enumerate(match.participants)
+        if participant.enabled
+    ]
+    chosen = sorted(rated[i] for i in rng.choice(len(rated), len(rated) * 2 // 3, replace=False))
+    keys = np.array(chosen, np.int64)
+    before, after = rng.normal(1500, 300, (2, len(chosen)))
+    columns = [keys[:, 0], keys[:, 1], before, after]
+    cut = len(chosen) // 2 + 1
+    async with database.write(GUILD) as tx:
+        await tx._session.update_rows(
+            "participants",
+            ("match_id", "position"),
+            ("rating_before", "rating_after"),
+            len(chosen),
+            [[column[:cut] for column in columns], [column[cut:] for column in columns]],
+            grouped=True,
+        )
+    expected = {key: (b, a) for key, b, a in zip(chosen, before, after, strict=True)}
+    stored = {
+        (match.id, p.position): (p.rating_before, p.rating_after)
+        for match in await database.read.all_matches(GUILD)
+        for p in match.participants
+    }
+    assert len(stored) == sum(SIZES) * 3
+    for key, ratings in stored.items():
+        if key in expected:
+            assert ratings == expected[key]
+        elif key in rated:
+            assert ratings == (1.0, 2.0)
+        else:
+            assert ratings == (None, None)
