@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from bench.data import PLAYERS_PER_MATCH
 from bench.measured import PEAK_MARK, peak_resident_bytes
 from bot.ratings.ladder import DEFAULT_SETTINGS
 from bot.ratings.replay import replay_waves
@@ -87,7 +88,8 @@ def recompute(path: str, guild: int) -> None:
 
 
 def void(path: str, guild: int) -> None:
-    """The void of the oldest match: read, replay the rest, write every rating again."""
+    """The void of the oldest match: read, replay the rest, write every rating again, as the
+    command does: a match's rows by one UPDATE (a CASE on the position)."""
     connection = _connect(path)
     log = _columns(connection, guild)
     rest = log["match_id"] != log["match_id"][0]
@@ -95,17 +97,25 @@ def void(path: str, guild: int) -> None:
     before, after = _replayed(
         taken["match_id"], taken["user_id"], taken["side"], taken["score"], taken["minutes"]
     )
+    size = PLAYERS_PER_MATCH
+    matches = len(before) // size
+    if (
+        matches * size != len(before)
+        or (taken["position"].reshape(matches, size) != np.arange(size)).any()
+    ):
+        raise ValueError(f"every match of the stream has its {size} entries in order")
+    picks = " ".join(["WHEN ? THEN ?"] * size)
+    parameters = np.empty((matches, 4 * size + 1), dtype=object)
+    for number, ratings in enumerate((before, after)):
+        cases = parameters[:, 2 * size * number : 2 * size * (number + 1)]
+        cases[:, 0::2] = np.arange(size)
+        cases[:, 1::2] = ratings.reshape(matches, size).astype(object)
+    parameters[:, -1] = taken["match_id"][::size].astype(object)
     connection.execute("BEGIN IMMEDIATE")
     connection.executemany(
-        "UPDATE participants SET rating_before = ?, rating_after = ? "
-        "WHERE match_id = ? AND position = ?",
-        zip(
-            before.tolist(),
-            after.tolist(),
-            taken["match_id"].tolist(),
-            taken["position"].tolist(),
-            strict=True,
-        ),
+        f"UPDATE participants SET rating_before = CASE position {picks} ELSE rating_before "
+        f"END, rating_after = CASE position {picks} ELSE rating_after END WHERE match_id = ?",
+        parameters.tolist(),
     )
     connection.execute("ROLLBACK")  # the database stays as the command line left it
 

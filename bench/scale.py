@@ -372,10 +372,11 @@ def command_table(engine: str, log: MatchLog, openskill_seconds: float) -> Table
             "floor (bench.floor, issue 29): the same work with none of ladderbot's machinery, "
             "a fresh process each: the recompute reads the log's column BLOBs through plain "
             "sqlite3 and replays them (replay_waves); the void does that for the log without "
-            "its first match and sends the same UPDATE of every participant's ratings "
-            "(executemany, rolled back); the import parses the CSV with the csv module, "
-            "replays, and inserts the matches and their participants with their ratings "
-            "into an empty file. 'x the floor' is the command's wall time over it."
+            "its first match and sends the same UPDATEs of every participant's ratings, a "
+            "match's rows by one statement (executemany, rolled back); the import parses "
+            "the CSV with the csv module, replays, and inserts the matches and their "
+            "participants with their ratings into an empty file. 'x the floor' is the "
+            "command's wall time over it."
         )
     return table
 
