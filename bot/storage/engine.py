@@ -159,16 +159,28 @@ INSERT_SLICE_ROWS: Final = 20_000
 """Rows of a bulk insert made into Python values at a time."""
 
 
-def row_slices(count: int, columns: ColumnSlices) -> Iterator[Callable[[], list[tuple[Any, ...]]]]:
-    """The rows of a bulk insert, INSERT_SLICE_ROWS at a time: each slice a call that makes
-    its rows."""
-    for first in range(0, count, INSERT_SLICE_ROWS):
-        stop = min(first + INSERT_SLICE_ROWS, count)
-        yield functools.partial(_rows_of, columns, first, stop)
+def row_slices(
+    count: int, columns: ColumnSlices, first: int = 0, rows_per_statement: int = 1
+) -> Iterator[Callable[[], list[tuple[Any, ...]]]]:
+    """The parameters of a bulk insert of rows first..count-1, INSERT_SLICE_ROWS rows at a
+    time: each slice a call that makes them. A tuple a row, or with `rows_per_statement`
+    (dividing the rows and INSERT_SLICE_ROWS), one tuple of that many rows' values end to
+    end, for a statement inserting them all."""
+    for start in range(first, count, INSERT_SLICE_ROWS):
+        stop = min(start + INSERT_SLICE_ROWS, count)
+        yield functools.partial(_rows_of, columns, start, stop, rows_per_statement)
 
 
-def _rows_of(columns: ColumnSlices, first: int, stop: int) -> list[tuple[Any, ...]]:
-    return list(zip(*columns(first, stop), strict=True))
+def _rows_of(
+    columns: ColumnSlices, first: int, stop: int, rows_per_statement: int
+) -> list[tuple[Any, ...]]:
+    made = columns(first, stop)
+    if rows_per_statement == 1:
+        return list(zip(*made, strict=True))
+    values: list[Any] = [None] * ((stop - first) * len(made))
+    for number, column in enumerate(made):
+        values[number :: len(made)] = column
+    return list(zip(*[iter(values)] * (rows_per_statement * len(made)), strict=True))
 
 
 _Read = TypeVar("_Read")

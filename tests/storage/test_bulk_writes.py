@@ -1,5 +1,6 @@
-"""Storage: a bulk update of participants' ratings sets exactly the rows it names, to the
-bit, on both engines (SQLite sets each match's rows by one statement, `grouped`)."""
+"""Storage: bulk writes store exactly what they are given, to the bit, on both engines: a
+bulk insert (SQLite: ROWS_PER_INSERT rows a statement, then the rest one by one) and a bulk
+update of participants' ratings (SQLite: each match's rows by one statement, `grouped`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from bot.config import GuildSettings
-from bot.storage import Database, NewMatch, NewParticipant, sqlite
+from bot.storage import Database, NewMatch, NewParticipant, engine, sqlite
 
 GUILD = 1
 SIZES = (2, 3, 8, 32, 5, 8)
@@ -75,3 +76,34 @@ async def test_a_bulk_update_sets_the_rows_it_names_and_no_other(
             assert ratings == (1.0, 2.0)
         else:
             assert ratings == (None, None)
+
+
+@pytest.mark.parametrize("count", [5, sqlite.ROWS_PER_INSERT, 3 * sqlite.ROWS_PER_INSERT + 7, 100])
+async def test_a_bulk_insert_stores_every_row_as_given(
+    database: Database, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    """Any count of rows, made two slices of 32 at a time (statements of several rows, and
+    the rest one a statement), each stored with its own values (floats of every bit, NULL
+    where None)."""
+    monkeypatch.setattr(engine, "INSERT_SLICE_ROWS", 2 * sqlite.ROWS_PER_INSERT)
+    ratings = [
+        None if row % 7 == 0 else value
+        for row, value in enumerate(np.random.default_rng(count).normal(1500, 300, count).tolist())
+    ]
+    async with database.write(GUILD) as tx:
+        await tx.ensure_guild(GUILD, GuildSettings())
+        await tx._session.insert_columns(
+            "members",
+            ("guild_id", "user_id", "name", "rating"),
+            count,
+            lambda first, stop: [
+                [GUILD] * (stop - first),
+                list(range(first + 1, stop + 1)),
+                [f"member {row}" for row in range(first, stop)],
+                ratings[first:stop],
+            ],
+        )
+    stored = await database.read.members(GUILD)
+    assert [(m.user_id, m.name, m.rating) for m in stored] == [
+        (row + 1, f"member {row}", rating) for row, rating in enumerate(ratings)
+    ]
