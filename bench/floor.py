@@ -155,19 +155,26 @@ def import_csv(path: str, csv_path: str) -> None:
         ((number + 1, at, at, str(number)) for number, at in enumerate(played)),
     )
     position = np.arange(len(order)) - np.repeat(firsts, np.diff(np.r_[firsts, len(order)]))
+    size = PLAYERS_PER_MATCH  # a match's rows by one statement, as the command sends them
+    if len(order) != size * len(firsts):
+        raise ValueError(f"every match of the stream has {size} entries")
+    values = np.empty((len(order), 8), dtype=object)
+    for number, column in enumerate(
+        (
+            match_of_row[order] + 1,
+            position,
+            user_id[order],
+            side[order].astype(str),
+            score[order],
+            minutes[order],
+            before,
+            after,
+        )
+    ):
+        values[:, number] = column.astype(object)
     connection.executemany(
-        "INSERT INTO participants VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        zip(
-            (match_of_row[order] + 1).tolist(),
-            position.tolist(),
-            user_id[order].tolist(),
-            [str(code) for code in side[order].tolist()],
-            score[order].tolist(),
-            minutes[order].tolist(),
-            before.tolist(),
-            after.tolist(),
-            strict=True,
-        ),
+        f"INSERT INTO participants VALUES {', '.join(['(?, ?, ?, ?, ?, ?, ?, ?)'] * size)}",
+        values.reshape(len(firsts), 8 * size).tolist(),
     )
     connection.execute("COMMIT")
 

@@ -375,8 +375,8 @@ def command_table(engine: str, log: MatchLog, openskill_seconds: float) -> Table
             "its first match and sends the same UPDATEs of every participant's ratings, a "
             "match's rows by one statement (executemany, rolled back); the import parses "
             "the CSV with the csv module, replays, and inserts the matches and their "
-            "participants with their ratings into an empty file. 'x the floor' is the "
-            "command's wall time over it."
+            "participants (a match's by one statement) with their ratings into an empty "
+            "file. 'x the floor' is the command's wall time over it."
         )
     return table
 
