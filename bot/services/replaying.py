@@ -363,7 +363,10 @@ def _starts(log: LogColumns, members: MemberColumns, seed: Mapping[int, float]) 
     `seed`, else each member's first stored rating before, else (matches imported after
     the member's last applied one) their current rating."""
     starts = {**ratings_at_start(log, (), {}, None), **seed}
-    unseeded = np.setdiff1d(log.user_id, np.array(list(starts), np.int64))
+    # A member with a stored rating before any entry has a start already: only the members
+    # of entries without one can lack it (none after a void: no sort of the whole log).
+    unrated = log.user_id[np.isnan(log.rating_before)]
+    unseeded = np.setdiff1d(unrated, np.array(list(starts), np.int64))
     if not len(unseeded) or not len(members.user_id):
         return starts
     at = np.searchsorted(members.user_id, unseeded).clip(max=len(members.user_id) - 1)
