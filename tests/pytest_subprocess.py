@@ -21,8 +21,9 @@ def run_pytest(
     if ci is not None:
         variables["CI"] = ci
     variables.update(environment)
+    # One process (-n 0): xdist's four workers would each import the suite for a file or two.
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *paths],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", *paths],
         cwd=ROOT,
         env=variables,
         capture_output=True,
