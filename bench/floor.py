@@ -158,23 +158,23 @@ def import_csv(path: str, csv_path: str) -> None:
     size = PLAYERS_PER_MATCH  # a match's rows by one statement, as the command sends them
     if len(order) != size * len(firsts):
         raise ValueError(f"every match of the stream has {size} entries")
-    values = np.empty((len(order), 8), dtype=object)
-    for number, column in enumerate(
-        (
-            match_of_row[order] + 1,
-            position,
-            user_id[order],
-            side[order].astype(str),
-            score[order],
-            minutes[order],
-            before,
-            after,
-        )
-    ):
+    columns = (
+        match_of_row[order] + 1,
+        position,
+        user_id[order],
+        side[order].astype(str),
+        score[order],
+        minutes[order],
+        before,
+        after,
+    )
+    values = np.empty((len(order), len(columns)), dtype=object)
+    for number, column in enumerate(columns):
         values[:, number] = column.astype(object)
+    row = f"({', '.join('?' * len(columns))})"
     connection.executemany(
-        f"INSERT INTO participants VALUES {', '.join(['(?, ?, ?, ?, ?, ?, ?, ?)'] * size)}",
-        values.reshape(len(firsts), 8 * size).tolist(),
+        f"INSERT INTO participants VALUES {', '.join([row] * size)}",
+        values.reshape(len(firsts), len(columns) * size).tolist(),
     )
     connection.execute("COMMIT")
 

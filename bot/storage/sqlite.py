@@ -299,15 +299,15 @@ class SqliteSession(Session):
         if not count:
             return
         await self._flush()
-        grouped = count - count % ROWS_PER_INSERT
+        in_full_statements = count - count % ROWS_PER_INSERT
         row = f"({', '.join('?' * len(names))})"
         with _refused():
             async with self.built_after(table, count, self._connection.execute):
                 await self._connection.execute("PRAGMA cache_spill = OFF")
                 try:
                     for first, stop, rows_per_statement in (
-                        (0, grouped, ROWS_PER_INSERT),
-                        (grouped, count, 1),
+                        (0, in_full_statements, ROWS_PER_INSERT),
+                        (in_full_statements, count, 1),
                     ):
                         slices = row_slices(stop, columns, first, rows_per_statement)
                         await self._connection.executemany(
@@ -354,13 +354,14 @@ def _updates(
     """The statements (each with its rows of positional parameters) that set the `values`
     columns of the rows found by the `keys` columns (`columns`: keys, then values).
 
-    `grouped` (each first key names a few rows: a match's participants, by match_id and
-    position): each run of rows of one first key is set by one statement, whose CASE on the
-    second key picks each row's values (the group's other rows keep theirs). Most of an
-    UPDATE's cost is per statement run, not per row: the 789,793 participant ratings a void
-    rewrote took 2.5-2.6 s a row at a time, 0.9-1.1 s a match at a time. Otherwise (or for
-    a run longer than GROUPED_ROWS_MAX) a statement a row, its parameters as tuples (sqlite3
-    binds them 1.6x faster than mappings). Worker-thread work."""
+    `grouped` (each first key names a few rows, told apart by the second: a match's
+    participants, by match_id and position): each run of rows of one first key is set by
+    one statement, whose CASE on the second key picks each row's values (the group's other
+    rows keep theirs). Most of an UPDATE's cost is per statement run, not per row: the
+    ratings of 800,000 participant rows took 2.4-2.8 s a row at a time in plain sqlite3,
+    0.9-1.1 s a match at a time. Otherwise (or for a run longer than GROUPED_ROWS_MAX) a
+    statement a row, its parameters as tuples (sqlite3 binds them 1.6x faster than
+    mappings). Worker-thread work."""
     first_key = columns[0]
     starts = np.flatnonzero(np.r_[True, first_key[1:] != first_key[:-1]])
     lengths = np.diff(np.r_[starts, len(first_key)])
@@ -369,23 +370,21 @@ def _updates(
         found = " AND ".join(f"{name} = ?" for name in keys)
         ordered = [*columns[len(keys) :], *columns[: len(keys)]]
         return [(f"UPDATE {table} SET {assignments} WHERE {found}", _tuples(ordered))]
-    group, member = keys
+    group, place = keys
     updates = []
     for length in np.unique(lengths).tolist():
         chosen = starts[lengths == length]
         rows = chosen[:, None] + np.arange(length)
-        members = columns[1][rows].astype(object)
-        # per value column, (member, value) pairs: CASE member WHEN ? THEN ? ...; the group
+        places = columns[1][rows].astype(object)
+        # per value column, (place, value) pairs: CASE place WHEN ? THEN ? ...; the group
         parameters = np.empty((len(chosen), 2 * length * len(values) + 1), dtype=object)
         for number, column in enumerate(columns[2:]):
             cases = parameters[:, 2 * length * number : 2 * length * (number + 1)]
-            cases[:, 0::2] = members
+            cases[:, 0::2] = places
             cases[:, 1::2] = column[rows].astype(object)
         parameters[:, -1] = first_key[chosen].astype(object)
         picks = " ".join(["WHEN ? THEN ?"] * length)
-        assignments = ", ".join(
-            f"{name} = CASE {member} {picks} ELSE {name} END" for name in values
-        )
+        assignments = ", ".join(f"{name} = CASE {place} {picks} ELSE {name} END" for name in values)
         updates.append((f"UPDATE {table} SET {assignments} WHERE {group} = ?", parameters.tolist()))
     return updates
 
