@@ -103,8 +103,10 @@ async def answer_error(interaction: discord.Interaction[Any], error: BaseExcepti
         return
     said = member_words(interaction)
     message = user_message(error, said)
-    if message is None or stored is not None:
+    if message is None:
         log.error("interaction %s (%s) failed", interaction.id, command, exc_info=error)
+    elif stored is not None:  # a fault after the write (the database lost): one line
+        log.warning("interaction %s (%s): stored, then %s", interaction.id, command, message)
     if stored is not None:
         message = said.gettext(
             N_("{stored} (Its full reply could not be shown here.)"), stored=stored
