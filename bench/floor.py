@@ -8,12 +8,12 @@ costs."""
 
 from __future__ import annotations
 
-import csv
+import asyncio
 import json
 import sqlite3
 import sys
 import time
-from datetime import datetime
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -38,15 +38,30 @@ LAYOUT = (
 )
 """bot.storage.logchunks.FIELDS, written out (this process imports none of bot.storage;
 bench.scale checks that they agree)."""
+CHUNK_ENTRIES = 16_384
+"""bot.storage.logchunks.CHUNK_ENTRIES (bench.scale checks it): a chunk of the stream's
+8-player matches holds this many entries."""
+SLICE_ROWS = 20_000
+"""bot.storage.engine.INSERT_SLICE_ROWS: rows made into Python values at a time."""
+_IMPORTED_TABLES = ("matches", "participants")
+"""Their indexes are built after their rows, as the command builds them for a first
+import (bot.storage.engine.Session.built_after)."""
 
 
 def _columns(connection: sqlite3.Connection, guild: int) -> dict[str, npt.NDArray[Any]]:
     """The guild's log: its chunks' BLOBs, each column's parts joined."""
+    return _joined(
+        connection.execute(
+            "SELECT entries, data FROM log_chunks WHERE guild_id = ? ORDER BY first_at, first_id",
+            (guild,),
+        )
+    )
+
+
+def _joined(chunks: Iterable[tuple[int, bytes]]) -> dict[str, npt.NDArray[Any]]:
+    """Each column's parts of the chunks (entries, data), joined."""
     parts: dict[str, list[npt.NDArray[Any]]] = {name: [] for name, _ in LAYOUT}
-    for count, data in connection.execute(
-        "SELECT entries, data FROM log_chunks WHERE guild_id = ? ORDER BY first_at, first_id",
-        (guild,),
-    ):
+    for count, data in chunks:
         offset = 0
         for name, dtype in LAYOUT:
             parts[name].append(np.frombuffer(data, dtype, count, offset))
@@ -87,16 +102,23 @@ def recompute(path: str, guild: int) -> None:
     print(f"{int(changed.sum())} entries differ")
 
 
-def void(path: str, guild: int) -> None:
-    """The void of the oldest match: read, replay the rest, write every rating again, as the
-    command does: a match's rows by one UPDATE (a CASE on the position)."""
-    connection = _connect(path)
-    log = _columns(connection, guild)
+def _without_the_oldest(
+    log: dict[str, npt.NDArray[Any]],
+) -> tuple[dict[str, npt.NDArray[Any]], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The log without its first match, and the ratings before and after its replay."""
     rest = log["match_id"] != log["match_id"][0]
     taken = {name: column[rest] for name, column in log.items()}
     before, after = _replayed(
         taken["match_id"], taken["user_id"], taken["side"], taken["score"], taken["minutes"]
     )
+    return taken, before, after
+
+
+def void(path: str, guild: int) -> None:
+    """The void of the oldest match: read, replay the rest, write every rating again, as the
+    command does: a match's rows by one UPDATE (a CASE on the position)."""
+    connection = _connect(path)
+    taken, before, after = _without_the_oldest(_columns(connection, guild))
     size = PLAYERS_PER_MATCH
     matches = len(before) // size
     if (
@@ -120,63 +142,178 @@ def void(path: str, guild: int) -> None:
     connection.execute("ROLLBACK")  # the database stays as the command line left it
 
 
-def import_csv(path: str, csv_path: str) -> None:
-    """An import of the benchmark's CSV (matches numbered in time) into an empty database:
-    parse it (the csv module), replay, insert the matches and their participants with
-    their ratings."""
-    with open(csv_path, encoding="utf-8", newline="") as source:
-        rows = list(csv.reader(source))[1:]
-    match_of_row = np.array([int(row[0]) for row in rows], np.int64)  # numbered in time
-    user_id = np.array([int(row[3]) for row in rows], np.int64)
-    side = np.array([int(row[2]) for row in rows], np.int64)
-    score = np.array([float(row[4]) for row in rows])
-    minutes = np.array([float(row[5]) for row in rows])
-    order = np.argsort(match_of_row, kind="stable")
-    before, after = _replayed(
-        match_of_row[order], user_id[order], side[order], score[order], minutes[order]
+def void_postgresql(url: str, guild: int) -> None:
+    """Less than the void of the oldest match on PostgreSQL: read and replay as `void`, then
+    one UPDATE of every participant's two ratings to the values they hold (the same rows
+    written, none of the new ratings sent or joined), rolled back. The benchmark's database
+    holds this one guild."""
+    import asyncpg  # here: the other floors' time counts no driver they do not use
+
+    async def voided() -> None:
+        connection = await asyncpg.connect(url)
+        try:
+            log = _joined(
+                await connection.fetch(
+                    "SELECT entries, data FROM log_chunks WHERE guild_id = $1 "
+                    "ORDER BY first_at, first_id",
+                    guild,
+                )
+            )
+            _without_the_oldest(log)
+            writing = connection.transaction()
+            await writing.start()
+            await connection.execute(
+                "UPDATE participants SET rating_before = rating_before, rating_after = rating_after"
+            )
+            await writing.rollback()
+        finally:
+            await connection.close()
+
+    asyncio.run(voided())
+
+
+def import_csv(path: str, csv_path: str, schema_of: str) -> None:
+    """An import of the benchmark's CSV (matches numbered in time) into an empty database
+    with the schema and guild row of `schema_of` (the database the command imported into;
+    foreign keys on, CHECKs and trigger included): pyarrow's parse, as the command's, the
+    replay, then one durable transaction writing the members, the matches, their
+    participants with their ratings (a match's by one statement, as the command sends
+    them), the tables' indexes after their rows, the log's column BLOBs and the members'
+    ratings. Nothing is checked: this is the least any import of the same rows can cost."""
+    import pyarrow as pa  # here: the other floors' time counts no parser they do not use
+    from pyarrow import csv as arrow_csv
+
+    table = arrow_csv.read_csv(
+        csv_path,
+        convert_options=arrow_csv.ConvertOptions(
+            column_types={
+                "match": pa.int64(),
+                "played_at": pa.timestamp("s", "UTC"),
+                "side": pa.dictionary(pa.int32(), pa.string()),
+                "player": pa.int64(),
+                "score": pa.float64(),
+                "minutes": pa.float64(),
+            }
+        ),
     )
-    firsts = np.flatnonzero(np.r_[True, np.diff(match_of_row[order]) != 0])
-    played = [
-        datetime.fromisoformat(rows[index][1]).timestamp() for index in order[firsts].tolist()
-    ]
-    connection = _connect(path)
-    connection.execute(
-        "CREATE TABLE matches (id INTEGER PRIMARY KEY, guild_id INTEGER, played_at REAL, "
-        "applied_at REAL, import_key TEXT)"
+    sides = table["side"].combine_chunks()
+    order = np.argsort(table["match"].to_numpy(), kind="stable")  # numbered in time
+    match, user_id, side, score, minutes, played = (
+        column[order]
+        for column in (
+            table["match"].to_numpy(),
+            table["player"].to_numpy(),
+            sides.indices.to_numpy().astype(np.int64),
+            table["score"].to_numpy(),
+            table["minutes"].to_numpy(),
+            table["played_at"].cast(pa.int64()).to_numpy().astype(np.float64),
+        )
     )
-    connection.execute(
-        "CREATE TABLE participants (match_id INTEGER, position INTEGER, user_id INTEGER, "
-        "side TEXT, score REAL, minutes REAL, rating_before REAL, rating_after REAL, "
-        "PRIMARY KEY (match_id, position)) WITHOUT ROWID"
-    )
-    connection.execute("BEGIN IMMEDIATE")
-    connection.executemany(
-        "INSERT INTO matches VALUES (?, 1, ?, ?, ?)",
-        ((number + 1, at, at, str(number)) for number, at in enumerate(played)),
-    )
-    position = np.arange(len(order)) - np.repeat(firsts, np.diff(np.r_[firsts, len(order)]))
+    before, after = _replayed(match, user_id, side, score, minutes)
+    firsts = np.flatnonzero(np.r_[True, match[1:] != match[:-1]])
     size = PLAYERS_PER_MATCH  # a match's rows by one statement, as the command sends them
-    if len(order) != size * len(firsts):
+    if len(match) != size * len(firsts):
         raise ValueError(f"every match of the stream has {size} entries")
+    match_id = np.repeat(np.arange(1, len(firsts) + 1), size)
+    position = np.tile(np.arange(size), len(firsts))
+    members, player = np.unique(user_id, return_inverse=True)
+    final = np.full(len(members), np.nan)
+    final[player] = after  # each member's last entry is their rating
+    source = sqlite3.connect(schema_of)
+    schema = source.execute(
+        "SELECT tbl_name, type, sql FROM sqlite_master WHERE sql IS NOT NULL "
+        "AND name NOT LIKE 'sqlite%' ORDER BY type = 'trigger', type = 'index'"
+    ).fetchall()
+    (guild_row,) = source.execute("SELECT * FROM guilds").fetchall()
+    source.close()
+    later = [sql for name, kind, sql in schema if kind == "index" and name in _IMPORTED_TABLES]
+    connection = _connect(path)
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA foreign_keys = ON")
+    for name, kind, sql in schema:
+        if kind != "index" or name not in _IMPORTED_TABLES:
+            connection.execute(sql)
+    connection.execute("BEGIN IMMEDIATE")
+    connection.execute(f"INSERT INTO guilds VALUES ({', '.join('?' * len(guild_row))})", guild_row)
+    guild = guild_row[0]
+    connection.executemany(
+        "INSERT INTO members (guild_id, user_id, name) VALUES (?, ?, ?)",
+        ((guild, member, str(member)) for member in members.tolist()),
+    )
+    at = played[firsts].tolist()
+    labels = match[firsts].tolist()
+    connection.executemany(
+        "INSERT INTO matches (id, guild_id, status, applied_at, created_at, played_at, "
+        "request_id, import_key) VALUES (?, ?, 'applied', ?, ?, ?, ?, ?)",
+        zip(
+            match_id[::size].tolist(),
+            [guild] * len(at),
+            at,
+            at,
+            at,
+            [f"import:floor:{label}" for label in labels],
+            [str(label) for label in labels],
+            strict=True,
+        ),
+    )
     columns = (
-        match_of_row[order] + 1,
+        match_id,
         position,
-        user_id[order],
-        side[order].astype(str),
-        score[order],
-        minutes[order],
+        user_id,
+        np.full(len(match), None, dtype=object),  # guest
+        np.asarray(sides.dictionary.to_pylist(), dtype=object)[side],
+        score,
+        minutes,
+        np.ones(len(match), np.int64),  # enabled
+        np.where(after >= before, "win", "loss").astype(object),  # an outcome word each
         before,
         after,
     )
-    values = np.empty((len(order), len(columns)), dtype=object)
-    for number, column in enumerate(columns):
-        values[:, number] = column.astype(object)
     row = f"({', '.join('?' * len(columns))})"
     connection.executemany(
         f"INSERT INTO participants VALUES {', '.join([row] * size)}",
-        values.reshape(len(firsts), len(columns) * size).tolist(),
+        _statement_rows(columns, size),
+    )
+    for sql in later:
+        connection.execute(sql)
+    fields = (match_id, position, user_id, side, score, minutes, before, after, played, played)
+    for first in range(0, len(match), CHUNK_ENTRIES):
+        rows = slice(first, first + CHUNK_ENTRIES)
+        last = min(first + CHUNK_ENTRIES, len(match)) - 1
+        connection.execute(
+            "INSERT INTO log_chunks VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                guild,
+                float(played[first]),
+                int(match_id[first]),
+                float(played[last]),
+                int(match_id[last]),
+                last - first + 1,
+                b"".join(
+                    field[rows].astype(dtype).tobytes()
+                    for field, (_, dtype) in zip(fields, LAYOUT, strict=True)
+                ),
+            ),
+        )
+    connection.executemany(
+        "UPDATE members SET rating = ? WHERE guild_id = ? AND user_id = ?",
+        zip(final.tolist(), [guild] * len(members), members.tolist(), strict=True),
     )
     connection.execute("COMMIT")
+
+
+def _statement_rows(
+    columns: tuple[npt.NDArray[Any], ...], rows_per_statement: int
+) -> Iterator[tuple[Any, ...]]:
+    """The values of `rows_per_statement` rows end to end, a statement's at a time, made
+    SLICE_ROWS rows at a time (as the command makes them)."""
+    count, width = len(columns[0]), len(columns)
+    for first in range(0, count, SLICE_ROWS):
+        stop = min(first + SLICE_ROWS, count)
+        values: list[Any] = [None] * ((stop - first) * width)
+        for number, column in enumerate(columns):
+            values[number::width] = column[first:stop].tolist()
+        yield from zip(*[iter(values)] * (rows_per_statement * width), strict=True)
 
 
 def statements(path: str, script: str) -> None:
@@ -194,15 +331,18 @@ def statements(path: str, script: str) -> None:
 
 
 def main() -> None:
-    """`python -c 'from bench.floor import main; main()' KIND PATH GUILD|CSV|SCRIPT`: one
-    floor, then the process's peak resident set on stderr (as bench.scale's processes do)."""
+    """`python -c 'from bench.floor import main; main()' KIND PATH GUILD|SCRIPT|(CSV
+    SCHEMA_OF)`: one floor, then the process's peak resident set on stderr (as bench.scale's
+    processes do)."""
     kind, path, rest = sys.argv[1], sys.argv[2], sys.argv[3]
     if kind == "recompute":
         recompute(path, int(rest))
     elif kind == "void":
         void(path, int(rest))
+    elif kind == "void-postgresql":
+        void_postgresql(path, int(rest))
     elif kind == "statements":
         statements(path, rest)
     else:
-        import_csv(path, rest)
+        import_csv(path, rest, sys.argv[4])
     print(f"{PEAK_MARK}{peak_resident_bytes()}", file=sys.stderr)
