@@ -115,6 +115,12 @@ class Dialect(abc.ABC):
         """Statements creating the match id source, if the engine keeps one (schema.py)."""
         return ()
 
+    def bool_values(self, flags: npt.NDArray[np.bool_]) -> list[Any]:
+        """A bool column's values for a bulk insert: bools (asyncpg writes a BOOLEAN only
+        from a bool)."""
+        values: list[Any] = flags.tolist()
+        return values
+
     side_code: str = "p.side"
     """A bulk read's expression for participant p's side: the label, or a number that is
     equal for equal labels within a match; read as `side_dtype`."""
@@ -298,12 +304,18 @@ class Session(abc.ABC):
 
     @abc.abstractmethod
     async def insert_columns(
-        self, table: str, names: Sequence[str], count: int, columns: ColumnSlices
+        self,
+        table: str,
+        names: Sequence[str],
+        count: int,
+        columns: ColumnSlices,
+        null_values: Mapping[str, int | str] | None = None,
     ) -> None:
         """Insert `count` rows into `table`, one value per name from each of the columns
         (Python values, None for NULL) that `columns(first, stop)` makes of rows
         first..stop-1, a slice at a time: a bulk insert whose per-row work runs off the event
-        loop, with the Python values of one slice in memory at a time."""
+        loop, with the Python values of one slice in memory at a time. `null_values`: per
+        column, a value that stands for NULL there (one the column never holds)."""
 
     def read_ahead(self, sql: str, parameters: Parameters | None = None) -> Ahead[list[Row]]:
         """The rows of a read wanted later in the transaction, which no statement in between

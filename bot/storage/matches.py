@@ -506,19 +506,23 @@ class MatchWrites(MatchReads):
             return [
                 match_of_row[rows].tolist(),
                 position[rows].tolist(),
-                [user_id or None for user_id in matches.user_ids[rows].tolist()],
-                matches.guests[rows].tolist(),
+                matches.user_ids[rows].tolist(),
+                [guest or "" for guest in matches.guests[rows].tolist()],
                 matches.sides[rows].tolist(),
                 matches.scores[rows].tolist(),
                 matches.minutes[rows].tolist(),
-                on,
+                self._session.dialect.bool_values(enabled[rows]),
                 matches.outcomes[rows].tolist(),
                 _where(before[rows].tolist(), on),
                 _where(after[rows].tolist(), on),
             ]
 
         await self._session.insert_columns(
-            "participants", _NEW_PARTICIPANT, len(match_of_row), participant_columns
+            "participants",
+            _NEW_PARTICIPANT,
+            len(match_of_row),
+            participant_columns,
+            {"user_id": 0, "guest": ""},  # a guest's user id, a member's guest name
         )
         await logchunks.merge(
             self._session, guild_id, await asyncio.to_thread(imported.rated_entries, rated)

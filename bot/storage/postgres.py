@@ -388,6 +388,21 @@ def _update_statement(table: str, keys: Sequence[str], values: Sequence[str]) ->
     return f"UPDATE {table} SET {assignments} WHERE {found}"
 
 
+def _with_nulls(
+    columns: ColumnSlices, names: Sequence[str], null_values: Mapping[str, int | str]
+) -> ColumnSlices:
+    """`columns` with each null value (insert_columns) made None."""
+    nulled = {names.index(name): value for name, value in null_values.items()}
+
+    def made(first: int, stop: int) -> list[Sequence[Any]]:
+        found = list(columns(first, stop))
+        for number, null in nulled.items():
+            found[number] = [None if value == null else value for value in found[number]]
+        return found
+
+    return made
+
+
 def _parameter_rows(names: Sequence[str], columns: Sequence[npt.NDArray[Any]]) -> list[Parameters]:
     """Columns as one parameter mapping per row (Python numbers): worker-thread work."""
     return [
@@ -500,10 +515,18 @@ class _Connected(Session):
         await self.run(f"DROP TABLE bulk_{table}")
 
     async def insert_columns(
-        self, table: str, names: Sequence[str], count: int, columns: ColumnSlices
+        self,
+        table: str,
+        names: Sequence[str],
+        count: int,
+        columns: ColumnSlices,
+        null_values: Mapping[str, int | str] | None = None,
     ) -> None:
         """Through binary COPY: asyncpg encodes the records, which a worker thread makes a
-        slice at a time (the Python values of one slice exist at a time)."""
+        slice at a time (the Python values of one slice exist at a time), null values made
+        None there."""
+        if null_values:
+            columns = _with_nulls(columns, names, null_values)
 
         async def records() -> AsyncIterator[tuple[Any, ...]]:
             for rows in row_slices(count, columns):

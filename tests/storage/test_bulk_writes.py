@@ -107,3 +107,49 @@ async def test_a_bulk_insert_stores_every_row_as_given(
     assert [(m.user_id, m.name, m.rating) for m in stored] == [
         (row + 1, f"member {row}", rating) for row, rating in enumerate(ratings)
     ]
+
+
+async def test_a_bulk_insert_stores_null_where_a_null_value_stands(database: Database) -> None:
+    """Where a column's null value stands (a number, and words with a quote in them), NULL
+    is stored; every other value, an empty text and a 0 elsewhere included, as given."""
+    count = 2 * sqlite.ROWS_PER_INSERT + 3  # full statements and single rows
+    reporters = [row % 3 for row in range(count)]  # 0: no reporter
+    keys = [  # one empty text: a guild's import keys are distinct
+        "it's none" if row % 4 == 1 else ("" if row == 2 else f"k{row}") for row in range(count)
+    ]
+    async with database.write(GUILD) as tx:
+        await tx.ensure_guild(GUILD, GuildSettings())
+        await tx._session.insert_columns(
+            "matches",
+            (
+                "id",
+                "guild_id",
+                "status",
+                "reporter_id",
+                "created_at",
+                "played_at",
+                "request_id",
+                "import_key",
+                "disputed_by",
+            ),
+            count,
+            lambda first, stop: [
+                list(range(first + 1, stop + 1)),
+                [GUILD] * (stop - first),
+                ["pending"] * (stop - first),
+                reporters[first:stop],
+                [1.0] * (stop - first),
+                [2.0] * (stop - first),
+                [f"request {row}" for row in range(first, stop)],
+                keys[first:stop],
+                [0] * (stop - first),  # 0 stands for nothing in another column only
+            ],
+            {"reporter_id": 0, "import_key": "it's none"},
+        )
+        stored = await tx._session.all(
+            "SELECT reporter_id, import_key, disputed_by FROM matches ORDER BY id"
+        )
+    assert [tuple(row) for row in stored] == [
+        (reporter or None, None if key == "it's none" else key, 0)
+        for reporter, key in zip(reporters, keys, strict=True)
+    ]
