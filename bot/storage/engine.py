@@ -309,6 +309,7 @@ class Session(abc.ABC):
         names: Sequence[str],
         count: int,
         columns: ColumnSlices,
+        *,
         null_values: Mapping[str, int | str] | None = None,
     ) -> None:
         """Insert `count` rows into `table`, one value per name from each of the columns

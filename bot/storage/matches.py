@@ -522,7 +522,7 @@ class MatchWrites(MatchReads):
             _NEW_PARTICIPANT,
             len(match_of_row),
             participant_columns,
-            {"user_id": 0, "guest": ""},  # a guest's user id, a member's guest name
+            null_values={"user_id": 0, "guest": ""},  # a guest's user id, a member's guest name
         )
         await logchunks.merge(
             self._session, guild_id, await asyncio.to_thread(imported.rated_entries, rated)

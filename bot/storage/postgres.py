@@ -520,6 +520,7 @@ class _Connected(Session):
         names: Sequence[str],
         count: int,
         columns: ColumnSlices,
+        *,
         null_values: Mapping[str, int | str] | None = None,
     ) -> None:
         """Through binary COPY: asyncpg encodes the records, which a worker thread makes a

@@ -300,6 +300,7 @@ class SqliteSession(Session):
         names: Sequence[str],
         count: int,
         columns: ColumnSlices,
+        *,
         null_values: Mapping[str, int | str] | None = None,
     ) -> None:
         """ROWS_PER_INSERT rows a statement (the rest one a statement), their positional

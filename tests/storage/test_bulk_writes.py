@@ -144,7 +144,7 @@ async def test_a_bulk_insert_stores_null_where_a_null_value_stands(database: Dat
                 keys[first:stop],
                 [0] * (stop - first),  # 0 stands for nothing in another column only
             ],
-            {"reporter_id": 0, "import_key": "it's none"},
+            null_values={"reporter_id": 0, "import_key": "it's none"},
         )
         stored = await tx._session.all(
             "SELECT reporter_id, import_key, disputed_by FROM matches ORDER BY id"
