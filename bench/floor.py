@@ -1,10 +1,11 @@
-"""The floor of the scale benchmark's SQLite rows (issue 29): what the same work costs with
-nothing of ladderbot's machinery around it - a fresh process that reads the guild's log as
-its column BLOBs through plain sqlite3, replays it with the same numpy replay
+"""The floor of the scale benchmark's rows (issue 29): what the same work costs with nothing
+of ladderbot's machinery around it - a fresh process that reads the guild's log as its
+column BLOBs through plain sqlite3, replays it with the same numpy replay
 (bot.ratings.replay.replay_waves), and runs the same writes as plain sqlite3 statements
-(executemany, one transaction, synchronous=FULL). A command's time over its floor is what
-its machinery (start-up, the service layer, aiosqlite's thread hops, Python objects)
-costs."""
+(executemany, one transaction, synchronous=FULL); on PostgreSQL, the void's least through
+asyncpg. A command's time over its floor is what its machinery (start-up, the service
+layer, aiosqlite's thread hops, Python objects) costs; a floor that misses a target says
+no command doing that work can meet it."""
 
 from __future__ import annotations
 

@@ -358,7 +358,8 @@ def _placeholder(null_value: int | str | None) -> str:
     if null_value is None:
         return "?"
     if isinstance(null_value, str):
-        return "NULLIF(?, '{}')".format(null_value.replace("'", "''"))
+        quoted = null_value.replace("'", "''")
+        return f"NULLIF(?, '{quoted}')"
     return f"NULLIF(?, {int(null_value)})"
 
 
