@@ -502,7 +502,7 @@ class MatchWrites(MatchReads):
 
         def participant_columns(first: int, stop: int) -> list[Sequence[Any]]:
             rows = slice(first, stop)
-            on = enabled[rows].tolist()
+            on = self._session.dialect.bool_values(enabled[rows])
             return [
                 match_of_row[rows].tolist(),
                 position[rows].tolist(),
@@ -511,7 +511,7 @@ class MatchWrites(MatchReads):
                 matches.sides[rows].tolist(),
                 matches.scores[rows].tolist(),
                 matches.minutes[rows].tolist(),
-                self._session.dialect.bool_values(enabled[rows]),
+                on,
                 matches.outcomes[rows].tolist(),
                 _where(before[rows].tolist(), on),
                 _where(after[rows].tolist(), on),
@@ -687,8 +687,9 @@ def _ratings_of(
     return rated[2][found], rated[3][found]
 
 
-def _where(values: list[float], on: list[bool]) -> list[float | None]:
-    """Each value where `on`, else None (NULL)."""
+def _where(values: list[float], on: list[Any]) -> list[float | None]:
+    """Each value where its flag in `on` is true (as Dialect.bool_values gives them), else
+    None (NULL)."""
     return [value if flag else None for value, flag in zip(values, on, strict=True)]
 
 

@@ -387,13 +387,12 @@ def _updates(
     statement a row, its parameters as tuples (sqlite3 binds them 1.6x faster than
     mappings). Worker-thread work."""
     first_key = columns[0]
+    if not grouped or not len(first_key):
+        return [_row_by_row(table, keys, values, columns)]
     starts = np.flatnonzero(np.r_[True, first_key[1:] != first_key[:-1]])
     lengths = np.diff(np.r_[starts, len(first_key)])
-    if not grouped or not len(first_key) or lengths.max() > GROUPED_ROWS_MAX:
-        assignments = ", ".join(f"{name} = ?" for name in values)
-        found = " AND ".join(f"{name} = ?" for name in keys)
-        ordered = [*columns[len(keys) :], *columns[: len(keys)]]
-        return [(f"UPDATE {table} SET {assignments} WHERE {found}", _tuples(ordered))]
+    if lengths.max() > GROUPED_ROWS_MAX:
+        return [_row_by_row(table, keys, values, columns)]
     group, place = keys
     updates = []
     for length in np.unique(lengths).tolist():
@@ -411,6 +410,17 @@ def _updates(
         assignments = ", ".join(f"{name} = CASE {place} {picks} ELSE {name} END" for name in values)
         updates.append((f"UPDATE {table} SET {assignments} WHERE {group} = ?", parameters.tolist()))
     return updates
+
+
+def _row_by_row(
+    table: str, keys: Sequence[str], values: Sequence[str], columns: Sequence[npt.NDArray[Any]]
+) -> tuple[str, list[Any]]:
+    """`_updates`' statement a row, with its parameters as tuples in the statement's order
+    (values, then keys)."""
+    assignments = ", ".join(f"{name} = ?" for name in values)
+    found = " AND ".join(f"{name} = ?" for name in keys)
+    ordered = [*columns[len(keys) :], *columns[: len(keys)]]
+    return f"UPDATE {table} SET {assignments} WHERE {found}", _tuples(ordered)
 
 
 def _transposed(
